@@ -1,0 +1,46 @@
+import type { Request, RequestHandler } from 'express';
+import { AppError } from '../../errors.js';
+import { authenticateCredential, missingScope, touchActivity, type Credential } from '../../services/authentication.js';
+import type { SiteContext } from '../../site-context.js';
+
+export const SESSION_COOKIE = '_geoforge_session';
+
+/**
+ * Sets req.actor from a personal, impersonation or OAuth token, or the session cookie. A
+ * credential that is present but unusable is a 401 even on public reads (GITLAB-NOTES 1.4).
+ */
+export function authenticate(ctx: SiteContext): RequestHandler {
+  return (req, _res, next) => {
+    const credential = readCredential(req);
+    req.actor = null;
+    if (!credential) return next();
+    const actor = authenticateCredential(ctx.db, credential);
+    if (!actor) throw new AppError('unauthorized');
+    const scope = missingScope(actor.scopes, req.method, req.path);
+    if (scope) throw new AppError('insufficient_scope', scope);
+    touchActivity(ctx.db, actor.user);
+    req.actor = actor;
+    next();
+  };
+}
+
+function readCredential(req: Request): Credential | null {
+  const header = req.headers['private-token'];
+  if (typeof header === 'string' && header) return { kind: 'private_token', secret: header };
+  const authorization = req.headers.authorization;
+  if (authorization && /^bearer\s+/i.test(authorization)) return { kind: 'bearer', secret: authorization.replace(/^bearer\s+/i, '') };
+  const { private_token: privateToken, access_token: accessToken } = req.input;
+  if (typeof privateToken === 'string' && privateToken) return { kind: 'private_token', secret: privateToken };
+  if (typeof accessToken === 'string' && accessToken) return { kind: 'bearer', secret: accessToken };
+  const session = readCookie(req.headers.cookie, SESSION_COOKIE);
+  return session ? { kind: 'session', secret: session } : null;
+}
+
+function readCookie(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}

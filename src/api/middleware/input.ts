@@ -1,0 +1,98 @@
+import busboy from 'busboy';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import qs from 'qs';
+import { AppError, badRequest } from '../../errors.js';
+import type { UploadedFile } from '../request-context.js';
+
+export const MAX_BODY = '20mb';
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 5000, depth: 3 } as const;
+
+/** The query parser of the app: `key[]=` arrays, `key[sub]=` hashes, `+` as a space (GITLAB-NOTES W5, W6). */
+export const parseQuery = (text: string): Record<string, unknown> => qs.parse(text, QS_OPTIONS);
+
+/**
+ * Body parsers for JSON, urlencoded and multipart, then one merged `req.input`: query first,
+ * body over it; JSON nulls mean "not given" (W7) and empty multipart parts are dropped (W10).
+ */
+export function parseInput(tmpDir: string): RequestHandler[] {
+  return [
+    express.json({ limit: MAX_BODY, type: ['application/json', 'application/*+json'] }),
+    express.urlencoded({ extended: true, limit: MAX_BODY, parameterLimit: QS_OPTIONS.parameterLimit }),
+    multipart(tmpDir),
+    mergeInput,
+  ];
+}
+
+function mergeInput(req: Request, _res: Response, next: NextFunction): void {
+  const input: Record<string, unknown> = {};
+  const add = (source: unknown) => {
+    if (!source || typeof source !== 'object' || Array.isArray(source)) return;
+    for (const [key, value] of Object.entries(source)) if (value !== null) input[key] = value;
+  };
+  add(req.query);
+  add(req.body);
+  req.input = input;
+  req.files ??= [];
+  next();
+}
+
+function multipart(tmpDir: string): RequestHandler {
+  return (req, res, next) => {
+    if (!req.is('multipart/form-data')) return next();
+    const fields = new URLSearchParams();
+    const files: UploadedFile[] = [];
+    const writes: Promise<void>[] = [];
+    let failure: AppError | null = null;
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 10, fields: 1000 } });
+    } catch {
+      return next(badRequest('multipart body is malformed'));
+    }
+    res.on('close', () => {
+      for (const file of files) rm(file.path, { force: true }).catch(() => undefined);
+    });
+    parser.on('field', (name, value) => {
+      if (value !== '') fields.append(name, value);
+    });
+    parser.on('file', (field, stream, info) => {
+      const filename = info.filename;
+      if (!filename) {
+        stream.resume();
+        return;
+      }
+      const target = path.join(tmpDir, `upload-${randomUUID()}`);
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => (size += chunk.length));
+      stream.on('limit', () => (failure = new AppError('payload_too_large')));
+      writes.push(
+        mkdir(tmpDir, { recursive: true })
+          .then(() => pipeline(stream, createWriteStream(target)))
+          .then(async () => {
+            // An empty part is the stray `avatar`/`file` field python-gitlab adds (W10).
+            if (size === 0) return rm(target, { force: true });
+            files.push({ field, filename: path.basename(filename), mimetype: info.mimeType, path: target, size });
+          }),
+      );
+    });
+    parser.on('error', () => next(badRequest('multipart body is malformed')));
+    parser.on('close', () => {
+      Promise.all(writes).then(
+        () => {
+          if (failure) return next(failure);
+          req.body = parseQuery(fields.toString());
+          req.files = files;
+          next();
+        },
+        (error: unknown) => next(new Error('store multipart upload', { cause: error })),
+      );
+    });
+    req.pipe(parser);
+  };
+}

@@ -1,0 +1,51 @@
+import type { Request, Response } from 'express';
+import type { Page } from '../db/page.js';
+import type { Input } from './params.js';
+import { int, readParams } from './params.js';
+import { sendJson } from './respond.js';
+
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 100;
+
+/** The only reader of `page` and `per_page`: page >= 1, per_page 1..100 (larger values are clamped, as Kaminari does). */
+export function readPage(input: Input): Page {
+  const { page, per_page: perPageRaw } = readParams(input, { page: int(), per_page: int() });
+  const current = page !== undefined && page > 0 ? page : 1;
+  const perPage = perPageRaw === undefined || perPageRaw < 1 ? DEFAULT_PER_PAGE : Math.min(perPageRaw, MAX_PER_PAGE);
+  return { page: current, perPage, offset: (current - 1) * perPage };
+}
+
+/**
+ * The only writer of pagination headers. `rows` holds at most perPage items; `total` is null when
+ * it was too large to count, in which case the next page is assumed while the page is full.
+ */
+export function sendPage(req: Request, res: Response, externalUrl: string, page: Page, rows: unknown[], total: number | null): void {
+  const totalPages = total === null ? null : Math.max(1, Math.ceil(total / page.perPage));
+  const hasNext = totalPages === null ? rows.length === page.perPage : page.page < totalPages;
+  const next = hasNext ? page.page + 1 : null;
+  const prev = page.page > 1 ? page.page - 1 : null;
+
+  const base = new URL(req.originalUrl, 'http://placeholder');
+  const link = (target: number, rel: string) => {
+    const query = new URLSearchParams(base.search);
+    query.set('page', String(target));
+    query.set('per_page', String(page.perPage));
+    return `<${externalUrl}${base.pathname}?${query.toString()}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (prev !== null) links.push(link(prev, 'prev'));
+  if (next !== null) links.push(link(next, 'next'));
+  links.push(link(1, 'first'));
+  if (totalPages !== null) links.push(link(totalPages, 'last'));
+
+  res.setHeader('Link', links.join(', '));
+  res.setHeader('X-Per-Page', String(page.perPage));
+  res.setHeader('X-Page', String(page.page));
+  res.setHeader('X-Next-Page', next === null ? '' : String(next));
+  res.setHeader('X-Prev-Page', prev === null ? '' : String(prev));
+  if (total !== null && totalPages !== null) {
+    res.setHeader('X-Total', String(total));
+    res.setHeader('X-Total-Pages', String(totalPages));
+  }
+  sendJson(res, 200, rows);
+}

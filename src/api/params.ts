@@ -1,0 +1,139 @@
+import { badRequest } from '../errors.js';
+
+/** Parameters of one request: query string, urlencoded, JSON and multipart fields merged (GITLAB-NOTES W3). */
+export type Input = Record<string, unknown>;
+
+/** Reads one raw value (undefined when absent) into a typed value, throwing a 400 that names the parameter. */
+export type Reader<T> = (raw: unknown, name: string) => T;
+
+const invalidParam = (name: string) => badRequest(`${name} is invalid`);
+const isBlank = (raw: unknown) => raw === undefined || raw === null || raw === '';
+
+export function str(options: { max?: number } = {}): Reader<string | undefined> {
+  return (raw, name) => {
+    if (raw === undefined || raw === null) return undefined;
+    if (typeof raw === 'number' || typeof raw === 'boolean') raw = String(raw);
+    if (typeof raw !== 'string') throw invalidParam(name);
+    if (options.max !== undefined && raw.length > options.max) throw badRequest(`${name} is too long (maximum is ${options.max} characters)`);
+    return raw;
+  };
+}
+
+export function int(options: { min?: number; max?: number } = {}): Reader<number | undefined> {
+  return (raw, name) => {
+    if (isBlank(raw)) return undefined;
+    const text = typeof raw === 'number' ? String(raw) : raw;
+    if (typeof text !== 'string' || !/^-?\d{1,15}$/.test(text.trim())) throw invalidParam(name);
+    const value = Number(text);
+    if ((options.min !== undefined && value < options.min) || (options.max !== undefined && value > options.max)) {
+      throw badRequest(`${name} does not have a valid value`);
+    }
+    return value;
+  };
+}
+
+const truthy = new Set(['true', '1', 'yes', 't', 'y', 'on']);
+const falsy = new Set(['false', '0', 'no', 'f', 'n', 'off']);
+
+/** true/false in any case, 1/0, yes/no, and JSON booleans (python-gitlab sends `True`; multipart sends "1"). */
+export function bool(): Reader<boolean | undefined> {
+  return (raw, name) => {
+    if (isBlank(raw)) return undefined;
+    if (typeof raw === 'boolean') return raw;
+    const text = String(raw).toLowerCase();
+    if (truthy.has(text)) return true;
+    if (falsy.has(text)) return false;
+    throw invalidParam(name);
+  };
+}
+
+export function oneOf<T extends string>(values: readonly T[]): Reader<T | undefined> {
+  return (raw, name) => {
+    if (isBlank(raw)) return undefined;
+    if (typeof raw !== 'string' || !(values as readonly string[]).includes(raw)) throw badRequest(`${name} does not have a valid value`);
+    return raw as T;
+  };
+}
+
+/** A calendar date `YYYY-MM-DD`, returned as that text. */
+export function date(): Reader<string | undefined> {
+  return (raw, name) => {
+    if (isBlank(raw)) return undefined;
+    if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(raw)) throw invalidParam(name);
+    const parsed = new Date(`${raw}T00:00:00Z`);
+    if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== raw) throw invalidParam(name);
+    return raw;
+  };
+}
+
+/** An ISO 8601 date or time; returned as a UTC ISO string so it compares with stored times. */
+export function datetime(): Reader<string | undefined> {
+  return (raw, name) => {
+    if (isBlank(raw)) return undefined;
+    if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw.trim())) throw invalidParam(name);
+    const parsed = new Date(raw.trim());
+    if (Number.isNaN(parsed.getTime())) throw invalidParam(name);
+    return parsed.toISOString();
+  };
+}
+
+/** Arrays as JSON arrays, `key[]=` repeats or comma-separated text (GITLAB-NOTES W5). */
+export function list<T>(item: Reader<T | undefined>): Reader<T[] | undefined> {
+  return (raw, name) => {
+    if (raw === undefined || raw === null) return undefined;
+    let values: unknown[];
+    if (Array.isArray(raw)) values = raw;
+    else if (typeof raw === 'string') values = raw === '' ? [] : raw.split(',').map((part) => part.trim());
+    else if (typeof raw === 'number') values = [raw];
+    else if (typeof raw === 'object') values = Object.values(raw as object);
+    else throw invalidParam(name);
+    return values.map((value) => {
+      const parsed = item(value, name);
+      if (parsed === undefined) throw invalidParam(name);
+      return parsed;
+    });
+  };
+}
+
+/** A `key[sub]=value` hash of strings (GITLAB-NOTES W6). */
+export function hash(): Reader<Record<string, string> | undefined> {
+  return (raw, name) => {
+    if (raw === undefined || raw === null) return undefined;
+    if (typeof raw !== 'object' || Array.isArray(raw)) throw invalidParam(name);
+    const out: Record<string, string> = {};
+    for (const [key, value] of Object.entries(raw as object)) {
+      if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw invalidParam(name);
+      out[key] = String(value);
+    }
+    return out;
+  };
+}
+
+export function required<T>(reader: Reader<T | undefined>): Reader<T> {
+  return (raw, name) => {
+    const value = reader(raw, name);
+    if (value === undefined || value === '') throw badRequest(`${name} is missing`);
+    return value;
+  };
+}
+
+type Parsed<S> = { [K in keyof S]: S[K] extends Reader<infer T> ? T : never };
+
+/** Reads the parameters a route declares; anything undeclared is ignored (GITLAB-NOTES W8). */
+export function readParams<S extends Record<string, Reader<unknown>>>(input: Input, schema: S): Parsed<S> {
+  const out: Record<string, unknown> = {};
+  for (const [name, reader] of Object.entries(schema)) out[name] = reader(input[name], name);
+  return out as Parsed<S>;
+}
+
+/** A path id that must be an integer: 400 `<name> is invalid` otherwise, as Grape answers. */
+export function pathInt(raw: string | undefined, name: string): number {
+  if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw invalidParam(name);
+  return Number(raw);
+}
+
+/** Grape's `at_least_one_of`: 400 naming every candidate when none was given. */
+export function requireAtLeastOne(values: Record<string, unknown>, names: readonly string[]): void {
+  if (names.some((name) => values[name] !== undefined)) return;
+  throw badRequest(`${names.join(', ')} are missing, at least one parameter must be provided`);
+}

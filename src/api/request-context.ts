@@ -1,0 +1,26 @@
+import type { Actor } from '../services/authentication.js';
+import type { Input } from './params.js';
+
+/** A file of a multipart request, already on disk; removed when the response ends. */
+export interface UploadedFile {
+  readonly field: string;
+  readonly filename: string;
+  readonly mimetype: string;
+  readonly path: string;
+  readonly size: number;
+}
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Query, form, JSON and multipart parameters merged; see api/middleware/input.ts. */
+      input: Input;
+      files: UploadedFile[];
+      actor: Actor | null;
+    }
+    interface Locals {
+      /** The matched route template, for logs and metrics. */
+      route?: string;
+    }
+  }
+}

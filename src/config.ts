@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export type Role = 'primary' | 'secondary';
+export type Edition = 'ee' | 'ce';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+
+export interface LdapConfig {
+  readonly url: string;
+  readonly bindDn: string;
+  readonly password: string;
+  readonly base: string;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** Base of every web_url, clone URL and Link header; derived from host and port when unset. */
+  readonly externalUrl: string | null;
+  readonly rootToken: string | null;
+  readonly rootPassword: string | null;
+  readonly role: Role;
+  readonly primaryUrl: string | null;
+  readonly geoSecret: string | null;
+  readonly nodeName: string | null;
+  readonly edition: Edition;
+  readonly ldap: LdapConfig | null;
+  readonly logLevel: LogLevel;
+}
+
+export const defaults: Config = {
+  host: '127.0.0.1',
+  port: 8080,
+  dataDir: './data',
+  externalUrl: null,
+  rootToken: null,
+  rootPassword: null,
+  role: 'primary',
+  primaryUrl: null,
+  geoSecret: null,
+  nodeName: null,
+  edition: 'ee',
+  ldap: null,
+  logLevel: 'info',
+};
+
+export class ConfigError extends Error {}
+
+type Raw = Record<string, unknown>;
+
+/** Each setting: its key in a config file and its environment variable. */
+const settings = {
+  host: 'GEOFORGE_HOST',
+  port: 'GEOFORGE_PORT',
+  dataDir: 'GEOFORGE_DATA_DIR',
+  externalUrl: 'GEOFORGE_EXTERNAL_URL',
+  rootToken: 'GEOFORGE_ROOT_TOKEN',
+  rootPassword: 'GEOFORGE_ROOT_PASSWORD',
+  role: 'GEOFORGE_ROLE',
+  primaryUrl: 'GEOFORGE_PRIMARY_URL',
+  geoSecret: 'GEOFORGE_GEO_SECRET',
+  nodeName: 'GEOFORGE_NODE_NAME',
+  edition: 'GEOFORGE_EDITION',
+  logLevel: 'GEOFORGE_LOG_LEVEL',
+  ldapUrl: 'GEOFORGE_LDAP_URL',
+  ldapBindDn: 'GEOFORGE_LDAP_BIND_DN',
+  ldapPassword: 'GEOFORGE_LDAP_PASSWORD',
+  ldapBase: 'GEOFORGE_LDAP_BASE',
+} as const;
+
+type Key = keyof typeof settings;
+
+/**
+ * Layers defaults, then a JSON config file (explicit `file`, else GEOFORGE_CONFIG), then
+ * GEOFORGE_* variables, into one frozen Config. The only reader of process.env is the caller
+ * that passes `env` in. Every error names the setting it is about.
+ */
+export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; overrides?: Partial<Config> } = {}): Config {
+  const env = options.env ?? {};
+  const file = options.file ?? env.GEOFORGE_CONFIG;
+  const fromFile = file ? readConfigFile(file) : {};
+  const pick = (key: Key): { value: unknown; name: string } | null => {
+    const envName = settings[key];
+    if (env[envName] !== undefined && env[envName] !== '') return { value: env[envName], name: envName };
+    if (fromFile[key] !== undefined && fromFile[key] !== null) return { value: fromFile[key], name: `${file}: ${key}` };
+    return null;
+  };
+  const str = (key: Key): string | null => {
+    const got = pick(key);
+    if (!got) return null;
+    if (typeof got.value !== 'string') throw new ConfigError(`${got.name}: expected a string, got ${JSON.stringify(got.value)}`);
+    return got.value;
+  };
+  const oneOf = <T extends string>(key: Key, allowed: readonly T[], fallback: T): T => {
+    const value = str(key);
+    if (value === null) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw new ConfigError(`${pick(key)!.name}: expected one of ${allowed.join(', ')}, got "${value}"`);
+    }
+    return value as T;
+  };
+  const url = (key: Key): string | null => {
+    const value = str(key);
+    if (value === null) return null;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      throw new ConfigError(`${pick(key)!.name}: expected an absolute URL, got "${value}"`);
+    }
+    if (key !== 'ldapUrl' && !['http:', 'https:'].includes(parsed.protocol)) {
+      throw new ConfigError(`${pick(key)!.name}: expected an http or https URL, got "${value}"`);
+    }
+    return value.replace(/\/+$/, '');
+  };
+
+  const port = readPort(pick('port'));
+  const role = oneOf('role', ['primary', 'secondary'] as const, defaults.role);
+  const primaryUrl = url('primaryUrl');
+  const geoSecret = str('geoSecret');
+  if (role === 'secondary' && !primaryUrl) throw new ConfigError('GEOFORGE_PRIMARY_URL: required when GEOFORGE_ROLE is secondary');
+  if (role === 'secondary' && !geoSecret) throw new ConfigError('GEOFORGE_GEO_SECRET: required when GEOFORGE_ROLE is secondary');
+  if (geoSecret !== null && geoSecret.length < 16) throw new ConfigError('GEOFORGE_GEO_SECRET: expected at least 16 characters');
+  const rootToken = str('rootToken');
+  if (rootToken !== null && rootToken.length < 20) throw new ConfigError('GEOFORGE_ROOT_TOKEN: expected at least 20 characters');
+
+  const ldapUrl = url('ldapUrl');
+  const ldap = ldapUrl
+    ? { url: ldapUrl, bindDn: str('ldapBindDn') ?? '', password: str('ldapPassword') ?? '', base: required(str('ldapBase'), 'GEOFORGE_LDAP_BASE', 'GEOFORGE_LDAP_URL') }
+    : null;
+
+  const config: Config = {
+    host: str('host') ?? defaults.host,
+    port,
+    dataDir: path.resolve(str('dataDir') ?? defaults.dataDir),
+    externalUrl: url('externalUrl'),
+    rootToken,
+    rootPassword: str('rootPassword'),
+    role,
+    primaryUrl,
+    geoSecret,
+    nodeName: str('nodeName'),
+    edition: oneOf('edition', ['ee', 'ce'] as const, defaults.edition),
+    ldap,
+    logLevel: oneOf('logLevel', ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const, defaults.logLevel),
+    ...options.overrides,
+  };
+  return Object.freeze(config);
+}
+
+function readPort(got: { value: unknown; name: string } | null): number {
+  if (!got) return defaults.port;
+  const text = String(got.value);
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`${got.name}: expected 0-65535, got "${text}"`);
+  return port;
+}
+
+function required(value: string | null, name: string, because: string): string {
+  if (value === null) throw new ConfigError(`${name}: required when ${because} is set`);
+  return value;
+}
+
+function readConfigFile(file: string): Raw {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`config file ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${file}: not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`config file ${file}: expected a JSON object`);
+  const unknown = Object.keys(parsed).filter((key) => !(key in settings));
+  if (unknown.length) throw new ConfigError(`config file ${file}: unknown setting ${unknown.join(', ')}`);
+  return parsed as Raw;
+}

@@ -1,0 +1,5 @@
+import type { Migration } from '../migrate.js';
+import { users } from './0001_users.js';
+
+/** Every migration in order. Forward-only: a released migration is never edited. */
+export const migrations: readonly Migration[] = [users];

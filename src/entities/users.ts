@@ -1,0 +1,75 @@
+import type { IdentityRow, UserRow } from '../db/tables/users.js';
+
+export interface EntityContext {
+  readonly externalUrl: string;
+}
+
+const flag = (value: number) => value === 1;
+
+/** The state clients see: an LDAP block shows as `blocked` (decision 11). */
+export const visibleState = (user: UserRow): 'active' | 'blocked' => (user.state === 'active' ? 'active' : 'blocked');
+
+function avatarUrl(user: UserRow, ctx: EntityContext): string | null {
+  return user.avatar_path ? `${ctx.externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar_path)}` : null;
+}
+
+/** UserBasic: the summary embedded everywhere and the non-admin list view. */
+export function userBasic(user: UserRow, ctx: EntityContext) {
+  return {
+    id: user.id,
+    name: user.name,
+    username: user.username,
+    state: visibleState(user),
+    avatar_url: avatarUrl(user, ctx),
+    web_url: `${ctx.externalUrl}/${user.username}`,
+  };
+}
+
+/** User: the public single-user view. */
+export function userDetails(user: UserRow, ctx: EntityContext) {
+  return {
+    ...userBasic(user, ctx),
+    created_at: user.created_at,
+    bio: user.bio || null,
+    location: user.location || null,
+    skype: user.skype,
+    linkedin: user.linkedin,
+    twitter: user.twitter,
+    website_url: user.website_url,
+    organization: user.organization,
+  };
+}
+
+/** UserPublic: the user's own view (GET /user for non-admins, create and update responses). */
+export function userPublic(user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) {
+  return {
+    ...userDetails(user, ctx),
+    last_sign_in_at: user.last_sign_in_at,
+    confirmed_at: user.confirmed_at,
+    last_activity_on: user.last_activity_on,
+    email: user.email,
+    theme_id: user.theme_id,
+    color_scheme_id: user.color_scheme_id,
+    projects_limit: user.projects_limit,
+    current_sign_in_at: user.current_sign_in_at,
+    identities: identities.map((identity) => ({ provider: identity.provider, extern_uid: identity.extern_uid })),
+    can_create_group: flag(user.can_create_group),
+    can_create_project: user.projects_limit > 0,
+    two_factor_enabled: flag(user.two_factor_enabled),
+    external: flag(user.external),
+  };
+}
+
+/** UserWithAdmin: what admins see in lists and GET /user. */
+export function userWithAdmin(user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) {
+  return { ...userPublic(user, identities, ctx), is_admin: flag(user.admin) };
+}
+
+/** The single-user admin view adds the CI minutes limit (SPEC: Users). */
+export function userAdminDetails(user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) {
+  return { ...userWithAdmin(user, identities, ctx), shared_runners_minutes_limit: user.shared_runners_minutes_limit };
+}
+
+export function userActivity(user: Pick<UserRow, 'username' | 'last_activity_on'>) {
+  return { username: user.username, last_activity_on: user.last_activity_on, last_activity_at: user.last_activity_on };
+}

@@ -1,0 +1,103 @@
+import express, { Router } from 'express';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type Db } from './db/connection.js';
+import { migrate } from './db/migrate.js';
+import { authenticate } from './api/middleware/authenticate.js';
+import { errorHandler, unknownRoute } from './api/middleware/error-handler.js';
+import { parseInput, parseQuery } from './api/middleware/input.js';
+import { requestLog } from './api/middleware/request-log.js';
+import { sudo } from './api/middleware/sudo.js';
+import { probesRouter } from './api/probes.js';
+import { signInRouter } from './api/sign-in.js';
+import { avatarRouter, usersRouter } from './api/users.js';
+import { versionRouter } from './api/version.js';
+import './api/request-context.js';
+import { createLogger } from './observability/logger.js';
+import { createSiteMetrics } from './observability/metrics.js';
+import { ensureRoot } from './services/bootstrap.js';
+import type { SiteContext } from './site-context.js';
+import { readRevision } from './version.js';
+
+export interface Site {
+  readonly ctx: SiteContext;
+  readonly db: Db;
+  /** Listens on config.host:config.port (0 picks a free port); resolves to the site's base URL. */
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Builds one site: database migrated, root ensured, express app wired. Nothing listens until start(). */
+export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
+  await mkdir(config.dataDir, { recursive: true });
+  const log = options.log ?? createLogger(config.logLevel);
+  const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
+  migrate(db);
+  const ctx: SiteContext = {
+    config,
+    db,
+    log,
+    metrics: createSiteMetrics(),
+    externalUrl: config.externalUrl ?? `http://${config.host}:${config.port}`,
+  };
+  await ensureRoot(db, config, log);
+  const revision = await readRevision();
+  const app = buildApp(ctx, revision);
+
+  let server: Server | null = null;
+  return {
+    ctx,
+    db,
+    start: () =>
+      new Promise((resolve, reject) => {
+        const listening = app.listen(config.port, config.host, () => {
+          const { port } = listening.address() as AddressInfo;
+          ctx.externalUrl = config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+          log.info({ url: ctx.externalUrl, role: config.role }, 'geoforge listening');
+          resolve(ctx.externalUrl);
+        });
+        listening.once('error', reject);
+        listening.keepAliveTimeout = 65_000;
+        server = listening;
+      }),
+    stop: async () => {
+      const listening = server;
+      server = null;
+      if (listening) {
+        listening.closeAllConnections();
+        await new Promise<void>((resolve) => listening.close(() => resolve()));
+      }
+      db.close();
+    },
+  };
+}
+
+function buildApp(ctx: SiteContext, revision: string): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', parseQuery);
+  app.use(requestLog(ctx));
+  app.use(probesRouter(ctx, () => true));
+
+  const tmpDir = path.join(ctx.config.dataDir, 'tmp');
+  const input = parseInput(tmpDir);
+  app.use(input, signInRouter(ctx));
+  app.use(avatarRouter(ctx));
+
+  const api = Router();
+  api.use(input, authenticate(ctx), sudo(ctx));
+  api.use(versionRouter(ctx, revision));
+  api.use(usersRouter(ctx));
+  api.use(unknownRoute);
+  api.use(errorHandler(ctx.log));
+  app.use('/api/v4', api);
+
+  app.use(unknownRoute);
+  app.use(errorHandler(ctx.log));
+  return app;
+}

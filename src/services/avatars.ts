@@ -1,0 +1,35 @@
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { UploadedFile } from '../api/request-context.js';
+import type { Db } from '../db/connection.js';
+import { findUserById, updateUser, type UserRow } from '../db/tables/users.js';
+import { invalid } from '../errors.js';
+import { nowIso } from './clock.js';
+
+const FORMATS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico'];
+const MAX_AVATAR_BYTES = 200 * 1024;
+
+/** Checks an uploaded avatar as GitLab's uploader does: a known image extension, at most 200 KB. */
+export function assertAvatar(file: UploadedFile): void {
+  const extension = path.extname(file.filename).slice(1).toLowerCase();
+  if (!FORMATS.includes(extension)) {
+    throw invalid({ avatar: [`file format is not supported. Please try one of the following supported formats: ${FORMATS.join(', ')}`] });
+  }
+  if (file.size > MAX_AVATAR_BYTES) throw invalid({ avatar: ['is too big (should be at most 200 KB)'] });
+}
+
+/** Where a user's avatar lives under the data directory. */
+export function userAvatarDir(dataDir: string, userId: number): string {
+  return path.join(dataDir, 'uploads', '-', 'system', 'user', 'avatar', String(userId));
+}
+
+/** Replaces the user's avatar file and records its name; returns the updated user. */
+export async function attachUserAvatar(db: Db, dataDir: string, userId: number, file: UploadedFile): Promise<UserRow> {
+  const dir = userAvatarDir(dataDir, userId);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const name = file.filename.replace(/[^\w.-]/g, '_');
+  await copyFile(file.path, path.join(dir, name));
+  updateUser(db, userId, { avatar_path: name, updated_at: nowIso() });
+  return findUserById(db, userId)!;
+}

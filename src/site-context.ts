@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from './db/connection.js';
+import type { SiteMetrics } from './observability/metrics.js';
+
+/** What every router and service of one site shares; two sites in one process never share one. */
+export interface SiteContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly log: Logger;
+  readonly metrics: SiteMetrics;
+  /** Base of every absolute URL; known once the site listens (port 0 in tests). */
+  externalUrl: string;
+}

@@ -1,0 +1,25 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import type { Edition } from './config.js';
+
+/** The GitLab API level we speak; clients split it into three parts (GITLAB-NOTES 3.1). */
+export const API_VERSION = '10.8.0';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const packageVersion: string = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+export function versionString(edition: Edition): string {
+  return `${API_VERSION}-${edition}`;
+}
+
+/** The short git revision of this checkout, read once at boot without blocking; the package version when not a checkout. */
+export function readRevision(): Promise<string> {
+  return new Promise((resolve) => {
+    execFile('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, timeout: 5000 }, (error, stdout) => {
+      resolve(error ? packageVersion : stdout.trim() || packageVersion);
+    });
+  });
+}

@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createSite, type Site } from '../../src/server.js';
+
+export const ROOT_TOKEN = 'glpat-root-token-for-tests-0001';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  method?: string;
+  /** A token sent as Private-Token; `null` sends no credentials. Defaults to the root token. */
+  as?: string | null;
+  body?: unknown;
+  form?: FormData;
+  headers?: Record<string, string>;
+}
+
+export interface TestSite {
+  url: string;
+  site: Site;
+  dataDir: string;
+  /** Calls `/api/v4<path>` (or an absolute path when it starts with `/-/`, `/oauth` or `/users/sign_in`). */
+  api<T = any>(pathAndQuery: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  stop(): Promise<void>;
+}
+
+/** Starts a real site on a free loopback port with its own temp data dir and SQLite file. */
+export async function startSite(overrides: Partial<Config> = {}): Promise<TestSite> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'geoforge-test-'));
+  const config = loadConfig({ overrides: { port: 0, dataDir, rootToken: ROOT_TOKEN, logLevel: 'silent', ...overrides } });
+  const site = await createSite(config);
+  const url = await site.start();
+  const api = async <T>(pathAndQuery: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {
+    const raw = /^\/(-\/|oauth|users\/sign_in|uploads)/.test(pathAndQuery) ? pathAndQuery : `/api/v4${pathAndQuery}`;
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.as === undefined ? ROOT_TOKEN : options.as;
+    if (token !== null) headers['private-token'] = token;
+    let body: string | FormData | undefined;
+    if (options.form) body = options.form;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const response = await request(`${url}${raw}`, { method: (options.method ?? 'GET') as 'GET', headers, body });
+    const text = await response.body.text();
+    let parsed: unknown = text;
+    if (String(response.headers['content-type'] ?? '').startsWith('application/json') && text) parsed = JSON.parse(text);
+    return { status: response.statusCode, headers: response.headers, body: parsed as T, text };
+  };
+  return {
+    url,
+    site,
+    dataDir,
+    api,
+    stop: async () => {
+      await site.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
