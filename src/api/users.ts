@@ -20,6 +20,7 @@ import {
   type UserInput,
 } from '../services/users.js';
 import type { SiteContext } from '../site-context.js';
+import { customAttributesRouter } from './custom-attributes.js';
 import { requireActor, requireAdmin } from './middleware/guards.js';
 import { readPage, sendPage } from './pagination.js';
 import { bool, date, datetime, hash, int, oneOf, readParams, required, str, pathInt, type Input } from './params.js';
@@ -84,6 +85,15 @@ export function usersRouter(ctx: SiteContext): Router {
     sendPage(req, res, ctx.externalUrl, page, result.rows.map(userActivity), result.total);
   });
   return router;
+}
+
+/** GET/PUT/DELETE /users/:id/custom_attributes[/:key], admin only. */
+export function userCustomAttributesRouter(ctx: SiteContext): Router {
+  return customAttributesRouter(ctx, {
+    base: '/users/:id',
+    owner: { table: 'user_custom_attributes', column: 'user_id' },
+    resolveOwner: (db, req) => getUser(db, pathInt(String(req.params.id), 'id')).id,
+  });
 }
 
 /** Serves user avatars at the path avatar_url names; avatars are public, as in GitLab. */

@@ -43,9 +43,13 @@ export async function startSite(overrides: Partial<Config> = {}): Promise<TestSi
     const headers: Record<string, string> = { ...options.headers };
     const token = options.as === undefined ? ROOT_TOKEN : options.as;
     if (token !== null) headers['private-token'] = token;
-    let body: string | FormData | undefined;
-    if (options.form) body = options.form;
-    else if (options.body !== undefined) {
+    let body: string | Buffer | undefined;
+    if (options.form) {
+      // Serialize with the runtime's own Response, so the test may use the global FormData and Blob.
+      const encoded = new Response(options.form);
+      headers['content-type'] = encoded.headers.get('content-type')!;
+      body = Buffer.from(await encoded.arrayBuffer());
+    } else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }

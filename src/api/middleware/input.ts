@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -68,13 +68,12 @@ function multipart(tmpDir: string): RequestHandler {
         return;
       }
       const target = path.join(tmpDir, `upload-${randomUUID()}`);
-      let size = 0;
-      stream.on('data', (chunk: Buffer) => (size += chunk.length));
       stream.on('limit', () => (failure = new AppError('payload_too_large')));
       writes.push(
         mkdir(tmpDir, { recursive: true })
           .then(() => pipeline(stream, createWriteStream(target)))
           .then(async () => {
+            const { size } = await stat(target);
             // An empty part is the stray `avatar`/`file` field python-gitlab adds (W10).
             if (size === 0) return rm(target, { force: true });
             files.push({ field, filename: path.basename(filename), mimetype: info.mimeType, path: target, size });
