@@ -14,7 +14,12 @@ import { requestLog } from './api/middleware/request-log.js';
 import { sudo } from './api/middleware/sudo.js';
 import { probesRouter } from './api/probes.js';
 import { signInRouter } from './api/sign-in.js';
-import { avatarRouter, usersRouter } from './api/users.js';
+import { userEmailsRouter } from './api/user-emails.js';
+import { userGpgKeysRouter } from './api/user-gpg-keys.js';
+import { userSshKeysRouter } from './api/user-ssh-keys.js';
+import { avatarRouter, userCustomAttributesRouter, usersRouter } from './api/users.js';
+import { impersonationTokensRouter } from './api/impersonation-tokens.js';
+import { namespacesRouter } from './api/namespaces.js';
 import { versionRouter } from './api/version.js';
 import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
@@ -86,13 +91,19 @@ function buildApp(ctx: SiteContext, revision: string): express.Express {
 
   const tmpDir = path.join(ctx.config.dataDir, 'tmp');
   const input = parseInput(tmpDir);
-  app.use(input, signInRouter(ctx));
+  app.use(signInRouter(ctx, input));
   app.use(avatarRouter(ctx));
 
   const api = Router();
   api.use(input, authenticate(ctx), sudo(ctx));
   api.use(versionRouter(ctx, revision));
   api.use(usersRouter(ctx));
+  api.use(userSshKeysRouter(ctx));
+  api.use(userGpgKeysRouter(ctx));
+  api.use(userEmailsRouter(ctx));
+  api.use(impersonationTokensRouter(ctx));
+  api.use(userCustomAttributesRouter(ctx));
+  api.use(namespacesRouter(ctx));
   api.use(unknownRoute);
   api.use(errorHandler(ctx.log));
   app.use('/api/v4', api);

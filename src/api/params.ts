@@ -137,3 +137,11 @@ export function requireAtLeastOne(values: Record<string, unknown>, names: readon
   if (names.some((name) => values[name] !== undefined)) return;
   throw badRequest(`${names.join(', ')} are missing, at least one parameter must be provided`);
 }
+
+/**
+ * A group, project or namespace reference in a path: digits are an id, anything else a full path
+ * (express has already decoded `%2F`, GITLAB-NOTES W9).
+ */
+export function idOrPath(raw: string): { id: number } | { path: string } {
+  return /^\d{1,15}$/.test(raw) ? { id: Number(raw) } : { path: raw.replace(/^\/+|\/+$/g, '') };
+}

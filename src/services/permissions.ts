@@ -5,7 +5,9 @@ export function isAdmin(actor: Actor | null): boolean {
   return !!actor && actor.user.admin === 1;
 }
 
-/** Whether the actor may act on another user's account data (keys, emails, tokens): the owner or an admin. */
-export function canManageUser(actor: Actor | null, userId: number): boolean {
-  return !!actor && (actor.user.id === userId || isAdmin(actor));
+
+/** Namespaces: a user's own namespace and, for admins, every namespace. Group namespaces join with groups. */
+export function canReadNamespace(actor: Actor | null, namespace: { kind: string; owner_id: number | null }): boolean {
+  if (!actor) return false;
+  return isAdmin(actor) || (namespace.kind === 'user' && namespace.owner_id === actor.user.id);
 }

@@ -12,6 +12,8 @@ import {
   type UserColumns,
   type UserRow,
 } from '../db/tables/users.js';
+import { deleteSecondaryEmail } from '../db/tables/emails.js';
+import { findNamespaceByPath, insertUserNamespace, renameUserNamespace } from '../db/tables/namespaces.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { selectPage, type Page, type Paged } from '../db/page.js';
 import { nowIso } from './clock.js';
@@ -97,7 +99,9 @@ export function listUsers(db: Db, filters: UserFilters, page: Page): Paged<UserR
 function assertAvailable(db: Db, attrs: UserInput, selfId: number | null): void {
   if (attrs.username !== undefined) {
     const owner = findUserByUsername(db, attrs.username);
-    if (owner && owner.id !== selfId) throw conflict('Username has already been taken');
+    const namespace = findNamespaceByPath(db, attrs.username);
+    // A username is also the path of the user's namespace, so it may not clash with a group's path either.
+    if ((owner && owner.id !== selfId) || (namespace && namespace.owner_id !== selfId)) throw conflict('Username has already been taken');
   }
   if (attrs.email !== undefined) {
     const owner = findUserByAnyEmail(db, attrs.email);
@@ -142,6 +146,7 @@ export async function createUser(db: Db, attrs: UserInput & { username: string; 
       created_at: now,
       updated_at: now,
     });
+    insertUserNamespace(db, id, attrs.username, attrs.name, now);
     if (attrs.extern_uid !== undefined && attrs.provider !== undefined) upsertIdentity(db, id, attrs.provider, attrs.extern_uid, now);
     return findUserById(db, id)!;
   });
@@ -163,6 +168,9 @@ export async function updateUser(db: Db, id: number, attrs: UserInput): Promise<
     }
     if (attrs.skip_confirmation) columns.confirmed_at = now;
     updateUserRow(db, id, columns);
+    if (attrs.email !== undefined) deleteSecondaryEmail(db, id, attrs.email);
+    const user = findUserById(db, id)!;
+    if (attrs.username !== undefined || attrs.name !== undefined) renameUserNamespace(db, id, user.username, user.name, now);
     if (attrs.extern_uid !== undefined && attrs.provider !== undefined) upsertIdentity(db, id, attrs.provider, attrs.extern_uid, now);
     return findUserById(db, id)!;
   });

@@ -1,6 +1,6 @@
 import type { Migration } from '../migrate.js';
 
-/** Users and everything that authenticates them. Times are ISO 8601 UTC text, booleans 0/1. */
+/** Users, their namespaces and everything that authenticates them. Times are ISO 8601 UTC text, booleans 0/1. */
 export const users: Migration = {
   version: 1,
   name: 'users',
@@ -42,6 +42,22 @@ CREATE UNIQUE INDEX users_email ON users (email COLLATE NOCASE);
 CREATE INDEX users_state ON users (state, id);
 CREATE INDEX users_created_at ON users (created_at);
 CREATE INDEX users_last_activity_on ON users (last_activity_on);
+
+-- A user's personal namespace (kind 'user', path = username); groups are namespaces too.
+CREATE TABLE namespaces (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('user', 'group')),
+  owner_id INTEGER REFERENCES users (id) ON DELETE CASCADE,
+  parent_id INTEGER REFERENCES namespaces (id) ON DELETE CASCADE,
+  full_path TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX namespaces_full_path ON namespaces (full_path COLLATE NOCASE);
+CREATE UNIQUE INDEX namespaces_user_owner ON namespaces (owner_id) WHERE kind = 'user';
+CREATE INDEX namespaces_parent ON namespaces (parent_id);
 
 CREATE TABLE identities (
   id INTEGER PRIMARY KEY,

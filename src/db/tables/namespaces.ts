@@ -1,0 +1,44 @@
+import type { Db } from '../connection.js';
+import { prepare } from '../connection.js';
+
+export interface NamespaceRow {
+  id: number;
+  name: string;
+  path: string;
+  kind: 'user' | 'group';
+  owner_id: number | null;
+  parent_id: number | null;
+  full_path: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function findNamespaceById(db: Db, id: number): NamespaceRow | undefined {
+  return prepare(db, 'SELECT * FROM namespaces WHERE id = ?').get(id) as NamespaceRow | undefined;
+}
+
+export function findNamespaceByPath(db: Db, fullPath: string): NamespaceRow | undefined {
+  return prepare(db, 'SELECT * FROM namespaces WHERE full_path = ? COLLATE NOCASE').get(fullPath) as NamespaceRow | undefined;
+}
+
+export function insertUserNamespace(db: Db, userId: number, username: string, name: string, now: string): void {
+  prepare(db, "INSERT INTO namespaces (name, path, kind, owner_id, full_path, created_at, updated_at) VALUES (?, ?, 'user', ?, ?, ?, ?)").run(
+    name,
+    username,
+    userId,
+    username,
+    now,
+    now,
+  );
+}
+
+/** Keeps a user's namespace in step with a new username (and name). */
+export function renameUserNamespace(db: Db, userId: number, username: string, name: string, now: string): void {
+  prepare(db, "UPDATE namespaces SET path = ?, full_path = ?, name = ?, updated_at = ? WHERE owner_id = ? AND kind = 'user'").run(
+    username,
+    username,
+    name,
+    now,
+    userId,
+  );
+}

@@ -1,0 +1,23 @@
+import type { EmailRow } from '../db/tables/emails.js';
+import type { GpgKeyRow } from '../db/tables/gpg-keys.js';
+import type { SshKeyRow } from '../db/tables/ssh-keys.js';
+import type { IdentityRow, UserRow } from '../db/tables/users.js';
+import { userPublic, type EntityContext } from './users.js';
+
+/** SSHKey (SPEC: Keys, emails, tokens, hooks). */
+export function sshKey(row: SshKeyRow) {
+  return { id: row.id, title: row.title, key: row.key, created_at: row.created_at };
+}
+
+/** SSHKeyWithUser: GET /keys/:id, the key with its owner in the UserPublic view (GITLAB-NOTES 2.8). */
+export function sshKeyWithUser(row: SshKeyRow, user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) {
+  return { ...sshKey(row), user: userPublic(user, identities, ctx) };
+}
+
+export function gpgKey(row: GpgKeyRow) {
+  return { id: row.id, key: row.key, created_at: row.created_at };
+}
+
+export function email(row: EmailRow) {
+  return { id: row.id, email: row.email };
+}
