@@ -27,6 +27,25 @@ export interface Config {
   readonly edition: Edition;
   readonly ldap: LdapConfig | null;
   readonly logLevel: LogLevel;
+  readonly geo: GeoTuning;
+}
+
+/** Replication timings; the defaults suit production, tests shorten them. */
+export interface GeoTuning {
+  /** A heartbeat event is appended when the log was idle this long, so lag stays measurable. */
+  readonly heartbeatSeconds: number;
+  /** How often a secondary reports its status to the primary. */
+  readonly statusIntervalSeconds: number;
+  /** A secondary whose last report is older than this is unhealthy. */
+  readonly statusStaleSeconds: number;
+  /** How many events one long-poll answer carries at most. */
+  readonly eventBatchSize: number;
+  /** Pruning keeps at least this many of the newest events. */
+  readonly logKeepMin: number;
+  /** Events older than this are pruned even if a secondary has not applied them. */
+  readonly logRetentionHours: number;
+  /** How long a forwarded write or a read carrying a position waits for the local copy to catch up. */
+  readonly readYourWritesMs: number;
 }
 
 export const defaults: Config = {
@@ -43,6 +62,15 @@ export const defaults: Config = {
   edition: 'ee',
   ldap: null,
   logLevel: 'info',
+  geo: {
+    heartbeatSeconds: 5,
+    statusIntervalSeconds: 10,
+    statusStaleSeconds: 60,
+    eventBatchSize: 1000,
+    logKeepMin: 10_000,
+    logRetentionHours: 168,
+    readYourWritesMs: 5000,
+  },
 };
 
 export class ConfigError extends Error {}
@@ -67,6 +95,13 @@ const settings = {
   ldapBindDn: 'GEOFORGE_LDAP_BIND_DN',
   ldapPassword: 'GEOFORGE_LDAP_PASSWORD',
   ldapBase: 'GEOFORGE_LDAP_BASE',
+  geoHeartbeatSeconds: 'GEOFORGE_GEO_HEARTBEAT_SECONDS',
+  geoStatusIntervalSeconds: 'GEOFORGE_GEO_STATUS_INTERVAL_SECONDS',
+  geoStatusStaleSeconds: 'GEOFORGE_GEO_STATUS_STALE_SECONDS',
+  geoEventBatchSize: 'GEOFORGE_GEO_EVENT_BATCH_SIZE',
+  geoLogKeepMin: 'GEOFORGE_GEO_LOG_KEEP_MIN',
+  geoLogRetentionHours: 'GEOFORGE_GEO_LOG_RETENTION_HOURS',
+  geoReadYourWritesMs: 'GEOFORGE_GEO_READ_YOUR_WRITES_MS',
 } as const;
 
 type Key = keyof typeof settings;
@@ -115,6 +150,14 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     return value.replace(/\/+$/, '');
   };
 
+  const count = (key: Key, fallback: number, min: number, max: number): number => {
+    const got = pick(key);
+    if (!got) return fallback;
+    const text = String(got.value);
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${got.name}: expected a whole number from ${min} to ${max}, got "${text}"`);
+    return value;
+  };
   const port = readPort(pick('port'));
   const role = oneOf('role', ['primary', 'secondary'] as const, defaults.role);
   const primaryUrl = url('primaryUrl');
@@ -144,6 +187,15 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     edition: oneOf('edition', ['ee', 'ce'] as const, defaults.edition),
     ldap,
     logLevel: oneOf('logLevel', ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const, defaults.logLevel),
+    geo: {
+      heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
+      statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),
+      statusStaleSeconds: count('geoStatusStaleSeconds', defaults.geo.statusStaleSeconds, 2, 86_400),
+      eventBatchSize: count('geoEventBatchSize', defaults.geo.eventBatchSize, 1, 100_000),
+      logKeepMin: count('geoLogKeepMin', defaults.geo.logKeepMin, 0, 100_000_000),
+      logRetentionHours: count('geoLogRetentionHours', defaults.geo.logRetentionHours, 1, 100_000),
+      readYourWritesMs: count('geoReadYourWritesMs', defaults.geo.readYourWritesMs, 0, 60_000),
+    },
     ...options.overrides,
   };
   return Object.freeze(config);

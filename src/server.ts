@@ -25,12 +25,14 @@ import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
 import { createSiteMetrics } from './observability/metrics.js';
 import { ensureRoot } from './services/bootstrap.js';
+import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
 import type { SiteContext } from './site-context.js';
 import { readRevision } from './version.js';
 
 export interface Site {
   readonly ctx: SiteContext;
   readonly db: Db;
+  readonly geo: GeoRuntime;
   /** Listens on config.host:config.port (0 picks a free port); resolves to the site's base URL. */
   start(): Promise<string>;
   stop(): Promise<void>;
@@ -42,27 +44,29 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const log = options.log ?? createLogger(config.logLevel);
   const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
   migrate(db);
-  const ctx: SiteContext = {
-    config,
-    db,
-    log,
-    metrics: createSiteMetrics(),
-    externalUrl: config.externalUrl ?? `http://${config.host}:${config.port}`,
-  };
-  await ensureRoot(db, config, log);
+  const baseUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
+  const ctx: SiteContext = { config, db, log, metrics: createSiteMetrics(), externalUrl: baseUrl, nodeName: config.nodeName ?? baseUrl };
+  // A secondary's users, root included, arrive from the primary.
+  if (config.role === 'primary') await ensureRoot(db, config, log);
   const revision = await readRevision();
-  const app = buildApp(ctx, revision);
+  const geo = createGeoRuntime(ctx, revision);
+  const app = buildApp(ctx, geo, revision);
 
   let server: Server | null = null;
   return {
     ctx,
-    db,
+    get db() {
+      return ctx.db;
+    },
+    geo,
     start: () =>
       new Promise((resolve, reject) => {
         const listening = app.listen(config.port, config.host, () => {
           const { port } = listening.address() as AddressInfo;
           ctx.externalUrl = config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-          log.info({ url: ctx.externalUrl, role: config.role }, 'geoforge listening');
+          ctx.nodeName = config.nodeName ?? ctx.externalUrl;
+          geo.start();
+          log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName }, 'geoforge listening');
           resolve(ctx.externalUrl);
         });
         listening.once('error', reject);
@@ -73,21 +77,23 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
       const listening = server;
       server = null;
       if (listening) {
+        await geo.stop();
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));
       }
-      db.close();
+      if (ctx.db.open) ctx.db.close();
     },
   };
 }
 
-function buildApp(ctx: SiteContext, revision: string): express.Express {
+function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestLog(ctx));
-  app.use(probesRouter(ctx, () => true));
+  app.use(probesRouter(ctx, geo.ready));
+  app.use(geo.early);
 
   const tmpDir = path.join(ctx.config.dataDir, 'tmp');
   const input = parseInput(tmpDir);
@@ -95,7 +101,9 @@ function buildApp(ctx: SiteContext, revision: string): express.Express {
   app.use(avatarRouter(ctx));
 
   const api = Router();
-  api.use(input, authenticate(ctx), sudo(ctx));
+  api.use(input);
+  api.use(geo.apiRouter);
+  api.use(authenticate(ctx), sudo(ctx));
   api.use(versionRouter(ctx, revision));
   api.use(usersRouter(ctx));
   api.use(userSshKeysRouter(ctx));

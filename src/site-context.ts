@@ -6,9 +6,12 @@ import type { SiteMetrics } from './observability/metrics.js';
 /** What every router and service of one site shares; two sites in one process never share one. */
 export interface SiteContext {
   readonly config: Config;
-  readonly db: Db;
+  /** The open database; a secondary swaps it when it bootstraps from a snapshot. */
+  db: Db;
   readonly log: Logger;
   readonly metrics: SiteMetrics;
   /** Base of every absolute URL; known once the site listens (port 0 in tests). */
   externalUrl: string;
+  /** This site's Geo node name (GEOFORGE_NODE_NAME, else the external URL); known once the site listens. */
+  nodeName: string;
 }

@@ -18,7 +18,8 @@ export function authenticate(ctx: SiteContext): RequestHandler {
     if (!actor) throw new AppError('unauthorized');
     const scope = missingScope(actor.scopes, req.method, req.path);
     if (scope) throw new AppError('insufficient_scope', scope);
-    touchActivity(ctx.db, actor.user);
+    // A secondary never writes replicated rows itself; activity is recorded where writes land.
+    if (ctx.config.role === 'primary') touchActivity(ctx.db, actor.user);
     req.actor = actor;
     next();
   };

@@ -1,5 +1,6 @@
 import type { Migration } from '../migrate.js';
 import { users } from './0001_users.js';
+import { geo } from './0002_geo.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users];
+export const migrations: readonly Migration[] = [users, geo];

@@ -1,0 +1,70 @@
+import { Router, type Request } from 'express';
+import { createReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { inTransaction } from '../db/connection.js';
+import { AppError, notFound } from '../errors.js';
+import { eventsAfterJson, logPosition } from '../geo/event-log.js';
+import type { EventWaiter } from '../geo/event-waiter.js';
+import { findGeoNodeByName, storeNodeStatus, upsertGeoNode } from '../geo/nodes.js';
+import { verifyGeoToken, GEO_AUTH_SCHEME, type GeoClaims } from '../geo/signing.js';
+import { createSnapshot } from '../geo/snapshot.js';
+import type { SiteContext } from '../site-context.js';
+import { int, readParams, required, str } from './params.js';
+import { sendJson } from './respond.js';
+
+const MAX_WAIT_MS = 30_000;
+
+/** The signed caller; anything unsigned, expired or signed with another secret is a 401. */
+function requireGeoCaller(ctx: SiteContext, req: Request): GeoClaims {
+  const header = req.headers.authorization ?? '';
+  const token = header.startsWith(`${GEO_AUTH_SCHEME} `) ? header.slice(GEO_AUTH_SCHEME.length + 1) : null;
+  const claims = token && ctx.config.geoSecret ? verifyGeoToken(ctx.config.geoSecret, token) : null;
+  if (!claims) throw new AppError('unauthorized');
+  return claims;
+}
+
+/**
+ * The primary's site-to-site API under /api/v4/geo: database snapshot, event stream,
+ * node registration and status reports (DESIGN.md, Replication).
+ */
+export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
+  const router = Router();
+  router.get('/geo/snapshot', async (req, res) => {
+    requireGeoCaller(ctx, req);
+    const { file, lastEventId } = await createSnapshot(ctx.db, path.join(ctx.config.dataDir, 'tmp'));
+    res.on('close', () => void rm(file, { force: true }));
+    const { size } = await stat(file);
+    res.status(200).set({ 'Content-Type': 'application/vnd.sqlite3', 'Content-Length': String(size), 'X-Geo-Last-Event-Id': String(lastEventId) });
+    createReadStream(file).pipe(res);
+  });
+  router.get('/geo/events', async (req, res) => {
+    requireGeoCaller(ctx, req);
+    const { after, wait_ms: waitMs } = readParams(req.input, { after: required(int({ min: 0 })), wait_ms: int({ min: 0, max: MAX_WAIT_MS }) });
+    await waiter.wait(after, waitMs ?? 0);
+    const { json } = eventsAfterJson(ctx.db, after, ctx.config.geo.eventBatchSize);
+    const position = logPosition(ctx.db);
+    const body = `{"lastEventId":${position.lastEventId},"lastEventAt":${position.lastEventAt ?? 'null'},"oldestEventId":${position.oldestEventId ?? 'null'},"events":${json}}`;
+    res.status(200).set({ 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
+  });
+  router.post('/geo/nodes', (req, res) => {
+    const claims = requireGeoCaller(ctx, req);
+    const { name, url } = readParams(req.input, { name: required(str({ max: 255 })), url: required(str({ max: 2048 })) });
+    if (name !== claims.node) throw new AppError('forbidden', 'a node registers only itself');
+    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new AppError('invalid', { url: ['must be an http or https URL'] });
+    const node = inTransaction(ctx.db, () => upsertGeoNode(ctx.db, { name, url: url.replace(/\/+$/, ''), primary: false }));
+    sendJson(res, 201, { id: node.id, name: node.name, url: node.url });
+  });
+  router.post('/geo/status', (req, res) => {
+    const claims = requireGeoCaller(ctx, req);
+    const node = findGeoNodeByName(ctx.db, claims.node);
+    if (!node) throw notFound('GeoNode');
+    const status = req.body as Record<string, unknown>;
+    if (typeof status !== 'object' || status === null || Array.isArray(status) || typeof status.healthy !== 'boolean') {
+      throw new AppError('bad_request', 'status must be a GeoNodeStatus object');
+    }
+    inTransaction(ctx.db, () => storeNodeStatus(ctx.db, node.id, { ...status, geo_node_id: node.id }, Date.now()));
+    sendJson(res, 201, { geo_node_id: node.id });
+  });
+  return router;
+}

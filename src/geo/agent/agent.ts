@@ -1,0 +1,142 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/connection.js';
+import { Applier, GapError, readCursor, type Cursor } from './applier.js';
+import { findGeoNode } from '../nodes.js';
+import { prepareSnapshot } from './bootstrap.js';
+import type { PrimaryClient } from './primary-client.js';
+
+const LONG_POLL_MS = 10_000;
+const MAX_BACKOFF_MS = 10_000;
+
+/** What the agent knows, for status and metrics. */
+export interface AgentState {
+  bootstrapped: boolean;
+  nodeId: number | null;
+  primaryLastEventId: number | null;
+  primaryLastEventAt: number | null;
+  lastError: string | null;
+  lastErrorAt: number | null;
+  /** The cursor fell behind the primary's pruned horizon; a re-bootstrap is under way. */
+  behindPrunedHorizon: boolean;
+  eventsApplied: number;
+}
+
+export interface AgentHost {
+  readonly dataDir: string;
+  readonly externalUrl: () => string;
+  readonly log: Logger;
+  /** The open database. */
+  db(): Db;
+  /** Closes the live database, moves the prepared snapshot in its place and reopens it. */
+  swapDatabase(prepared: string): Promise<void>;
+  /** Called after every applied batch, so waiting requests can re-check the cursor. */
+  onApplied(cursor: Cursor): void;
+}
+
+/**
+ * The secondary's replication loop: bootstrap from a snapshot when empty or behind the pruned
+ * horizon, register as a geo node, then tail the primary's log and apply it batch by batch.
+ * Errors back off exponentially and are kept for the status report, never swallowed.
+ */
+export class GeoAgent {
+  readonly state: AgentState = {
+    bootstrapped: false,
+    nodeId: null,
+    primaryLastEventId: null,
+    primaryLastEventAt: null,
+    lastError: null,
+    lastErrorAt: null,
+    behindPrunedHorizon: false,
+    eventsApplied: 0,
+  };
+  private applier: Applier | null = null;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly host: AgentHost, readonly client: PrimaryClient) {
+    this.state.bootstrapped = readCursor(host.db()) !== null;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    await this.loop;
+    await this.client.close();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        if (!this.state.bootstrapped || this.state.behindPrunedHorizon) await this.bootstrap();
+        if (this.state.nodeId === null) this.state.nodeId = (await this.client.register(this.host.externalUrl())).id;
+        await this.pullOnce();
+        this.state.lastError = null;
+        failures = 0;
+      } catch (error) {
+        if (this.stopped) return;
+        failures++;
+        this.state.lastError = (error as Error).message;
+        this.state.lastErrorAt = Date.now();
+        this.host.log.warn({ err: error, failures }, 'geo agent: replication step failed');
+        await this.sleep(Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(failures, 6)));
+      }
+    }
+  }
+
+  private async pullOnce(): Promise<void> {
+    const cursor = readCursor(this.host.db())!;
+    if (this.resyncRequested(cursor)) {
+      this.host.log.info('geo agent: a repair asked for a full re-sync');
+      return this.bootstrap();
+    }
+    const page = await this.client.events(cursor.lastEventId, LONG_POLL_MS, this.abort.signal);
+    this.state.primaryLastEventId = page.lastEventId;
+    this.state.primaryLastEventAt = page.lastEventAt;
+    if (page.oldestEventId !== null && page.oldestEventId > cursor.lastEventId + 1 && !page.events.length) {
+      this.state.behindPrunedHorizon = true;
+      throw new GapError(`cursor ${cursor.lastEventId} is behind the primary's pruned horizon (oldest event ${page.oldestEventId}); re-bootstrapping`);
+    }
+    if (page.events.length && page.events[0][0] !== cursor.lastEventId + 1) {
+      if (page.oldestEventId !== null && page.oldestEventId > cursor.lastEventId + 1) this.state.behindPrunedHorizon = true;
+      throw new GapError(`primary sent event ${page.events[0][0]} after cursor ${cursor.lastEventId}`);
+    }
+    this.applier ??= new Applier(this.host.db());
+    this.applier.apply(page.events);
+    this.state.eventsApplied += page.events.length;
+    if (page.events.length) this.host.onApplied(readCursor(this.host.db())!);
+  }
+
+  /** POST /geo_nodes/:id/repair sets resync_requested_at on this node's row, which replicates here. */
+  private resyncRequested(cursor: Cursor): boolean {
+    if (this.state.nodeId === null) return false;
+    const requested = findGeoNode(this.host.db(), this.state.nodeId)?.resync_requested_at;
+    return !!requested && requested > cursor.bootstrappedAt;
+  }
+
+  private async bootstrap(): Promise<void> {
+    this.host.log.info('geo agent: bootstrapping from the primary snapshot');
+    const prepared = await prepareSnapshot(this.client, this.host.dataDir);
+    this.applier = null;
+    await this.host.swapDatabase(prepared.file);
+    this.state.bootstrapped = true;
+    this.state.behindPrunedHorizon = false;
+    this.host.log.info({ last_event_id: prepared.lastEventId }, 'geo agent: bootstrapped');
+    this.host.onApplied(readCursor(this.host.db())!);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.abort.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}

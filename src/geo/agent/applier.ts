@@ -1,0 +1,72 @@
+import type { Transaction } from 'better-sqlite3';
+import type { Db, Statement } from '../../db/connection.js';
+import { prepare } from '../../db/connection.js';
+import { replicatedTables } from '../../db/capture.js';
+import type { WireEvent } from './primary-client.js';
+
+export interface Cursor {
+  readonly lastEventId: number;
+  readonly lastEventAt: number | null;
+  readonly bootstrappedAt: string;
+}
+
+export class GapError extends Error {}
+
+export function readCursor(db: Db): Cursor | null {
+  const row = prepare(db, 'SELECT last_event_id, last_event_at, bootstrapped_at FROM geo_cursor WHERE id = 1').get() as
+    | { last_event_id: number; last_event_at: number | null; bootstrapped_at: string }
+    | undefined;
+  return row ? { lastEventId: row.last_event_id, lastEventAt: row.last_event_at, bootstrappedAt: row.bootstrapped_at } : null;
+}
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Applies events to a secondary's database. A batch and the cursor move in one transaction, so
+ * after a crash at any point the database holds exactly the events up to the cursor: each
+ * applied once, in order. Ids must follow the cursor without a gap; a gap is refused.
+ */
+export class Applier {
+  private readonly upserts = new Map<string, Statement>();
+  private readonly deletes = new Map<string, Statement>();
+  private readonly applyBatch: Transaction<(events: WireEvent[]) => void>;
+
+  constructor(db: Db) {
+    for (const [table, columns] of replicatedTables(db)) {
+      const names = columns.map(quote).join(', ');
+      const values = columns.map((column) => `@${column}`).join(', ');
+      const updates = columns.filter((column) => column !== 'id').map((column) => `${quote(column)} = excluded.${quote(column)}`);
+      const onConflict = updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
+      this.upserts.set(table, db.prepare(`INSERT INTO ${quote(table)} (${names}) VALUES (${values}) ON CONFLICT (id) ${onConflict}`));
+      this.deletes.set(table, db.prepare(`DELETE FROM ${quote(table)} WHERE id = ?`));
+    }
+    const moveCursor = db.prepare('UPDATE geo_cursor SET last_event_id = ?, last_event_at = ? WHERE id = 1 AND last_event_id = ?');
+    this.applyBatch = db.transaction((events: WireEvent[]) => {
+      // Rows arrive in commit order, but a child may precede its parent inside one transaction.
+      db.pragma('defer_foreign_keys = ON');
+      const cursor = readCursor(db);
+      if (!cursor) throw new Error('not bootstrapped: no cursor');
+      let expected = cursor.lastEventId + 1;
+      for (const event of events) {
+        if (event[0] !== expected) throw new GapError(`event ${event[0]} does not follow ${expected - 1}`);
+        this.applyOne(event);
+        expected++;
+      }
+      const last = events[events.length - 1];
+      if (moveCursor.run(last[0], last[1], cursor.lastEventId).changes !== 1) throw new Error('cursor moved underneath the applier');
+    });
+  }
+
+  /** Applies a contiguous batch after the cursor, all or nothing. */
+  apply(events: WireEvent[]): void {
+    if (events.length) this.applyBatch.immediate(events);
+  }
+
+  private applyOne([id, , kind, table, op, rowId, payload]: WireEvent): void {
+    if (kind !== 'row') return;
+    const statement = table === null ? undefined : op === 'delete' ? this.deletes.get(table) : this.upserts.get(table);
+    if (!statement) throw new Error(`event ${id}: unknown table ${table}`);
+    if (op === 'delete') statement.run(rowId);
+    else statement.run(payload);
+  }
+}

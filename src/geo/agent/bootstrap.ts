@@ -1,0 +1,45 @@
+import Database from 'better-sqlite3';
+import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { syncCaptureTriggers } from '../../db/capture.js';
+import { migrate } from '../../db/migrate.js';
+import type { PrimaryClient } from './primary-client.js';
+
+/**
+ * Downloads the primary's snapshot and prepares it as this secondary's database, next to the
+ * live file: capture triggers dropped, cursor set to the snapshot's last event. Returns the path
+ * of the ready file; swapping it in is the caller's (it owns the open connection).
+ */
+export async function prepareSnapshot(client: PrimaryClient, dataDir: string): Promise<{ file: string; lastEventId: number }> {
+  const part = path.join(dataDir, 'bootstrap.sqlite.part');
+  const file = path.join(dataDir, 'bootstrap.sqlite');
+  await rm(part, { force: true });
+  try {
+    const lastEventId = await client.downloadSnapshot(part);
+    const db = new Database(part);
+    try {
+      migrate(db);
+      syncCaptureTriggers(db, false);
+      db.prepare('DELETE FROM geo_cursor').run();
+      db.prepare('INSERT INTO geo_cursor (id, last_event_id, last_event_at, bootstrapped_at) VALUES (1, ?, NULL, ?)').run(lastEventId, new Date().toISOString());
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      db.close();
+    }
+    await rename(part, file);
+    return { file, lastEventId };
+  } catch (error) {
+    await rm(part, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Replaces the database file with a prepared snapshot. The old connection must be closed first;
+ * its WAL and shared-memory files go too, or SQLite would replay them onto the new file.
+ */
+export async function swapInSnapshot(prepared: string, live: string): Promise<void> {
+  await rm(`${live}-wal`, { force: true });
+  await rm(`${live}-shm`, { force: true });
+  await rename(prepared, live);
+}

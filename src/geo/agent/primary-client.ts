@@ -1,0 +1,80 @@
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Agent, request, type Dispatcher } from 'undici';
+import { geoAuthorization } from '../signing.js';
+
+/** One event as the primary sends it: [id, created_at, kind, table, op, row_id, payload]. */
+export type WireEvent = [number, number, 'row' | 'blob' | 'heartbeat', string | null, 'upsert' | 'delete' | null, number | null, Record<string, unknown> | null];
+
+export interface EventsPage {
+  readonly events: WireEvent[];
+  readonly lastEventId: number;
+  readonly lastEventAt: number | null;
+  readonly oldestEventId: number | null;
+}
+
+export class PrimaryError extends Error {
+  constructor(message: string, readonly status: number | null, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** The one site-to-site HTTP client of a secondary: every call signed with the shared secret. */
+export class PrimaryClient {
+  private readonly dispatcher: Dispatcher;
+
+  constructor(private readonly primaryUrl: string, private readonly secret: string, private readonly nodeName: () => string) {
+    this.dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; timeoutMs?: number; signal?: AbortSignal } = {}) {
+    try {
+      const response = await request(`${this.primaryUrl}/api/v4/geo${path}`, {
+        method,
+        dispatcher: this.dispatcher,
+        headers: { authorization: geoAuthorization(this.secret, this.nodeName()), 'content-type': 'application/json' },
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        headersTimeout: options.timeoutMs ?? 30_000,
+        bodyTimeout: options.timeoutMs ?? 30_000,
+        signal: options.signal,
+      });
+      if (response.statusCode >= 400) {
+        const text = await response.body.text();
+        throw new PrimaryError(`primary answered ${response.statusCode} to ${method} ${path}: ${text.slice(0, 200)}`, response.statusCode);
+      }
+      return response;
+    } catch (error) {
+      if (error instanceof PrimaryError) throw error;
+      throw new PrimaryError(`primary unreachable (${method} ${path}): ${(error as Error).message}`, null, { cause: error });
+    }
+  }
+
+  /** Streams the primary's snapshot to `file`; returns the last event id it contains. */
+  async downloadSnapshot(file: string): Promise<number> {
+    const response = await this.call('GET', '/snapshot', { timeoutMs: 600_000 });
+    const lastEventId = Number(response.headers['x-geo-last-event-id']);
+    await pipeline(response.body, createWriteStream(file));
+    if (!Number.isInteger(lastEventId)) throw new PrimaryError('snapshot without X-Geo-Last-Event-Id', response.statusCode);
+    return lastEventId;
+  }
+
+  /** Long-polls for events after `afterId`: the primary answers at once when some exist, else after `waitMs`. */
+  async events(afterId: number, waitMs: number, signal?: AbortSignal): Promise<EventsPage> {
+    const response = await this.call('GET', `/events?after=${afterId}&wait_ms=${waitMs}`, { timeoutMs: waitMs + 30_000, signal });
+    return (await response.body.json()) as EventsPage;
+  }
+
+  async register(url: string): Promise<{ id: number }> {
+    const response = await this.call('POST', '/nodes', { body: { name: this.nodeName(), url } });
+    return (await response.body.json()) as { id: number };
+  }
+
+  async reportStatus(status: object): Promise<void> {
+    const response = await this.call('POST', '/status', { body: status });
+    await response.body.dump();
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Wakes long-poll requests when the log grows. Writes served by this process call notify();
+ * a short poll covers writers in other processes (the CLI) while anyone is waiting.
+ */
+export class EventWaiter {
+  private readonly waiters = new Set<{ afterId: number; wake: () => void }>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly lastEventId: () => number, private readonly pollMs = 20) {}
+
+  /** Resolves when an event after `afterId` exists, or after `timeoutMs`. */
+  wait(afterId: number, timeoutMs: number): Promise<void> {
+    if (this.lastEventId() > afterId || timeoutMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = {
+        afterId,
+        wake: () => {
+          clearTimeout(timeout);
+          this.waiters.delete(waiter);
+          if (!this.waiters.size) this.stopPolling();
+          resolve();
+        },
+      };
+      const timeout = setTimeout(waiter.wake, timeoutMs);
+      this.waiters.add(waiter);
+      this.timer ??= setInterval(() => this.notify(), this.pollMs);
+    });
+  }
+
+  notify(): void {
+    if (!this.waiters.size) return;
+    const last = this.lastEventId();
+    for (const waiter of [...this.waiters]) if (last > waiter.afterId) waiter.wake();
+  }
+
+  close(): void {
+    for (const waiter of [...this.waiters]) waiter.wake();
+    this.stopPolling();
+  }
+
+  private stopPolling(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * Tables that belong to one site and are never replicated. Every other table is captured by
+ * the primary's triggers (db/capture.ts), so a new table replicates from its first day and
+ * nobody can forget to declare it.
+ */
+export const LOCAL_TABLES: ReadonlySet<string> = new Set(['schema_migrations', 'geo_event_log', 'geo_cursor']);
+
+export const isReplicatedTable = (name: string): boolean => !LOCAL_TABLES.has(name) && !name.startsWith('sqlite_');

@@ -1,0 +1,210 @@
+import type { Request, RequestHandler, Response, NextFunction } from 'express';
+import { Router } from 'express';
+import path from 'node:path';
+import { geoSiteRouter } from '../api/geo-site.js';
+import { geoHeaders } from '../api/middleware/geo-headers.js';
+import { sendJson } from '../api/respond.js';
+import { syncCaptureTriggers } from '../db/capture.js';
+import { inTransaction, openDatabase } from '../db/connection.js';
+import { migrate } from '../db/migrate.js';
+import { prepare } from '../db/connection.js';
+import { everySeconds, startJobs, type Job } from '../jobs/schedule.js';
+import type { SiteContext } from '../site-context.js';
+import { versionString } from '../version.js';
+import { GeoAgent } from './agent/agent.js';
+import { readCursor } from './agent/applier.js';
+import { swapInSnapshot } from './agent/bootstrap.js';
+import { PrimaryClient } from './agent/primary-client.js';
+import { CursorWaiter } from './cursor-waiter.js';
+import { appendHeartbeat, lastEventId, logPosition, pruneEvents } from './event-log.js';
+import { EventWaiter } from './event-waiter.js';
+import { forwardWrites } from './forward-writes.js';
+import { findGeoNodeByName, upsertGeoNode } from './nodes.js';
+import { ageStoredStatus, buildStatus, noBlobs, type GeoNodeStatus } from './status.js';
+
+/** The Geo side of one site: what runs, what it adds to the request path, and its live status. */
+export interface GeoRuntime {
+  /** False on a secondary until it has a database to serve (and while it swaps in a new one). */
+  ready(): boolean;
+  /** Request handlers placed before body parsing (forwarding needs the raw body). */
+  readonly early: RequestHandler[];
+  /** Routes under /api/v4 (the site-to-site API, on the primary). */
+  readonly apiRouter: Router;
+  /** The live status of the site serving the request; null before its node is known. */
+  currentStatus(): GeoNodeStatus | null;
+  /** The status to show for another node: the last stored report, aged. */
+  storedStatus(nodeId: number): GeoNodeStatus | null;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createGeoRuntime(ctx: SiteContext, revision: string): GeoRuntime {
+  return ctx.config.role === 'primary' ? primaryRuntime(ctx, revision) : secondaryRuntime(ctx, revision);
+}
+
+function storedStatusOf(ctx: SiteContext, nodeId: number): GeoNodeStatus | null {
+  const row = prepare(ctx.db, 'SELECT status, reported_at FROM geo_node_statuses WHERE geo_node_id = ?').get(nodeId) as
+    | { status: string; reported_at: number }
+    | undefined;
+  if (!row) return null;
+  return ageStoredStatus(JSON.parse(row.status) as GeoNodeStatus, row.reported_at, Date.now(), ctx.config.geo.statusStaleSeconds);
+}
+
+function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
+  syncCaptureTriggers(ctx.db, true);
+  const waiter = new EventWaiter(() => lastEventId(ctx.db));
+  const notifyOnWrite: RequestHandler = (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') res.on('finish', () => waiter.notify());
+    next();
+  };
+  let stopJobs: (() => Promise<void>) | null = null;
+  const jobs: Job[] = [
+    {
+      name: 'geo-heartbeat',
+      expression: everySeconds(ctx.config.geo.heartbeatSeconds),
+      run: () => {
+        const { lastEventAt } = logPosition(ctx.db);
+        if (lastEventAt !== null && Date.now() - lastEventAt < ctx.config.geo.heartbeatSeconds * 1000) return;
+        appendHeartbeat(ctx.db);
+        waiter.notify();
+      },
+    },
+    { name: 'geo-prune-event-log', expression: '0 * * * * *', run: () => void pruneLog(ctx) },
+  ];
+  return {
+    ready: () => true,
+    early: [geoHeaders(() => ctx.nodeName, () => lastEventId(ctx.db)), notifyOnWrite],
+    apiRouter: geoSiteRouter(ctx, waiter),
+    currentStatus: () => {
+      const node = findGeoNodeByName(ctx.db, ctx.nodeName);
+      if (!node) return null;
+      const position = logPosition(ctx.db);
+      return buildStatus({
+        nodeId: node.id,
+        lastEventId: position.lastEventId,
+        lastEventAt: position.lastEventAt,
+        cursorEventId: null,
+        cursorEventAt: null,
+        problems: [],
+        blobs: noBlobs(),
+        version: versionString(ctx.config.edition),
+        revision,
+        now: Date.now(),
+      });
+    },
+    storedStatus: (nodeId) => storedStatusOf(ctx, nodeId),
+    start: () => {
+      inTransaction(ctx.db, () => upsertGeoNode(ctx.db, { name: ctx.nodeName, url: ctx.externalUrl, primary: true }));
+      stopJobs = startJobs(jobs, ctx.log);
+    },
+    stop: async () => {
+      waiter.close();
+      await stopJobs?.();
+    },
+  };
+}
+
+/**
+ * Prunes events every healthy secondary has applied, keeping the newest `logKeepMin`; events past
+ * the retention are pruned regardless, so a dead secondary cannot pin the log.
+ */
+function pruneLog(ctx: SiteContext): number {
+  const now = Date.now();
+  const cursors = (prepare(ctx.db, 'SELECT id FROM geo_nodes WHERE "primary" = 0 AND enabled = 1').pluck().all() as number[]).map((nodeId) => {
+    const status = storedStatusOf(ctx, nodeId);
+    return status && status.healthy ? (status.cursor_last_event_id ?? 0) : 0;
+  });
+  const throughId = cursors.length ? Math.min(...cursors) : lastEventId(ctx.db);
+  return pruneEvents(ctx.db, { throughId, keepMin: ctx.config.geo.logKeepMin, retainSinceMs: now - ctx.config.geo.logRetentionHours * 3_600_000 });
+}
+
+function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
+  syncCaptureTriggers(ctx.db, false);
+  const { primaryUrl, geoSecret } = ctx.config;
+  if (!primaryUrl || !geoSecret) throw new Error('a secondary needs GEOFORGE_PRIMARY_URL and GEOFORGE_GEO_SECRET');
+  const dbFile = path.join(ctx.config.dataDir, 'geoforge.sqlite');
+  const cursorOf = () => readCursor(ctx.db)?.lastEventId ?? -1;
+  const waiter = new CursorWaiter(cursorOf);
+  let swapping = false;
+  const client = new PrimaryClient(primaryUrl, geoSecret, () => ctx.nodeName);
+  const agent = new GeoAgent(
+    {
+      dataDir: ctx.config.dataDir,
+      externalUrl: () => ctx.externalUrl,
+      log: ctx.log,
+      db: () => ctx.db,
+      swapDatabase: async (prepared) => {
+        swapping = true;
+        try {
+          ctx.db.close();
+          await swapInSnapshot(prepared, dbFile);
+          const db = openDatabase(dbFile);
+          migrate(db);
+          syncCaptureTriggers(db, false);
+          ctx.db = db;
+        } finally {
+          swapping = false;
+        }
+      },
+      onApplied: (cursor) => waiter.applied(cursor.lastEventId),
+    },
+    client,
+  );
+  const ready = () => agent.state.bootstrapped && !swapping;
+  const requireReady: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+    if (ready() || !(req.path.startsWith('/api/') || req.path === '/users/sign_in' || req.path === '/oauth/token')) return next();
+    sendJson(res, 503, { message: '503 Service Unavailable - this secondary site is still copying its data from the primary' });
+  };
+  const currentStatus = (): GeoNodeStatus | null => {
+    const nodeId = agent.state.nodeId ?? (ready() ? findGeoNodeByName(ctx.db, ctx.nodeName)?.id : undefined);
+    if (nodeId === undefined || nodeId === null) return null;
+    const cursor = ready() ? readCursor(ctx.db) : null;
+    const problems: string[] = [];
+    if (!agent.state.bootstrapped) problems.push('Not bootstrapped yet: copying the database from the primary');
+    if (agent.state.behindPrunedHorizon) problems.push("The cursor fell behind the primary's pruned event log; re-bootstrapping from a snapshot");
+    if (agent.state.lastError) problems.push(`Replication error: ${agent.state.lastError}`);
+    return buildStatus({
+      nodeId,
+      lastEventId: agent.state.primaryLastEventId,
+      lastEventAt: agent.state.primaryLastEventAt,
+      cursorEventId: cursor?.lastEventId ?? null,
+      cursorEventAt: cursor?.lastEventAt ?? null,
+      problems,
+      blobs: noBlobs(),
+      version: versionString(ctx.config.edition),
+      revision,
+      now: Date.now(),
+    });
+  };
+  let stopJobs: (() => Promise<void>) | null = null;
+  const jobs: Job[] = [
+    {
+      name: 'geo-status-report',
+      expression: everySeconds(ctx.config.geo.statusIntervalSeconds),
+      run: async () => {
+        const status = currentStatus();
+        if (status) await client.reportStatus(status);
+      },
+    },
+  ];
+  return {
+    ready,
+    early: [
+      geoHeaders(() => ctx.nodeName, null),
+      requireReady,
+      forwardWrites({ primaryUrl, nodeName: () => ctx.nodeName, waiter, waitMs: ctx.config.geo.readYourWritesMs }),
+    ],
+    apiRouter: Router(),
+    currentStatus,
+    storedStatus: (nodeId) => (ready() ? storedStatusOf(ctx, nodeId) : null),
+    start: () => {
+      agent.start();
+      stopJobs = startJobs(jobs, ctx.log);
+    },
+    stop: async () => {
+      await stopJobs?.();
+      waiter.close();
+      await agent.stop();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../db/connection.js';
+
+/**
+ * A consistent copy of the database made with SQLite's online backup (writers go on meanwhile),
+ * with the last event id it contains. The copy drops the event log's rows: a secondary starts
+ * from the snapshot and needs only the events after it.
+ */
+export async function createSnapshot(db: Db, dir: string): Promise<{ file: string; lastEventId: number }> {
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `snapshot-${randomUUID()}.sqlite`);
+  try {
+    await db.backup(file);
+    const copy = new Database(file);
+    try {
+      const lastEventId = (copy.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'geo_event_log'").pluck().get() as number | undefined) ?? 0;
+      copy.exec('DELETE FROM geo_event_log');
+      copy.pragma('wal_checkpoint(TRUNCATE)');
+      return { file, lastEventId };
+    } finally {
+      copy.close();
+    }
+  } catch (error) {
+    await rm(file, { force: true });
+    throw new Error('create database snapshot', { cause: error });
+  }
+}

@@ -1,0 +1,98 @@
+export const BLOB_KINDS = ['attachments', 'lfs_objects', 'job_artifacts', 'repositories', 'wikis'] as const;
+export type BlobKind = (typeof BLOB_KINDS)[number];
+
+export interface BlobCounts {
+  readonly count: number;
+  readonly synced: number;
+  readonly failed: number;
+}
+
+/** GeoNodeStatus as the SPEC names its fields; computed once, read by the API, the CLI and metrics. */
+export interface GeoNodeStatus {
+  geo_node_id: number;
+  healthy: boolean;
+  health: string;
+  health_status: 'Healthy' | 'Unhealthy';
+  missing_oauth_application: boolean;
+  db_replication_lag_seconds: number | null;
+  last_event_id: number | null;
+  last_event_timestamp: number | null;
+  cursor_last_event_id: number | null;
+  cursor_last_event_timestamp: number | null;
+  last_successful_status_check_timestamp: number | null;
+  version: string;
+  revision: string;
+  [counter: string]: string | number | boolean | null;
+}
+
+/** `97.56%`, GitLab's format; an empty set counts as 0.00%. */
+export function syncedPercentage(counts: BlobCounts): string {
+  return `${counts.count ? ((counts.synced / counts.count) * 100).toFixed(2) : '0.00'}%`;
+}
+
+const seconds = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+
+export interface StatusInput {
+  nodeId: number;
+  /** The primary's newest event, as last seen (a primary passes its own). */
+  lastEventId: number | null;
+  lastEventAt: number | null;
+  /** This site's cursor; null on a primary. */
+  cursorEventId: number | null;
+  cursorEventAt: number | null;
+  /** Problems that make the node unhealthy, in words; empty when healthy. */
+  problems: string[];
+  blobs: Record<BlobKind, BlobCounts>;
+  version: string;
+  revision: string;
+  now: number;
+}
+
+/**
+ * Builds the status. Lag is the age of the newest event the cursor has not reached: zero when
+ * caught up, growing with the primary's heartbeats when stuck; null on a primary.
+ */
+export function buildStatus(input: StatusInput): GeoNodeStatus {
+  const behind = input.cursorEventId !== null && input.lastEventId !== null && input.cursorEventId < input.lastEventId;
+  const lagMs = input.cursorEventId === null ? null : behind && input.lastEventAt !== null && input.cursorEventAt !== null ? input.lastEventAt - input.cursorEventAt : 0;
+  const status: GeoNodeStatus = {
+    geo_node_id: input.nodeId,
+    healthy: input.problems.length === 0,
+    health: input.problems.length ? input.problems.join('; ') : 'Healthy',
+    health_status: input.problems.length ? 'Unhealthy' : 'Healthy',
+    missing_oauth_application: false,
+    db_replication_lag_seconds: lagMs === null ? null : Math.max(0, Math.round(lagMs / 1000)),
+    last_event_id: input.lastEventId,
+    last_event_timestamp: seconds(input.lastEventAt),
+    cursor_last_event_id: input.cursorEventId,
+    cursor_last_event_timestamp: seconds(input.cursorEventAt),
+    last_successful_status_check_timestamp: seconds(input.now),
+    version: input.version,
+    revision: input.revision,
+  };
+  for (const kind of BLOB_KINDS) {
+    const counts = input.blobs[kind];
+    status[`${kind}_count`] = counts.count;
+    status[`${kind}_synced_count`] = counts.synced;
+    status[`${kind}_failed_count`] = counts.failed;
+    status[`${kind}_synced_in_percentage`] = syncedPercentage(counts);
+  }
+  return status;
+}
+
+/**
+ * A status some node reported earlier, as the primary serves it: a report older than
+ * `staleSeconds` makes the node unhealthy with a text that says why.
+ */
+export function ageStoredStatus(stored: GeoNodeStatus, reportedAt: number, now: number, staleSeconds: number): GeoNodeStatus {
+  const age = Math.floor((now - reportedAt) / 1000);
+  const status = { ...stored, last_successful_status_check_timestamp: Math.floor(reportedAt / 1000) };
+  if (age <= staleSeconds) return status;
+  const problem = `Status check timed out: no report for ${age} seconds (limit ${staleSeconds})`;
+  return { ...status, healthy: false, health_status: 'Unhealthy', health: stored.healthy ? problem : `${problem}; ${stored.health}` };
+}
+
+/** Per-kind blob counts; every kind counts nothing until blob replication keeps a registry. */
+export function noBlobs(): Record<BlobKind, BlobCounts> {
+  return Object.fromEntries(BLOB_KINDS.map((kind) => [kind, { count: 0, synced: 0, failed: 0 }])) as Record<BlobKind, BlobCounts>;
+}
