@@ -1,0 +1,39 @@
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { createSite, type Site } from '../../src/server.js';
+import type { Scope } from './scope.js';
+import { freePort, startServer, type RunningServer } from './server.js';
+
+/** GEOFORGE_ROOT_TOKEN of every benched site: a root PAT with api, read_user and sudo. */
+export const ROOT_TOKEN = 'glpat-bench-root-token-0123456789';
+
+/**
+ * The real site built in this process on `dataDir` (migrations, root and its token, exactly as
+ * at boot) but not listening: scenarios seed through its db and services, then close it.
+ */
+export function openSeedSite(dataDir: string): Promise<Site> {
+  const config = loadConfig({ env: { GEOFORGE_DATA_DIR: dataDir, GEOFORGE_ROOT_TOKEN: ROOT_TOKEN } });
+  return createSite(config, { log: createLogger('silent') });
+}
+
+/**
+ * `node dist/cli.js serve` on `dataDir`, as a separate process on the server core. The request
+ * log stays at info, since it is part of every request's cost, and goes to `logFile`.
+ */
+export async function startGeoforge(scope: Scope, dataDir: string, logFile: string): Promise<RunningServer> {
+  const port = await freePort();
+  return startServer(scope, {
+    name: 'geoforge',
+    nodeArgs: ['dist/cli.js', 'serve'],
+    env: {
+      GEOFORGE_HOST: '127.0.0.1',
+      GEOFORGE_PORT: String(port),
+      GEOFORGE_DATA_DIR: dataDir,
+      GEOFORGE_ROOT_TOKEN: ROOT_TOKEN,
+      GEOFORGE_LOG_LEVEL: 'info',
+    },
+    port,
+    readyPath: '/-/readiness',
+    logFile,
+  });
+}

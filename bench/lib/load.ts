@@ -1,0 +1,50 @@
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  /** Base URL of the server under test. */
+  readonly url: string;
+  /** The path of the n-th request, so requests can spread over many rows. */
+  readonly path: (n: number) => string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly connections: number;
+  readonly seconds: number;
+  /** Fixed total requests per second (open loop); closed loop when absent. */
+  readonly rate?: number;
+}
+
+export interface LoadResult {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly requests: number;
+  /** Non-2xx responses plus connection errors and timeouts. */
+  readonly failed: number;
+}
+
+/** One autocannon run in this process (pinned to the load core by the caller). */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  let n = 0;
+  const result = await autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.seconds,
+    overallRate: spec.rate,
+    headers: { ...spec.headers },
+    requests: [{ setupRequest: (request) => ({ ...request, path: spec.path(n++) }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    failed: result.non2xx + result.errors,
+  };
+}
+
+/** A bench whose target answers errors measures nothing: stop the scenario instead of reporting it. */
+export function assertAllOk(label: string, result: LoadResult): void {
+  if (result.failed > 0) throw new Error(`${label}: ${result.failed} of ${result.requests} requests failed (non-2xx, error or timeout)`);
+  if (result.requests === 0) throw new Error(`${label}: no request completed`);
+}
