@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase } from './db/connection.js';
+import { openDatabase, openDatabaseReadOnly, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
 import { findUserByUsername } from './db/tables/users.js';
+import { formatNodeStatusJson, formatNodeStatusTable, formatNodeTable } from './geo/node-reports.js';
+import { readNodeStatuses } from './geo/node-statuses.js';
+import { allGeoNodes } from './geo/nodes.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/personal-access-tokens.js';
 import { createSite } from './server.js';
+import { readRevision, versionString } from './version.js';
 
 function configFrom(argv: { config?: string }): Config {
   return loadConfig({ file: argv.config, env: process.env });
@@ -38,6 +43,8 @@ function createToken(argv: { config?: string; user: string; scopes: string; name
   if (!scopes.length || unknown.length) throw new ConfigError(`--scopes: expected some of ${TOKEN_SCOPES.join(', ')}, got "${argv.scopes}"`);
   if (argv.expires !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(argv.expires)) throw new ConfigError(`--expires: expected YYYY-MM-DD, got "${argv.expires}"`);
   const config = configFrom(argv);
+  // A secondary's tables are copies of the primary's: a token made here would vanish at the next re-sync.
+  if (config.role === 'secondary') throw new ConfigError('token create: run it on the primary site; a secondary replicates its tokens from there');
   const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
   migrate(db);
   const user = findUserByUsername(db, argv.user);
@@ -48,6 +55,38 @@ function createToken(argv: { config?: string; user: string; scopes: string; name
   const { token } = createPersonalAccessToken(db, user.id, { name: argv.name, scopes, expiresAt: argv.expires ?? null });
   db.close();
   console.log(token);
+}
+
+/** Reads the site's database without changing it, beside a running site or not, in one read transaction (one consistent view). */
+function readSiteDatabase<T>(config: Config, read: (db: Db) => T): T {
+  const file = path.join(config.dataDir, 'geoforge.sqlite');
+  if (!existsSync(file)) throw new ConfigError(`no database at ${file}: start the site or run "geoforge migrate" first`);
+  const db = openDatabaseReadOnly(file);
+  try {
+    return db.transaction(() => read(db))();
+  } finally {
+    db.close();
+  }
+}
+
+/** The status of every node: the primary's from its event log, secondaries' from their stored reports. */
+async function geoStatus(argv: { config?: string; json?: boolean }): Promise<void> {
+  const config = configFrom(argv);
+  const revision = await readRevision();
+  const lines = readSiteDatabase(config, (db) =>
+    readNodeStatuses(db, {
+      isPrimarySite: config.role === 'primary',
+      staleSeconds: config.geo.statusStaleSeconds,
+      version: versionString(config.edition),
+      revision,
+      now: Date.now(),
+    }),
+  );
+  console.log(argv.json ? formatNodeStatusJson(lines) : formatNodeStatusTable(lines));
+}
+
+function geoNodes(argv: { config?: string }): void {
+  console.log(formatNodeTable(readSiteDatabase(configFrom(argv), allGeoNodes)));
 }
 
 async function main(): Promise<void> {
@@ -69,6 +108,17 @@ async function main(): Promise<void> {
               .option('expires', { type: 'string', describe: 'expiry date YYYY-MM-DD' }),
           (argv) => createToken({ ...argv, config: argv.config as string | undefined }),
         )
+        .demandCommand(1),
+    )
+    .command('geo', 'Geo replication, read from the site database', (y) =>
+      y
+        .command(
+          'status',
+          'print the status of every Geo node',
+          (c) => c.option('json', { type: 'boolean', default: false, describe: 'print JSON instead of a table' }),
+          (argv) => geoStatus({ json: argv.json, config: argv.config as string | undefined }),
+        )
+        .command('nodes', 'list the Geo nodes', (c) => c, (argv) => geoNodes({ config: argv.config as string | undefined }))
         .demandCommand(1),
     )
     .demandCommand(1)

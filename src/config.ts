@@ -40,7 +40,7 @@ export interface GeoTuning {
   readonly statusStaleSeconds: number;
   /** How many events one long-poll answer carries at most. */
   readonly eventBatchSize: number;
-  /** Pruning keeps at least this many of the newest events. */
+  /** Pruning by cursor keeps at least this many of the newest events (the retention cap below still applies). */
   readonly logKeepMin: number;
   /** Events older than this are pruned even if a secondary has not applied them. */
   readonly logRetentionHours: number;
@@ -165,6 +165,8 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
   if (role === 'secondary' && !primaryUrl) throw new ConfigError('GEOFORGE_PRIMARY_URL: required when GEOFORGE_ROLE is secondary');
   if (role === 'secondary' && !geoSecret) throw new ConfigError('GEOFORGE_GEO_SECRET: required when GEOFORGE_ROLE is secondary');
   if (geoSecret !== null && geoSecret.length < 16) throw new ConfigError('GEOFORGE_GEO_SECRET: expected at least 16 characters');
+  const rootPassword = str('rootPassword');
+  if (rootPassword !== null && (rootPassword.length < 8 || rootPassword.length > 128)) throw new ConfigError('GEOFORGE_ROOT_PASSWORD: expected 8 to 128 characters');
   const rootToken = str('rootToken');
   if (rootToken !== null && rootToken.length < 20) throw new ConfigError('GEOFORGE_ROOT_TOKEN: expected at least 20 characters');
 
@@ -179,7 +181,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     dataDir: path.resolve(str('dataDir') ?? defaults.dataDir),
     externalUrl: url('externalUrl'),
     rootToken,
-    rootPassword: str('rootPassword'),
+    rootPassword,
     role,
     primaryUrl,
     geoSecret,

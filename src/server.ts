@@ -20,6 +20,7 @@ import { userSshKeysRouter } from './api/user-ssh-keys.js';
 import { avatarRouter, userCustomAttributesRouter, usersRouter } from './api/users.js';
 import { impersonationTokensRouter } from './api/impersonation-tokens.js';
 import { namespacesRouter } from './api/namespaces.js';
+import { geoNodesRouter } from './api/geo-nodes.js';
 import { versionRouter } from './api/version.js';
 import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
@@ -50,6 +51,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   if (config.role === 'primary') await ensureRoot(db, config, log);
   const revision = await readRevision();
   const geo = createGeoRuntime(ctx, revision);
+  if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
   const app = buildApp(ctx, geo, revision);
 
   let server: Server | null = null;
@@ -92,14 +94,9 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(requestLog(ctx));
-  app.use(probesRouter(ctx, geo.ready));
   app.use(geo.early);
 
-  const tmpDir = path.join(ctx.config.dataDir, 'tmp');
-  const input = parseInput(tmpDir);
-  app.use(signInRouter(ctx, input));
-  app.use(avatarRouter(ctx));
-
+  const input = parseInput(path.join(ctx.config.dataDir, 'tmp'));
   const api = Router();
   api.use(input);
   api.use(geo.apiRouter);
@@ -112,9 +109,14 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(impersonationTokensRouter(ctx));
   api.use(userCustomAttributesRouter(ctx));
   api.use(namespacesRouter(ctx));
+  api.use(geoNodesRouter(ctx, geo));
   api.use(unknownRoute);
   api.use(errorHandler(ctx.log));
+  // The API comes first: it takes nearly every request, so nothing else is matched before it.
   app.use('/api/v4', api);
+  app.use(probesRouter(ctx, geo.ready));
+  app.use(signInRouter(ctx, input));
+  app.use(avatarRouter(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.log));

@@ -6,7 +6,7 @@ import { inTransaction } from '../db/connection.js';
 import { AppError, notFound } from '../errors.js';
 import { eventsAfterJson, logPosition } from '../geo/event-log.js';
 import type { EventWaiter } from '../geo/event-waiter.js';
-import { findGeoNodeByName, storeNodeStatus, upsertGeoNode } from '../geo/nodes.js';
+import { findGeoNodeByName, findGeoNodeByUrl, storeNodeStatus, upsertGeoNode } from '../geo/nodes.js';
 import { verifyGeoToken, GEO_AUTH_SCHEME, type GeoClaims } from '../geo/signing.js';
 import { createSnapshot } from '../geo/snapshot.js';
 import type { SiteContext } from '../site-context.js';
@@ -14,6 +14,14 @@ import { int, readParams, required, str } from './params.js';
 import { sendJson } from './respond.js';
 
 const MAX_WAIT_MS = 30_000;
+/** Fields of a status report the primary reads (pruning, lag): null, or a non-negative number (an integer for ids and times). */
+const STATUS_NUMBERS: Record<string, (value: number) => boolean> = {
+  last_event_id: Number.isSafeInteger,
+  last_event_timestamp: Number.isSafeInteger,
+  cursor_last_event_id: Number.isSafeInteger,
+  cursor_last_event_timestamp: Number.isSafeInteger,
+  db_replication_lag_seconds: Number.isFinite,
+};
 
 /** The signed caller; anything unsigned, expired or signed with another secret is a 401. */
 function requireGeoCaller(ctx: SiteContext, req: Request): GeoClaims {
@@ -42,8 +50,9 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
     requireGeoCaller(ctx, req);
     const { after, wait_ms: waitMs } = readParams(req.input, { after: required(int({ min: 0 })), wait_ms: int({ min: 0, max: MAX_WAIT_MS }) });
     await waiter.wait(after, waitMs ?? 0);
-    const { json } = eventsAfterJson(ctx.db, after, ctx.config.geo.eventBatchSize);
-    const position = logPosition(ctx.db);
+    // One read transaction: the page and the position must agree even while another process
+    // (the CLI, a prune) writes, or a secondary could take a concurrent prune for a gap.
+    const { json, position } = ctx.db.transaction(() => ({ ...eventsAfterJson(ctx.db, after, ctx.config.geo.eventBatchSize), position: logPosition(ctx.db) }))();
     const body = `{"lastEventId":${position.lastEventId},"lastEventAt":${position.lastEventAt ?? 'null'},"oldestEventId":${position.oldestEventId ?? 'null'},"events":${json}}`;
     res.status(200).set({ 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
   });
@@ -52,7 +61,11 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
     const { name, url } = readParams(req.input, { name: required(str({ max: 255 })), url: required(str({ max: 2048 })) });
     if (name !== claims.node) throw new AppError('forbidden', 'a node registers only itself');
     if (!/^https?:\/\/[^\s/]+/.test(url)) throw new AppError('invalid', { url: ['must be an http or https URL'] });
-    const node = inTransaction(ctx.db, () => upsertGeoNode(ctx.db, { name, url: url.replace(/\/+$/, ''), primary: false }));
+    const node = inTransaction(ctx.db, () => {
+      const owner = findGeoNodeByUrl(ctx.db, url.replace(/\/+$/, ''));
+      if (owner && owner.name !== name) throw new AppError('conflict', `409 Conflict - the URL ${owner.url} belongs to the node named ${owner.name}`);
+      return upsertGeoNode(ctx.db, { name, url: url.replace(/\/+$/, ''), primary: false });
+    });
     sendJson(res, 201, { id: node.id, name: node.name, url: node.url });
   });
   router.post('/geo/status', (req, res) => {
@@ -62,6 +75,13 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
     const status = req.body as Record<string, unknown>;
     if (typeof status !== 'object' || status === null || Array.isArray(status) || typeof status.healthy !== 'boolean') {
       throw new AppError('bad_request', 'status must be a GeoNodeStatus object');
+    }
+    // Pruning and the lag shown to admins read these; a report with nonsense there is refused, not stored.
+    for (const [field, valid] of Object.entries(STATUS_NUMBERS)) {
+      const value = status[field];
+      if (value !== undefined && value !== null && !(typeof value === 'number' && valid(value) && value >= 0)) {
+        throw new AppError('bad_request', `${field} must be a non-negative number or null`);
+      }
     }
     inTransaction(ctx.db, () => storeNodeStatus(ctx.db, node.id, { ...status, geo_node_id: node.id }, Date.now()));
     sendJson(res, 201, { geo_node_id: node.id });

@@ -19,6 +19,16 @@ export function openDatabase(file: string): Db {
   return db;
 }
 
+/**
+ * Opens an existing site database for reading only, for reports run beside the site (the CLI):
+ * WAL lets it read while the site writes, and it neither migrates nor changes anything.
+ */
+export function openDatabaseReadOnly(file: string): Db {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 const caches = new WeakMap<Db, Map<string, Statement>>();
 
 /** A prepared statement, compiled once per database and SQL text. */

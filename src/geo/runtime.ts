@@ -14,12 +14,13 @@ import { versionString } from '../version.js';
 import { GeoAgent } from './agent/agent.js';
 import { readCursor } from './agent/applier.js';
 import { swapInSnapshot } from './agent/bootstrap.js';
-import { PrimaryClient } from './agent/primary-client.js';
+import { PrimaryClient, PrimaryError } from './agent/primary-client.js';
 import { CursorWaiter } from './cursor-waiter.js';
 import { appendHeartbeat, lastEventId, logPosition, pruneEvents } from './event-log.js';
 import { EventWaiter } from './event-waiter.js';
 import { forwardWrites } from './forward-writes.js';
-import { findGeoNodeByName, upsertGeoNode } from './nodes.js';
+import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
+import { primarySelfStatus } from './node-statuses.js';
 import { ageStoredStatus, buildStatus, noBlobs, type GeoNodeStatus } from './status.js';
 
 /** The Geo side of one site: what runs, what it adds to the request path, and its live status. */
@@ -43,11 +44,8 @@ export function createGeoRuntime(ctx: SiteContext, revision: string): GeoRuntime
 }
 
 function storedStatusOf(ctx: SiteContext, nodeId: number): GeoNodeStatus | null {
-  const row = prepare(ctx.db, 'SELECT status, reported_at FROM geo_node_statuses WHERE geo_node_id = ?').get(nodeId) as
-    | { status: string; reported_at: number }
-    | undefined;
-  if (!row) return null;
-  return ageStoredStatus(JSON.parse(row.status) as GeoNodeStatus, row.reported_at, Date.now(), ctx.config.geo.statusStaleSeconds);
+  const report = readStoredNodeStatus(ctx.db, nodeId);
+  return report ? ageStoredStatus(report.status, report.reportedAt, Date.now(), ctx.config.geo.statusStaleSeconds) : null;
 }
 
 function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
@@ -77,20 +75,7 @@ function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     apiRouter: geoSiteRouter(ctx, waiter),
     currentStatus: () => {
       const node = findGeoNodeByName(ctx.db, ctx.nodeName);
-      if (!node) return null;
-      const position = logPosition(ctx.db);
-      return buildStatus({
-        nodeId: node.id,
-        lastEventId: position.lastEventId,
-        lastEventAt: position.lastEventAt,
-        cursorEventId: null,
-        cursorEventAt: null,
-        problems: [],
-        blobs: noBlobs(),
-        version: versionString(ctx.config.edition),
-        revision,
-        now: Date.now(),
-      });
+      return node ? primarySelfStatus(ctx.db, node.id, { version: versionString(ctx.config.edition), revision, now: Date.now() }) : null;
     },
     storedStatus: (nodeId) => storedStatusOf(ctx, nodeId),
     start: () => {
@@ -183,7 +168,12 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
       expression: everySeconds(ctx.config.geo.statusIntervalSeconds),
       run: async () => {
         const status = currentStatus();
-        if (status) await client.reportStatus(status);
+        if (!status) return;
+        // A 404 means an admin deleted this node on the primary: register again at the next step.
+        await client.reportStatus(status).catch((error: unknown) => {
+          if (error instanceof PrimaryError && error.status === 404) agent.forgetNode();
+          throw error;
+        });
       },
     },
   ];

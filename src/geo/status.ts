@@ -20,8 +20,9 @@ export interface GeoNodeStatus {
   cursor_last_event_id: number | null;
   cursor_last_event_timestamp: number | null;
   last_successful_status_check_timestamp: number | null;
-  version: string;
-  revision: string;
+  /** null only for a node that never reported (SPEC: absent values are null). */
+  version: string | null;
+  revision: string | null;
   [counter: string]: string | number | boolean | null;
 }
 
@@ -43,9 +44,10 @@ export interface StatusInput {
   /** Problems that make the node unhealthy, in words; empty when healthy. */
   problems: string[];
   blobs: Record<BlobKind, BlobCounts>;
-  version: string;
-  revision: string;
-  now: number;
+  version: string | null;
+  revision: string | null;
+  /** When the status was computed; null when it never was (a node that never reported). */
+  now: number | null;
 }
 
 /**
@@ -90,6 +92,27 @@ export function ageStoredStatus(stored: GeoNodeStatus, reportedAt: number, now: 
   if (age <= staleSeconds) return status;
   const problem = `Status check timed out: no report for ${age} seconds (limit ${staleSeconds})`;
   return { ...status, healthy: false, health_status: 'Unhealthy', health: stored.healthy ? problem : `${problem}; ${stored.health}` };
+}
+
+const NO_REPORT_YET = 'No status report received from this node yet';
+
+/**
+ * What GET /geo_nodes/status lists for a secondary that never reported: unhealthy with a text
+ * that says so, counters at zero, and null where only a report could tell (times, ids, version).
+ */
+export function unreportedStatus(nodeId: number): GeoNodeStatus {
+  return buildStatus({
+    nodeId,
+    lastEventId: null,
+    lastEventAt: null,
+    cursorEventId: null,
+    cursorEventAt: null,
+    problems: [NO_REPORT_YET],
+    blobs: noBlobs(),
+    version: null,
+    revision: null,
+    now: null,
+  });
 }
 
 /** Per-kind blob counts; every kind counts nothing until blob replication keeps a registry. */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.js';
 import { prepare } from '../db/connection.js';
-import type { UserRow } from '../db/tables/users.js';
+import { findUserById, type UserRow } from '../db/tables/users.js';
 import { today } from './clock.js';
 import { digestSecret } from './secrets.js';
 
@@ -16,14 +16,15 @@ export interface Actor {
 
 export type Credential = { kind: 'private_token' | 'bearer' | 'session'; secret: string };
 
-interface TokenJoin extends UserRow {
-  token_scopes: string;
-  token_impersonation: number;
-  token_revoked: number;
-  token_expires_at: string | null;
+interface TokenRow {
+  user_id: number;
+  scopes: string;
+  impersonation: number;
+  revoked: number;
+  expires_at: string | null;
 }
 
-const userCanSignIn = (user: UserRow) => user.state === 'active' && !user.ghost;
+const userCanSignIn = (user: UserRow | undefined): user is UserRow => !!user && user.state === 'active' && !user.ghost;
 
 /** Resolves a credential to an actor, or null when it is unknown, revoked, expired or its user blocked (all 401). */
 export function authenticateCredential(db: Db, credential: Credential): Actor | null {
@@ -33,47 +34,37 @@ export function authenticateCredential(db: Db, credential: Credential): Actor | 
 }
 
 function fromPersonalToken(db: Db, digest: string): Actor | null {
-  const row = prepare(
-    db,
-    `SELECT users.*, t.scopes AS token_scopes, t.impersonation AS token_impersonation, t.revoked AS token_revoked, t.expires_at AS token_expires_at
-     FROM personal_access_tokens t JOIN users ON users.id = t.user_id WHERE t.token_digest = ?`,
-  ).get(digest) as TokenJoin | undefined;
-  if (!row || row.token_revoked || isExpiredDate(row.token_expires_at) || !userCanSignIn(row)) return null;
-  return {
-    user: stripToken(row),
-    via: row.token_impersonation ? 'impersonation_token' : 'personal_access_token',
-    scopes: JSON.parse(row.token_scopes) as string[],
-    sudoFrom: null,
-  };
+  const token = prepare(db, 'SELECT user_id, scopes, impersonation, revoked, expires_at FROM personal_access_tokens WHERE token_digest = ?').get(digest) as
+    | TokenRow
+    | undefined;
+  if (!token || token.revoked || isExpiredDate(token.expires_at)) return null;
+  const user = findUserById(db, token.user_id);
+  if (!userCanSignIn(user)) return null;
+  return { user, via: token.impersonation ? 'impersonation_token' : 'personal_access_token', scopes: JSON.parse(token.scopes) as string[], sudoFrom: null };
 }
 
 function fromOauthToken(db: Db, digest: string): Actor | null {
-  const row = prepare(
-    db,
-    `SELECT users.*, t.scopes AS token_scopes, t.revoked AS token_revoked, t.expires_at AS token_expires_at
-     FROM oauth_access_tokens t JOIN users ON users.id = t.user_id WHERE t.token_digest = ?`,
-  ).get(digest) as TokenJoin | undefined;
-  if (!row || row.token_revoked || (row.token_expires_at && row.token_expires_at <= new Date().toISOString()) || !userCanSignIn(row)) return null;
-  return { user: stripToken(row), via: 'oauth_token', scopes: JSON.parse(row.token_scopes) as string[], sudoFrom: null };
+  const token = prepare(db, 'SELECT user_id, scopes, revoked, expires_at FROM oauth_access_tokens WHERE token_digest = ?').get(digest) as
+    | Omit<TokenRow, 'impersonation'>
+    | undefined;
+  if (!token || token.revoked || (token.expires_at && token.expires_at <= new Date().toISOString())) return null;
+  const user = findUserById(db, token.user_id);
+  if (!userCanSignIn(user)) return null;
+  return { user, via: 'oauth_token', scopes: JSON.parse(token.scopes) as string[], sudoFrom: null };
 }
 
 function fromSession(db: Db, digest: string): Actor | null {
-  const row = prepare(db, `SELECT users.*, s.expires_at AS token_expires_at FROM sessions s JOIN users ON users.id = s.user_id WHERE s.token_digest = ?`).get(
-    digest,
-  ) as TokenJoin | undefined;
-  if (!row || (row.token_expires_at ?? '') <= new Date().toISOString() || !userCanSignIn(row)) return null;
+  const session = prepare(db, 'SELECT user_id, expires_at FROM sessions WHERE token_digest = ?').get(digest) as { user_id: number; expires_at: string } | undefined;
+  if (!session || session.expires_at <= new Date().toISOString()) return null;
+  const user = findUserById(db, session.user_id);
+  if (!userCanSignIn(user)) return null;
   // A signed-in browser session acts with full API rights, as GitLab's web session does.
-  return { user: stripToken(row), via: 'session', scopes: ['api'], sudoFrom: null };
+  return { user, via: 'session', scopes: ['api'], sudoFrom: null };
 }
 
 /** A token whose expiry date has passed is inactive; one expiring today still works until midnight UTC. */
 export function isExpiredDate(expiresAt: string | null): boolean {
   return expiresAt !== null && expiresAt < today();
-}
-
-function stripToken(row: TokenJoin): UserRow {
-  const { token_scopes: _s, token_impersonation: _i, token_revoked: _r, token_expires_at: _e, ...user } = row;
-  return user;
 }
 
 /** Scopes of the read-only token kind allow GET on the users family alone (GITLAB-NOTES 1.7). */

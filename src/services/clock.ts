@@ -1,8 +1,20 @@
 /** Current time as stored: ISO 8601 UTC with milliseconds. */
 export const nowIso = (): string => new Date().toISOString();
 
-/** Today's date (UTC) as `YYYY-MM-DD`. */
-export const today = (): string => new Date().toISOString().slice(0, 10);
+let cachedDay = '';
+let cachedUntil = 0;
+
+/** Today's date (UTC) as `YYYY-MM-DD`; computed once per second, since every request asks. */
+export function today(): string {
+  const now = Date.now();
+  if (now >= cachedUntil) {
+    cachedDay = new Date(now).toISOString().slice(0, 10);
+    cachedUntil = Math.min(now + 1000, Date.UTC(...ymd(cachedDay)) + 86_400_000);
+  }
+  return cachedDay;
+}
+
+const ymd = (day: string): [number, number, number] => [Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))];
 
 /** The date `months` months before today, as `YYYY-MM-DD`. */
 export function monthsAgo(months: number): string {

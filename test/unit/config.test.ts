@@ -26,6 +26,8 @@ describe('loadConfig', () => {
     [{ GEOFORGE_ROLE: 'secondary' }, 'GEOFORGE_PRIMARY_URL: required when GEOFORGE_ROLE is secondary'],
     [{ GEOFORGE_EXTERNAL_URL: 'not a url' }, 'GEOFORGE_EXTERNAL_URL: expected an absolute URL, got "not a url"'],
     [{ GEOFORGE_ROOT_TOKEN: 'short' }, 'GEOFORGE_ROOT_TOKEN: expected at least 20 characters'],
+    [{ GEOFORGE_ROOT_PASSWORD: 'short' }, 'GEOFORGE_ROOT_PASSWORD: expected 8 to 128 characters'],
+    [{ GEOFORGE_GEO_EVENT_BATCH_SIZE: '0' }, 'GEOFORGE_GEO_EVENT_BATCH_SIZE: expected a whole number from 1 to 100000, got "0"'],
     [{ GEOFORGE_LDAP_URL: 'ldap://127.0.0.1:389' }, 'GEOFORGE_LDAP_BASE: required when GEOFORGE_LDAP_URL is set'],
   ])('names the bad setting: %j', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(new ConfigError(message));

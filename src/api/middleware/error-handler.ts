@@ -99,6 +99,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
   };
 }
 
+/** The route template for logs and metrics; a request stopped before routing (bad credentials, say) is named by its mount. */
 export function routeOf(req: Request): string {
-  return req.route ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+  if (req.route) return `${req.baseUrl}${String(req.route.path)}`;
+  return req.baseUrl ? `${req.baseUrl}/*` : 'unmatched';
 }

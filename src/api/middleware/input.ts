@@ -21,12 +21,15 @@ export const parseQuery = (text: string): Record<string, unknown> => qs.parse(te
  * body over it; JSON nulls mean "not given" (W7) and empty multipart parts are dropped (W10).
  */
 export function parseInput(tmpDir: string): RequestHandler[] {
-  return [
+  const parsers = [
     express.json({ limit: MAX_BODY, type: ['application/json', 'application/*+json'] }),
     express.urlencoded({ extended: true, limit: MAX_BODY, parameterLimit: QS_OPTIONS.parameterLimit }),
     multipart(tmpDir),
-    mergeInput,
   ];
+  // Reads carry their parameters in the query string; skipping the body parsers keeps hot GETs cheap.
+  const skipOnRead = (parser: RequestHandler): RequestHandler => (req, res, next) =>
+    req.method === 'GET' || req.method === 'HEAD' ? next() : parser(req, res, next);
+  return [...parsers.map(skipOnRead), mergeInput];
 }
 
 function mergeInput(req: Request, _res: Response, next: NextFunction): void {

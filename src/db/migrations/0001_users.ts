@@ -1,12 +1,15 @@
 import type { Migration } from '../migrate.js';
 
-/** Users, their namespaces and everything that authenticates them. Times are ISO 8601 UTC text, booleans 0/1. */
+/**
+ * Users, their namespaces and everything that authenticates them. Times are ISO 8601 UTC text,
+ * booleans 0/1. AUTOINCREMENT everywhere: as in GitLab, a deleted record's id is never reused.
+ */
 export const users: Migration = {
   version: 1,
   name: 'users',
   sql: `
 CREATE TABLE users (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   username TEXT NOT NULL,
   email TEXT NOT NULL,
   name TEXT NOT NULL,
@@ -45,7 +48,7 @@ CREATE INDEX users_last_activity_on ON users (last_activity_on);
 
 -- A user's personal namespace (kind 'user', path = username); groups are namespaces too.
 CREATE TABLE namespaces (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   name TEXT NOT NULL,
   path TEXT NOT NULL,
   kind TEXT NOT NULL CHECK (kind IN ('user', 'group')),
@@ -60,7 +63,7 @@ CREATE UNIQUE INDEX namespaces_user_owner ON namespaces (owner_id) WHERE kind = 
 CREATE INDEX namespaces_parent ON namespaces (parent_id);
 
 CREATE TABLE identities (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   provider TEXT NOT NULL,
   extern_uid TEXT NOT NULL,
@@ -70,7 +73,7 @@ CREATE UNIQUE INDEX identities_provider_uid ON identities (provider, extern_uid 
 CREATE UNIQUE INDEX identities_user_provider ON identities (user_id, provider);
 
 CREATE TABLE user_custom_attributes (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   key TEXT NOT NULL,
   value TEXT NOT NULL,
@@ -81,7 +84,7 @@ CREATE UNIQUE INDEX user_custom_attributes_user_key ON user_custom_attributes (u
 CREATE INDEX user_custom_attributes_key_value ON user_custom_attributes (key, value);
 
 CREATE TABLE ssh_keys (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   title TEXT NOT NULL,
   key TEXT NOT NULL,
@@ -92,7 +95,7 @@ CREATE UNIQUE INDEX ssh_keys_fingerprint ON ssh_keys (fingerprint);
 CREATE INDEX ssh_keys_user ON ssh_keys (user_id, id);
 
 CREATE TABLE gpg_keys (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   key TEXT NOT NULL,
   fingerprint TEXT NOT NULL,
@@ -103,7 +106,7 @@ CREATE UNIQUE INDEX gpg_keys_fingerprint ON gpg_keys (fingerprint);
 CREATE INDEX gpg_keys_user ON gpg_keys (user_id, id);
 
 CREATE TABLE emails (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   email TEXT NOT NULL,
   confirmed_at TEXT,
@@ -114,7 +117,7 @@ CREATE INDEX emails_user ON emails (user_id, id);
 
 -- Personal access tokens and impersonation tokens; only the SHA-256 digest of a secret is kept.
 CREATE TABLE personal_access_tokens (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   token_digest TEXT NOT NULL,
@@ -129,7 +132,7 @@ CREATE UNIQUE INDEX personal_access_tokens_digest ON personal_access_tokens (tok
 CREATE INDEX personal_access_tokens_user ON personal_access_tokens (user_id, impersonation, id);
 
 CREATE TABLE oauth_access_tokens (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   token_digest TEXT NOT NULL,
   refresh_digest TEXT,
@@ -142,7 +145,7 @@ CREATE UNIQUE INDEX oauth_access_tokens_digest ON oauth_access_tokens (token_dig
 CREATE UNIQUE INDEX oauth_access_tokens_refresh ON oauth_access_tokens (refresh_digest);
 
 CREATE TABLE sessions (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   token_digest TEXT NOT NULL,
   expires_at TEXT NOT NULL,

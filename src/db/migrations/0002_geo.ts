@@ -26,11 +26,13 @@ CREATE TABLE geo_cursor (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   last_event_id INTEGER NOT NULL,
   last_event_at INTEGER,
-  bootstrapped_at TEXT NOT NULL
+  bootstrapped_at TEXT NOT NULL,
+  -- The node's resync_requested_at this database already answered (compared, never clock-ordered).
+  resync_handled TEXT
 );
 
 CREATE TABLE geo_nodes (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   name TEXT NOT NULL,
   url TEXT NOT NULL,
   "primary" INTEGER NOT NULL DEFAULT 0,
@@ -48,7 +50,7 @@ CREATE UNIQUE INDEX geo_nodes_url ON geo_nodes (url);
 
 -- The last status each secondary reported; status is the GeoNodeStatus object as JSON.
 CREATE TABLE geo_node_statuses (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   geo_node_id INTEGER NOT NULL REFERENCES geo_nodes (id) ON DELETE CASCADE,
   status TEXT NOT NULL,
   reported_at INTEGER NOT NULL

@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
-import type { Db } from '../../db/connection.js';
+import { prepare, type Db } from '../../db/connection.js';
 import { Applier, GapError, readCursor, type Cursor } from './applier.js';
 import { findGeoNode } from '../nodes.js';
 import { prepareSnapshot } from './bootstrap.js';
 import type { PrimaryClient } from './primary-client.js';
 
 const LONG_POLL_MS = 10_000;
-const MAX_BACKOFF_MS = 10_000;
+/** Short: forwarded writes wait on this loop, so it must notice a returning primary quickly. */
+const MAX_BACKOFF_MS = 2_000;
 
 /** What the agent knows, for status and metrics. */
 export interface AgentState {
@@ -73,8 +74,9 @@ export class GeoAgent {
     let failures = 0;
     while (!this.stopped) {
       try {
-        if (!this.state.bootstrapped || this.state.behindPrunedHorizon) await this.bootstrap();
+        // Registered first, so the primary's pruning counts this node before its snapshot is even taken.
         if (this.state.nodeId === null) this.state.nodeId = (await this.client.register(this.host.externalUrl())).id;
+        if (!this.state.bootstrapped || this.state.behindPrunedHorizon) await this.bootstrap();
         await this.pullOnce();
         this.state.lastError = null;
         failures = 0;
@@ -98,12 +100,16 @@ export class GeoAgent {
     const page = await this.client.events(cursor.lastEventId, LONG_POLL_MS, this.abort.signal);
     this.state.primaryLastEventId = page.lastEventId;
     this.state.primaryLastEventAt = page.lastEventAt;
-    if (page.oldestEventId !== null && page.oldestEventId > cursor.lastEventId + 1 && !page.events.length) {
+    // Events after the cursor exist (lastEventId) but the oldest kept is past the next one, or the
+    // log is empty: they were pruned, and only a snapshot can bring this site back.
+    const oldestKept = page.oldestEventId ?? page.lastEventId + 1;
+    if (page.lastEventId > cursor.lastEventId && oldestKept > cursor.lastEventId + 1) {
       this.state.behindPrunedHorizon = true;
-      throw new GapError(`cursor ${cursor.lastEventId} is behind the primary's pruned horizon (oldest event ${page.oldestEventId}); re-bootstrapping`);
+      throw new GapError(
+        `cursor ${cursor.lastEventId} is behind the primary's pruned horizon (oldest event ${page.oldestEventId ?? 'none: the log is empty'}, newest ${page.lastEventId}); re-bootstrapping`,
+      );
     }
     if (page.events.length && page.events[0][0] !== cursor.lastEventId + 1) {
-      if (page.oldestEventId !== null && page.oldestEventId > cursor.lastEventId + 1) this.state.behindPrunedHorizon = true;
       throw new GapError(`primary sent event ${page.events[0][0]} after cursor ${cursor.lastEventId}`);
     }
     this.applier ??= new Applier(this.host.db());
@@ -112,11 +118,20 @@ export class GeoAgent {
     if (page.events.length) this.host.onApplied(readCursor(this.host.db())!);
   }
 
-  /** POST /geo_nodes/:id/repair sets resync_requested_at on this node's row, which replicates here. */
+  /**
+   * POST /geo_nodes/:id/repair sets resync_requested_at on this node's row, which replicates here;
+   * a value this database has not answered yet asks for a fresh snapshot. Compared for equality,
+   * so the two sites' clocks never matter.
+   */
   private resyncRequested(cursor: Cursor): boolean {
     if (this.state.nodeId === null) return false;
-    const requested = findGeoNode(this.host.db(), this.state.nodeId)?.resync_requested_at;
-    return !!requested && requested > cursor.bootstrappedAt;
+    const requested = findGeoNode(this.host.db(), this.state.nodeId)?.resync_requested_at ?? null;
+    return requested !== null && requested !== cursor.resyncHandled;
+  }
+
+  /** Forgets the node id, so the next step registers again (the node was deleted on the primary). */
+  forgetNode(): void {
+    this.state.nodeId = null;
   }
 
   private async bootstrap(): Promise<void> {
@@ -124,6 +139,9 @@ export class GeoAgent {
     const prepared = await prepareSnapshot(this.client, this.host.dataDir);
     this.applier = null;
     await this.host.swapDatabase(prepared.file);
+    // The snapshot holds this node's row as of now: any repair requested so far is answered by it.
+    const requested = this.state.nodeId === null ? null : (findGeoNode(this.host.db(), this.state.nodeId)?.resync_requested_at ?? null);
+    prepare(this.host.db(), 'UPDATE geo_cursor SET resync_handled = ? WHERE id = 1').run(requested);
     this.state.bootstrapped = true;
     this.state.behindPrunedHorizon = false;
     this.host.log.info({ last_event_id: prepared.lastEventId }, 'geo agent: bootstrapped');

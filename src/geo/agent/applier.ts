@@ -8,15 +8,16 @@ export interface Cursor {
   readonly lastEventId: number;
   readonly lastEventAt: number | null;
   readonly bootstrappedAt: string;
+  readonly resyncHandled: string | null;
 }
 
 export class GapError extends Error {}
 
 export function readCursor(db: Db): Cursor | null {
-  const row = prepare(db, 'SELECT last_event_id, last_event_at, bootstrapped_at FROM geo_cursor WHERE id = 1').get() as
-    | { last_event_id: number; last_event_at: number | null; bootstrapped_at: string }
+  const row = prepare(db, 'SELECT last_event_id, last_event_at, bootstrapped_at, resync_handled FROM geo_cursor WHERE id = 1').get() as
+    | { last_event_id: number; last_event_at: number | null; bootstrapped_at: string; resync_handled: string | null }
     | undefined;
-  return row ? { lastEventId: row.last_event_id, lastEventAt: row.last_event_at, bootstrappedAt: row.bootstrapped_at } : null;
+  return row ? { lastEventId: row.last_event_id, lastEventAt: row.last_event_at, bootstrappedAt: row.bootstrapped_at, resyncHandled: row.resync_handled } : null;
 }
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;

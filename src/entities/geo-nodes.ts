@@ -1,0 +1,24 @@
+import type { GeoNodeRow } from '../geo/nodes.js';
+
+export interface GeoNodeContext {
+  readonly externalUrl: string;
+  /** The name of the node the caller is using; that node shows `current: true`. */
+  readonly currentNode: string;
+}
+
+/** Geo node (SPEC: Geo node), plus `name` and the `_links` later GitLab versions add (GITLAB-NOTES 2.7). */
+export function geoNode(row: GeoNodeRow, ctx: GeoNodeContext) {
+  const self = `${ctx.externalUrl}/api/v4/geo_nodes/${row.id}`;
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    primary: row.primary === 1,
+    enabled: row.enabled === 1,
+    current: row.name === ctx.currentNode,
+    files_max_capacity: row.files_max_capacity,
+    repos_max_capacity: row.repos_max_capacity,
+    clone_protocol: row.clone_protocol,
+    _links: { self, status: `${self}/status`, repair: `${self}/repair` },
+  };
+}
