@@ -27,27 +27,13 @@ async function expectConverged(primary: SiteProcess, secondary: SiteProcess, tim
   );
 }
 
-/**
- * The stored status of a node as the primary shows it: GET /geo_nodes/status when that API exists,
- * else the geo_node_statuses row in the primary's SQLite file.
- */
+/** The status of a node as the primary serves it at GET /geo_nodes/status. */
 async function statusOf(primary: SiteProcess, nodeName: string): Promise<Record<string, any> | null> {
-  const db = primary.openReadOnly();
-  let nodeId: number | undefined;
-  let stored: string | undefined;
-  try {
-    nodeId = db.prepare('SELECT id FROM geo_nodes WHERE name = ?').pluck().get(nodeName) as number | undefined;
-    if (nodeId === undefined) return null;
-    stored = db.prepare('SELECT status FROM geo_node_statuses WHERE geo_node_id = ?').pluck().get(nodeId) as string | undefined;
-  } finally {
-    db.close();
-  }
+  const nodes = await primary.api('/geo_nodes');
+  const node = nodes.body.find((candidate: { name: string }) => candidate.name === nodeName);
+  if (!node) return null;
   const response = await primary.api('/geo_nodes/status');
-  if (response.status === 200 && Array.isArray(response.body)) {
-    const served = response.body.find((status: { geo_node_id: number }) => status.geo_node_id === nodeId);
-    if (served) return served;
-  }
-  return stored ? (JSON.parse(stored) as Record<string, any>) : null;
+  return response.body.find((status: { geo_node_id: number }) => status.geo_node_id === node.id) ?? null;
 }
 
 describe('multi-site replication: a primary and two secondaries as real processes', () => {
@@ -178,6 +164,42 @@ describe('multi-site replication: a primary and two secondaries as real processe
       expect(status.db_replication_lag_seconds).toBeGreaterThanOrEqual(0);
       expect(status.cursor_last_event_timestamp).toBeGreaterThanOrEqual(before!.cursor_last_event_timestamp ?? 0);
     }
+  });
+
+  it('serves the geo_nodes API on a secondary, with current naming the site that answers', async () => {
+    const nodes = await s1.api('/geo_nodes');
+    expect(nodes.status).toBe(200);
+    const byName = Object.fromEntries(nodes.body.map((node: { name: string }) => [node.name, node]));
+    expect(byName[primary.name]).toMatchObject({ primary: true, current: false, enabled: true, clone_protocol: 'http' });
+    expect(byName[s1.name]).toMatchObject({ primary: false, current: true, url: s1.url });
+    expect(byName[s2.name]).toMatchObject({ primary: false, current: false });
+    for (const node of nodes.body) {
+      expect(typeof node.id).toBe('number');
+      expect(typeof node.files_max_capacity).toBe('number');
+      expect(typeof node.repos_max_capacity).toBe('number');
+    }
+
+    // The secondary's own status is live: its cursor is the one it holds right now.
+    const own = await s1.api(`/geo_nodes/${byName[s1.name].id}/status`);
+    expect(own.status).toBe(200);
+    expect(own.body).toMatchObject({ geo_node_id: byName[s1.name].id, healthy: true, health: 'Healthy', health_status: 'Healthy' });
+    const cursor = s1.openReadOnly();
+    try {
+      const held = cursor.prepare('SELECT last_event_id FROM geo_cursor').pluck().get() as number;
+      expect(own.body.cursor_last_event_id).toBeGreaterThanOrEqual(held - 5);
+    } finally {
+      cursor.close();
+    }
+    for (const field of ['db_replication_lag_seconds', 'last_event_id', 'last_event_timestamp', 'cursor_last_event_id', 'cursor_last_event_timestamp', 'last_successful_status_check_timestamp']) {
+      expect(Number.isInteger(own.body[field]), field).toBe(true);
+    }
+    expect(own.body.repositories_synced_in_percentage).toMatch(/^\d+\.\d{2}%$/);
+
+    const all = await s1.api('/geo_nodes/status');
+    expect(all.body.map((status: { geo_node_id: number }) => status.geo_node_id).sort()).toEqual([byName[s1.name].id, byName[s2.name].id].sort());
+    expect(await s1.api('/geo_nodes/current/failures')).toMatchObject({ status: 200, body: [] });
+    expect((await primary.api('/geo_nodes/current/failures')).status).toBe(403);
+    expect((await s1.api('/geo_nodes', { as: null })).status).toBe(401);
   });
 
   it('converges exactly, applying no event twice, after a secondary is SIGKILLed during a burst of 1,000 writes', async () => {
