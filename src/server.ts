@@ -11,7 +11,6 @@ import { authenticate } from './api/middleware/authenticate.js';
 import { errorHandler, unknownRoute } from './api/middleware/error-handler.js';
 import { parseInput, parseQuery } from './api/middleware/input.js';
 import { requestLog } from './api/middleware/request-log.js';
-import { sudo } from './api/middleware/sudo.js';
 import { probesRouter } from './api/probes.js';
 import { signInRouter } from './api/sign-in.js';
 import { userEmailsRouter } from './api/user-emails.js';
@@ -99,8 +98,8 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   const input = parseInput(path.join(ctx.config.dataDir, 'tmp'));
   const api = Router();
   api.use(input);
-  api.use(geo.apiRouter);
-  api.use(authenticate(ctx), sudo(ctx));
+  api.use('/geo', geo.apiRouter);
+  api.use(authenticate(ctx));
   api.use(versionRouter(ctx, revision));
   api.use(usersRouter(ctx));
   api.use(userSshKeysRouter(ctx));

@@ -33,12 +33,12 @@ function requireGeoCaller(ctx: SiteContext, req: Request): GeoClaims {
 }
 
 /**
- * The primary's site-to-site API under /api/v4/geo: database snapshot, event stream,
+ * The primary's site-to-site API, mounted at /api/v4/geo: database snapshot, event stream,
  * node registration and status reports (DESIGN.md, Replication).
  */
 export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
   const router = Router();
-  router.get('/geo/snapshot', async (req, res) => {
+  router.get('/snapshot', async (req, res) => {
     requireGeoCaller(ctx, req);
     const { file, lastEventId } = await createSnapshot(ctx.db, path.join(ctx.config.dataDir, 'tmp'));
     res.on('close', () => void rm(file, { force: true }));
@@ -46,7 +46,7 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
     res.status(200).set({ 'Content-Type': 'application/vnd.sqlite3', 'Content-Length': String(size), 'X-Geo-Last-Event-Id': String(lastEventId) });
     createReadStream(file).pipe(res);
   });
-  router.get('/geo/events', async (req, res) => {
+  router.get('/events', async (req, res) => {
     requireGeoCaller(ctx, req);
     const { after, wait_ms: waitMs } = readParams(req.input, { after: required(int({ min: 0 })), wait_ms: int({ min: 0, max: MAX_WAIT_MS }) });
     await waiter.wait(after, waitMs ?? 0);
@@ -56,7 +56,7 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
     const body = `{"lastEventId":${position.lastEventId},"lastEventAt":${position.lastEventAt ?? 'null'},"oldestEventId":${position.oldestEventId ?? 'null'},"events":${json}}`;
     res.status(200).set({ 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
   });
-  router.post('/geo/nodes', (req, res) => {
+  router.post('/nodes', (req, res) => {
     const claims = requireGeoCaller(ctx, req);
     const { name, url } = readParams(req.input, { name: required(str({ max: 255 })), url: required(str({ max: 2048 })) });
     if (name !== claims.node) throw new AppError('forbidden', 'a node registers only itself');
@@ -68,7 +68,7 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
     });
     sendJson(res, 201, { id: node.id, name: node.name, url: node.url });
   });
-  router.post('/geo/status', (req, res) => {
+  router.post('/status', (req, res) => {
     const claims = requireGeoCaller(ctx, req);
     const node = findGeoNodeByName(ctx.db, claims.node);
     if (!node) throw notFound('GeoNode');

@@ -21,9 +21,9 @@ function readLogin(input: Input) {
 }
 
 /** Session sign-in and OAuth 2 password grant, outside /api/v4 as in GitLab. */
-export function signInRouter(ctx: SiteContext, input: RequestHandler[]): Router {
+export function signInRouter(ctx: SiteContext, input: RequestHandler): Router {
   const router = Router();
-  router.post('/users/sign_in', ...input, async (req: Request, res: Response) => {
+  router.post('/users/sign_in', input, async (req: Request, res: Response) => {
     const { login, password, new_password: newPassword } = readLogin(req.input);
     const user = await checkLogin(ctx.db, login, password, newPassword);
     if (typeof user === 'string') throw new AppError(user === 'weak_password' ? 'bad_request' : 'unauthorized', failureText[user]);
@@ -32,7 +32,7 @@ export function signInRouter(ctx: SiteContext, input: RequestHandler[]): Router 
     res.setHeader('Set-Cookie', `${SESSION_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Lax${secure}`);
     res.redirect(302, `${ctx.externalUrl}/`);
   });
-  router.post('/oauth/token', ...input, async (req: Request, res: Response) => {
+  router.post('/oauth/token', input, async (req: Request, res: Response) => {
     const { grant_type: grantType } = readParams(req.input, { grant_type: required(str()) });
     if (grantType === 'refresh_token') {
       const { refresh_token: refreshToken } = readParams(req.input, { refresh_token: required(str()) });

@@ -1,28 +1,34 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors.js';
-import { authenticateCredential, missingScope, touchActivity, type Credential } from '../../services/authentication.js';
+import { authenticateCredential, missingScope, touchActivity, type Actor, type Credential } from '../../services/authentication.js';
+import { applySudo } from './sudo.js';
 import type { SiteContext } from '../../site-context.js';
 
 export const SESSION_COOKIE = '_geoforge_session';
 
 /**
- * Sets req.actor from a personal, impersonation or OAuth token, or the session cookie. A
- * credential that is present but unusable is a 401 even on public reads (GITLAB-NOTES 1.4).
+ * Sets req.actor from a personal, impersonation or OAuth token, or the session cookie, then
+ * applies sudo. A credential that is present but unusable is a 401 even on public reads
+ * (GITLAB-NOTES 1.4).
  */
 export function authenticate(ctx: SiteContext): RequestHandler {
   return (req, _res, next) => {
-    const credential = readCredential(req);
-    req.actor = null;
-    if (!credential) return next();
-    const actor = authenticateCredential(ctx.db, credential);
-    if (!actor) throw new AppError('unauthorized');
-    const scope = missingScope(actor.scopes, req.method, req.path);
-    if (scope) throw new AppError('insufficient_scope', scope);
-    // A secondary never writes replicated rows itself; activity is recorded where writes land.
-    if (ctx.config.role === 'primary') touchActivity(ctx.db, actor.user);
-    req.actor = actor;
+    req.actor = identify(ctx, req);
+    applySudo(ctx, req);
     next();
   };
+}
+
+function identify(ctx: SiteContext, req: Request): Actor | null {
+  const credential = readCredential(req);
+  if (!credential) return null;
+  const actor = authenticateCredential(ctx.db, credential);
+  if (!actor) throw new AppError('unauthorized');
+  const scope = missingScope(actor.scopes, req.method, req.path);
+  if (scope) throw new AppError('insufficient_scope', scope);
+  // A secondary never writes replicated rows itself; activity is recorded where writes land.
+  if (ctx.config.role === 'primary') touchActivity(ctx.db, actor.user);
+  return actor;
 }
 
 function readCredential(req: Request): Credential | null {

@@ -17,19 +17,24 @@ const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 5000, depth: 3 } as const
 export const parseQuery = (text: string): Record<string, unknown> => qs.parse(text, QS_OPTIONS);
 
 /**
- * Body parsers for JSON, urlencoded and multipart, then one merged `req.input`: query first,
- * body over it; JSON nulls mean "not given" (W7) and empty multipart parts are dropped (W10).
+ * One middleware: body parsers for JSON, urlencoded and multipart, then one merged `req.input`:
+ * query first, body over it; JSON nulls mean "not given" (W7) and empty multipart parts are
+ * dropped (W10). Reads carry their parameters in the query string, so they skip the parsers.
  */
-export function parseInput(tmpDir: string): RequestHandler[] {
-  const parsers = [
+export function parseInput(tmpDir: string): RequestHandler {
+  const parsers: RequestHandler[] = [
     express.json({ limit: MAX_BODY, type: ['application/json', 'application/*+json'] }),
     express.urlencoded({ extended: true, limit: MAX_BODY, parameterLimit: QS_OPTIONS.parameterLimit }),
     multipart(tmpDir),
   ];
-  // Reads carry their parameters in the query string; skipping the body parsers keeps hot GETs cheap.
-  const skipOnRead = (parser: RequestHandler): RequestHandler => (req, res, next) =>
-    req.method === 'GET' || req.method === 'HEAD' ? next() : parser(req, res, next);
-  return [...parsers.map(skipOnRead), mergeInput];
+  return (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return mergeInput(req, res, next);
+    const run = (index: number): void => {
+      if (index === parsers.length) return mergeInput(req, res, next);
+      parsers[index](req, res, (error?: unknown) => (error ? next(error) : run(index + 1)));
+    };
+    run(0);
+  };
 }
 
 function mergeInput(req: Request, _res: Response, next: NextFunction): void {

@@ -1,25 +1,22 @@
-import type { RequestHandler } from 'express';
+import type { Request } from 'express';
 import { AppError, forbidden, notFound } from '../../errors.js';
 import { findUserById, findUserByUsername } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
 
 /** Sudo as the SPEC orders its checks: 401, admin, token kind, scope, then the target user (GITLAB-NOTES 1.4). */
-export function sudo(ctx: SiteContext): RequestHandler {
-  return (req, _res, next) => {
-    const header = req.headers.sudo;
-    const raw = req.input.sudo ?? (typeof header === 'string' ? header : undefined);
-    if (raw === undefined || raw === '') return next();
-    const actor = req.actor;
-    if (!actor) throw new AppError('unauthorized');
-    if (!actor.user.admin) throw forbidden('Must be admin to use sudo');
-    if (actor.via !== 'personal_access_token' && actor.via !== 'oauth_token') {
-      throw forbidden('Must be authenticated using an OAuth or Personal Access Token to use sudo');
-    }
-    if (!actor.scopes.includes('sudo')) throw new AppError('insufficient_scope', 'sudo');
-    const id = String(raw);
-    const target = /^\d+$/.test(id) ? findUserById(ctx.db, Number(id)) : findUserByUsername(ctx.db, id);
-    if (!target || target.ghost) throw notFound(`User with ID or username '${id}'`);
-    req.actor = { ...actor, user: target, sudoFrom: actor.user };
-    next();
-  };
+export function applySudo(ctx: SiteContext, req: Request): void {
+  const header = req.headers.sudo;
+  const raw = req.input.sudo ?? (typeof header === 'string' ? header : undefined);
+  if (raw === undefined || raw === '') return;
+  const actor = req.actor;
+  if (!actor) throw new AppError('unauthorized');
+  if (!actor.user.admin) throw forbidden('Must be admin to use sudo');
+  if (actor.via !== 'personal_access_token' && actor.via !== 'oauth_token') {
+    throw forbidden('Must be authenticated using an OAuth or Personal Access Token to use sudo');
+  }
+  if (!actor.scopes.includes('sudo')) throw new AppError('insufficient_scope', 'sudo');
+  const id = String(raw);
+  const target = /^\d+$/.test(id) ? findUserById(ctx.db, Number(id)) : findUserByUsername(ctx.db, id);
+  if (!target || target.ghost) throw notFound(`User with ID or username '${id}'`);
+  req.actor = { ...actor, user: target, sudoFrom: actor.user };
 }

@@ -81,7 +81,10 @@ export function deleteUserRow(db: Db, id: number): void {
 export function identitiesOf(db: Db, userIds: readonly number[]): Map<number, IdentityRow[]> {
   const byUser = new Map<number, IdentityRow[]>();
   if (!userIds.length) return byUser;
-  const rows = prepare(db, `SELECT id, user_id, provider, extern_uid FROM identities WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY id`).all(
+  const rows =
+    userIds.length === 1
+      ? (prepare(db, 'SELECT id, user_id, provider, extern_uid FROM identities WHERE user_id = ? ORDER BY id').all(userIds[0]) as IdentityRow[])
+      : prepare(db, `SELECT id, user_id, provider, extern_uid FROM identities WHERE user_id IN (SELECT value FROM json_each(?)) ORDER BY id`).all(
     JSON.stringify(userIds),
   ) as IdentityRow[];
   for (const row of rows) {
