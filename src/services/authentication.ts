@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.js';
 import { prepare } from '../db/connection.js';
 import { findUserById, type UserRow } from '../db/tables/users.js';
+import { cachedActor } from './actor-cache.js';
 import { today } from './clock.js';
 import { digestSecret } from './secrets.js';
 
@@ -26,40 +27,49 @@ interface TokenRow {
 
 const userCanSignIn = (user: UserRow | undefined): user is UserRow => !!user && user.state === 'active' && !user.ghost;
 
+type Resolved = { actor: Actor; validUntil: number } | null;
+
 /** Resolves a credential to an actor, or null when it is unknown, revoked, expired or its user blocked (all 401). */
 export function authenticateCredential(db: Db, credential: Credential): Actor | null {
   const digest = digestSecret(credential.secret);
-  if (credential.kind === 'session') return fromSession(db, digest);
-  return fromPersonalToken(db, digest) ?? (credential.kind === 'bearer' ? fromOauthToken(db, digest) : null);
+  return cachedActor(db, `${credential.kind}:${digest}`, () => {
+    if (credential.kind === 'session') return fromSession(db, digest);
+    return fromPersonalToken(db, digest) ?? (credential.kind === 'bearer' ? fromOauthToken(db, digest) : null);
+  });
 }
 
-function fromPersonalToken(db: Db, digest: string): Actor | null {
+/** The end of a token's last valid day: it works through its expiry date (UTC). */
+const endOfDay = (date: string | null) => (date === null ? Infinity : Date.parse(`${date}T00:00:00Z`) + 86_400_000);
+
+function fromPersonalToken(db: Db, digest: string): Resolved {
   const token = prepare(db, 'SELECT user_id, scopes, impersonation, revoked, expires_at FROM personal_access_tokens WHERE token_digest = ?').get(digest) as
     | TokenRow
     | undefined;
   if (!token || token.revoked || isExpiredDate(token.expires_at)) return null;
   const user = findUserById(db, token.user_id);
   if (!userCanSignIn(user)) return null;
-  return { user, via: token.impersonation ? 'impersonation_token' : 'personal_access_token', scopes: JSON.parse(token.scopes) as string[], sudoFrom: null };
+  const via = token.impersonation ? 'impersonation_token' : 'personal_access_token';
+  return { actor: { user, via, scopes: JSON.parse(token.scopes) as string[], sudoFrom: null }, validUntil: endOfDay(token.expires_at) };
 }
 
-function fromOauthToken(db: Db, digest: string): Actor | null {
+function fromOauthToken(db: Db, digest: string): Resolved {
   const token = prepare(db, 'SELECT user_id, scopes, revoked, expires_at FROM oauth_access_tokens WHERE token_digest = ?').get(digest) as
     | Omit<TokenRow, 'impersonation'>
     | undefined;
   if (!token || token.revoked || (token.expires_at && token.expires_at <= new Date().toISOString())) return null;
   const user = findUserById(db, token.user_id);
   if (!userCanSignIn(user)) return null;
-  return { user, via: 'oauth_token', scopes: JSON.parse(token.scopes) as string[], sudoFrom: null };
+  const validUntil = token.expires_at ? Date.parse(token.expires_at) : Infinity;
+  return { actor: { user, via: 'oauth_token', scopes: JSON.parse(token.scopes) as string[], sudoFrom: null }, validUntil };
 }
 
-function fromSession(db: Db, digest: string): Actor | null {
+function fromSession(db: Db, digest: string): Resolved {
   const session = prepare(db, 'SELECT user_id, expires_at FROM sessions WHERE token_digest = ?').get(digest) as { user_id: number; expires_at: string } | undefined;
   if (!session || session.expires_at <= new Date().toISOString()) return null;
   const user = findUserById(db, session.user_id);
   if (!userCanSignIn(user)) return null;
   // A signed-in browser session acts with full API rights, as GitLab's web session does.
-  return { user, via: 'session', scopes: ['api'], sudoFrom: null };
+  return { actor: { user, via: 'session', scopes: ['api'], sudoFrom: null }, validUntil: Date.parse(session.expires_at) };
 }
 
 /** A token whose expiry date has passed is inactive; one expiring today still works until midnight UTC. */

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { request } from 'undici';
 import { createUser, tokenFor, type TestUser } from '../helpers/factories.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
@@ -99,6 +102,19 @@ describe('authentication', () => {
     expect(version.status).toBe(403);
     expect(version.body).toMatchObject({ error: 'insufficient_scope', scope: 'api' });
     expect((await site.api('/user/emails', { as: token, method: 'POST', body: { email: 'x@example.com' } })).status).toBe(403);
+  });
+
+  it('notices a token revoked by another process at once, though resolved actors are cached', async () => {
+    const token = tokenFor(site, alice.id, ['api']);
+    expect((await whoAmI({ 'private-token': token })).status).toBe(200);
+    expect((await whoAmI({ 'private-token': token })).status).toBe(200);
+    const other = new Database(path.join(site.dataDir, 'geoforge.sqlite'));
+    try {
+      other.prepare('UPDATE personal_access_tokens SET revoked = 1 WHERE token_digest = ?').run(createHash('sha256').update(token).digest('hex'));
+    } finally {
+      other.close();
+    }
+    expect((await whoAmI({ 'private-token': token })).status).toBe(401);
   });
 
   it('never stores a token in clear', async () => {
