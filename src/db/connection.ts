@@ -46,7 +46,20 @@ export function prepare(db: Db, sql: string): Statement {
   return statement;
 }
 
-/** Runs `work` in one IMMEDIATE transaction: it takes the write lock up front, so two processes never deadlock on upgrade. */
+/**
+ * Runs `work` in one IMMEDIATE transaction: it takes the write lock up front, so two processes
+ * never deadlock on upgrade. Called inside a transaction, `work` joins it. Prepared BEGIN and
+ * COMMIT, rather than db.transaction(), which would build a new wrapper for every closure.
+ */
 export function inTransaction<T>(db: Db, work: () => T): T {
-  return db.transaction(work).immediate();
+  if (db.inTransaction) return work();
+  prepare(db, 'BEGIN IMMEDIATE').run();
+  try {
+    const result = work();
+    prepare(db, 'COMMIT').run();
+    return result;
+  } catch (error) {
+    if (db.inTransaction) prepare(db, 'ROLLBACK').run();
+    throw error;
+  }
 }

@@ -154,11 +154,12 @@ export async function createUser(db: Db, attrs: UserInput & { username: string; 
 
 /** Updates a user; a new password set through the API must be changed at the next sign-in (SPEC: PUT /users/:id). */
 export async function updateUser(db: Db, id: number, attrs: UserInput): Promise<UserRow> {
-  getUser(db, id);
   assertValid(attrs);
+  // A missing user is a 404 before any password is hashed.
+  if (attrs.password !== undefined) getUser(db, id);
   const passwordHash = attrs.password !== undefined ? await hashPassword(attrs.password) : null;
   return inTransaction(db, () => {
-    getUser(db, id);
+    const user = getUser(db, id);
     assertAvailable(db, attrs, id);
     const now = nowIso();
     const columns: UserColumns = { ...columnsOf(attrs), updated_at: now };
@@ -169,10 +170,11 @@ export async function updateUser(db: Db, id: number, attrs: UserInput): Promise<
     if (attrs.skip_confirmation) columns.confirmed_at = now;
     updateUserRow(db, id, columns);
     if (attrs.email !== undefined) deleteSecondaryEmail(db, id, attrs.email);
-    const user = findUserById(db, id)!;
-    if (attrs.username !== undefined || attrs.name !== undefined) renameUserNamespace(db, id, user.username, user.name, now);
+    // The row as written: no trigger or default changes a users row on update.
+    const updated: UserRow = { ...user, ...columns };
+    if (attrs.username !== undefined || attrs.name !== undefined) renameUserNamespace(db, id, updated.username, updated.name, now);
     if (attrs.extern_uid !== undefined && attrs.provider !== undefined) upsertIdentity(db, id, attrs.provider, attrs.extern_uid, now);
-    return findUserById(db, id)!;
+    return updated;
   });
 }
 
