@@ -9,6 +9,16 @@ export interface NamespaceRow {
   owner_id: number | null;
   parent_id: number | null;
   full_path: string;
+  full_name: string;
+  description: string;
+  visibility_level: number;
+  lfs_enabled: number;
+  request_access_enabled: number;
+  membership_lock: number;
+  share_with_group_lock: number;
+  shared_runners_minutes_limit: number | null;
+  avatar_path: string | null;
+  ldap_synced_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -22,21 +32,18 @@ export function findNamespaceByPath(db: Db, fullPath: string): NamespaceRow | un
 }
 
 export function insertUserNamespace(db: Db, userId: number, username: string, name: string, now: string): void {
-  prepare(db, "INSERT INTO namespaces (name, path, kind, owner_id, full_path, created_at, updated_at) VALUES (?, ?, 'user', ?, ?, ?, ?)").run(
-    name,
-    username,
-    userId,
-    username,
-    now,
-    now,
-  );
+  prepare(
+    db,
+    "INSERT INTO namespaces (name, path, kind, owner_id, full_path, full_name, created_at, updated_at) VALUES (?, ?, 'user', ?, ?, ?, ?, ?)",
+  ).run(name, username, userId, username, name, now, now);
 }
 
 /** Keeps a user's namespace in step with a new username (and name). */
 export function renameUserNamespace(db: Db, userId: number, username: string, name: string, now: string): void {
-  prepare(db, "UPDATE namespaces SET path = ?, full_path = ?, name = ?, updated_at = ? WHERE owner_id = ? AND kind = 'user'").run(
+  prepare(db, "UPDATE namespaces SET path = ?, full_path = ?, name = ?, full_name = ?, updated_at = ? WHERE owner_id = ? AND kind = 'user'").run(
     username,
     username,
+    name,
     name,
     now,
     userId,

@@ -1,0 +1,84 @@
+import type { Db } from '../connection.js';
+import { prepare } from '../connection.js';
+
+/** Memberships count until the end of their expiry date. */
+const ACTIVE = (alias: string) => `(${alias}.expires_at IS NULL OR ${alias}.expires_at >= @today)`;
+
+/** The user's access to a group: the highest membership in the group or any ancestor (inherited down the tree). */
+export function groupAccessLevel(db: Db, userId: number, groupId: number, today: string): number {
+  return (
+    (prepare(
+      db,
+      `WITH RECURSIVE chain(id, parent_id) AS (
+         SELECT id, parent_id FROM namespaces WHERE id = @group
+         UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+       SELECT max(m.access_level) FROM group_members m JOIN chain c ON m.namespace_id = c.id WHERE m.user_id = @user AND ${ACTIVE('m')}`,
+    )
+      .pluck()
+      .get({ group: groupId, user: userId, today }) as number | null) ?? 0
+  );
+}
+
+/** Whether the user is a member of a group below this one, or of a project in the tree: they may see the group. */
+export function hasAccessBelowGroup(db: Db, userId: number, groupId: number, today: string): boolean {
+  return (
+    prepare(
+      db,
+      `WITH RECURSIVE tree(id) AS (
+         SELECT @group UNION ALL SELECT n.id FROM namespaces n JOIN tree t ON n.parent_id = t.id)
+       SELECT 1 WHERE EXISTS (SELECT 1 FROM group_members m JOIN tree t ON m.namespace_id = t.id WHERE m.user_id = @user AND ${ACTIVE('m')})
+          OR EXISTS (SELECT 1 FROM project_members m JOIN projects p ON p.id = m.project_id JOIN tree t ON p.namespace_id = t.id
+                     WHERE m.user_id = @user AND ${ACTIVE('m')})`,
+    ).get({ group: groupId, user: userId, today }) !== undefined
+  );
+}
+
+/**
+ * The user's access to a project: the highest of a direct membership, ownership of its user
+ * namespace (owner), an inherited group membership, and each group it is shared with (capped by
+ * that share's group_access).
+ */
+export function projectAccessLevel(db: Db, userId: number, project: { id: number; namespace_id: number }, today: string): number {
+  return (
+    (prepare(
+      db,
+      `WITH RECURSIVE
+         ns_chain(id, parent_id) AS (
+           SELECT id, parent_id FROM namespaces WHERE id = @namespace
+           UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN ns_chain c ON n.id = c.parent_id),
+         link_chain(id, parent_id, cap) AS (
+           SELECT n.id, n.parent_id, l.group_access FROM project_group_links l JOIN namespaces n ON n.id = l.group_id
+           WHERE l.project_id = @project AND ${ACTIVE('l')}
+           UNION ALL SELECT n.id, n.parent_id, c.cap FROM namespaces n JOIN link_chain c ON n.id = c.parent_id)
+       SELECT max(level) FROM (
+         SELECT m.access_level AS level FROM project_members m WHERE m.project_id = @project AND m.user_id = @user AND ${ACTIVE('m')}
+         UNION ALL SELECT 50 FROM namespaces WHERE id = @namespace AND kind = 'user' AND owner_id = @user
+         UNION ALL SELECT m.access_level FROM group_members m JOIN ns_chain c ON m.namespace_id = c.id WHERE m.user_id = @user AND ${ACTIVE('m')}
+         UNION ALL SELECT min(m.access_level, c.cap) FROM group_members m JOIN link_chain c ON m.namespace_id = c.id WHERE m.user_id = @user AND ${ACTIVE('m')}
+       )`,
+    )
+      .pluck()
+      .get({ project: project.id, namespace: project.namespace_id, user: userId, today }) as number | null) ?? 0
+  );
+}
+
+/**
+ * SQL for the ids of every project the user is authorized on, with its parameters named @user
+ * and @today: their own namespace, memberships, groups and their subgroups, and shares. Its
+ * size follows the user's memberships, never the projects table.
+ */
+export const AUTHORIZED_PROJECT_IDS = `
+  WITH RECURSIVE user_groups(id) AS (
+    SELECT namespace_id FROM group_members m WHERE m.user_id = @user AND ${ACTIVE('m')}
+    UNION SELECT n.id FROM namespaces n JOIN user_groups g ON n.parent_id = g.id)
+  SELECT p.id FROM projects p WHERE p.namespace_id IN (SELECT id FROM user_groups)
+  UNION SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'user' AND n.owner_id = @user
+  UNION SELECT m.project_id FROM project_members m WHERE m.user_id = @user AND ${ACTIVE('m')}
+  UNION SELECT l.project_id FROM project_group_links l WHERE l.group_id IN (SELECT id FROM user_groups) AND ${ACTIVE('l')}`;
+
+/** SQL for the ids of every group the user belongs to, directly or through an ancestor (@user, @today). */
+export const MEMBER_GROUP_IDS = `
+  WITH RECURSIVE user_groups(id) AS (
+    SELECT namespace_id FROM group_members m WHERE m.user_id = @user AND ${ACTIVE('m')}
+    UNION SELECT n.id FROM namespaces n JOIN user_groups g ON n.parent_id = g.id)
+  SELECT id FROM user_groups`;
