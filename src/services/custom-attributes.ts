@@ -3,11 +3,11 @@ import { inTransaction, prepare } from '../db/connection.js';
 import { invalid, notFound } from '../errors.js';
 import { nowIso } from './clock.js';
 
-/** Where one kind of owner keeps its custom attributes: users now, groups and projects alike. */
-export interface AttributeOwner {
-  readonly table: 'user_custom_attributes';
-  readonly column: 'user_id';
-}
+/** Where one kind of owner keeps its custom attributes. */
+export type AttributeOwner =
+  | { readonly table: 'user_custom_attributes'; readonly column: 'user_id' }
+  | { readonly table: 'group_custom_attributes'; readonly column: 'group_id' }
+  | { readonly table: 'project_custom_attributes'; readonly column: 'project_id' };
 
 export interface CustomAttribute {
   key: string;
