@@ -6,10 +6,12 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, openDatabaseReadOnly, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
+import { findNamespaceById } from './db/tables/namespaces.js';
 import { findUserByUsername } from './db/tables/users.js';
 import { formatNodeStatusJson, formatNodeStatusTable, formatNodeTable } from './geo/node-reports.js';
 import { readNodeStatuses } from './geo/node-statuses.js';
 import { allGeoNodes } from './geo/nodes.js';
+import { syncLdap } from './services/ldap/sync.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/personal-access-tokens.js';
 import { createSite } from './server.js';
 import { readRevision, versionString } from './version.js';
@@ -89,6 +91,25 @@ function geoNodes(argv: { config?: string }): void {
   console.log(formatNodeTable(readSiteDatabase(configFrom(argv), allGeoNodes)));
 }
 
+/** One LDAP group sync now: the group named by --group, else every linked group and every LDAP user, as the hourly job does. */
+async function ldapSync(argv: { config?: string; group?: number }): Promise<void> {
+  const config = configFrom(argv);
+  if (config.role === 'secondary') throw new ConfigError('ldap sync: run it on the primary site; a secondary replicates memberships from there');
+  if (!config.ldap) throw new ConfigError('ldap sync: GEOFORGE_LDAP_URL is not set, so LDAP group sync is not configured');
+  const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
+  try {
+    migrate(db);
+    if (argv.group !== undefined && findNamespaceById(db, argv.group)?.kind !== 'group') throw new ConfigError(`--group: no group with id ${argv.group}`);
+    const report = await syncLdap(db, config.ldap, { groupId: argv.group });
+    console.log(
+      `synced ${report.groups} group(s): ${report.added} added, ${report.updated} updated, ${report.removed} removed; ` +
+        `${report.blocked} user(s) blocked, ${report.unblocked} unblocked`,
+    );
+  } finally {
+    db.close();
+  }
+}
+
 async function main(): Promise<void> {
   await yargs(hideBin(process.argv))
     .scriptName('geoforge')
@@ -119,6 +140,16 @@ async function main(): Promise<void> {
           (argv) => geoStatus({ json: argv.json, config: argv.config as string | undefined }),
         )
         .command('nodes', 'list the Geo nodes', (c) => c, (argv) => geoNodes({ config: argv.config as string | undefined }))
+        .demandCommand(1),
+    )
+    .command('ldap', 'LDAP group synchronisation', (y) =>
+      y
+        .command(
+          'sync',
+          'sync LDAP group links now (on the primary)',
+          (c) => c.option('group', { type: 'number', describe: 'only this group id' }),
+          (argv) => ldapSync({ group: argv.group, config: argv.config as string | undefined }),
+        )
         .demandCommand(1),
     )
     .demandCommand(1)

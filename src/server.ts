@@ -19,13 +19,21 @@ import { userSshKeysRouter } from './api/user-ssh-keys.js';
 import { avatarRouter, userCustomAttributesRouter, usersRouter } from './api/users.js';
 import { impersonationTokensRouter } from './api/impersonation-tokens.js';
 import { namespacesRouter } from './api/namespaces.js';
+import { projectAvatarRouter, projectsRouter } from './api/projects.js';
+import { groupCustomAttributesRouter, groupsRouter } from './api/groups.js';
+import { membersRouter } from './api/members.js';
 import { geoNodesRouter } from './api/geo-nodes.js';
+import { hooksRouter } from './api/hooks.js';
+import { groupLdapRouter } from './api/group-ldap.js';
 import { versionRouter } from './api/version.js';
 import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
 import { createSiteMetrics } from './observability/metrics.js';
 import { ensureRoot } from './services/bootstrap.js';
+import { HookQueue } from './services/webhooks/queue.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
+import { primaryJobs } from './jobs/primary-jobs.js';
+import { startJobs } from './jobs/schedule.js';
 import type { SiteContext } from './site-context.js';
 import { readRevision } from './version.js';
 
@@ -45,7 +53,15 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
   migrate(db);
   const baseUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
-  const ctx: SiteContext = { config, db, log, metrics: createSiteMetrics(), externalUrl: baseUrl, nodeName: config.nodeName ?? baseUrl };
+  const ctx: SiteContext = {
+    config,
+    db,
+    log,
+    metrics: createSiteMetrics(),
+    externalUrl: baseUrl,
+    nodeName: config.nodeName ?? baseUrl,
+    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log }),
+  };
   // A secondary's users, root included, arrive from the primary.
   if (config.role === 'primary') await ensureRoot(db, config, log);
   const revision = await readRevision();
@@ -54,6 +70,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const app = buildApp(ctx, geo, revision);
 
   let server: Server | null = null;
+  let stopJobs: (() => Promise<void>) | null = null;
   return {
     ctx,
     get db() {
@@ -67,6 +84,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
           ctx.externalUrl = config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
           ctx.nodeName = config.nodeName ?? ctx.externalUrl;
           geo.start();
+          ctx.webhooks.start();
+          if (config.role === 'primary') stopJobs = startJobs(primaryJobs(ctx), log);
           log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName }, 'geoforge listening');
           resolve(ctx.externalUrl);
         });
@@ -78,10 +97,13 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
       const listening = server;
       server = null;
       if (listening) {
+        await stopJobs?.();
         await geo.stop();
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));
       }
+      // Deliveries in flight are cancelled and stay queued for the next start.
+      await ctx.webhooks.stop();
       if (ctx.db.open) ctx.db.close();
     },
   };
@@ -108,7 +130,13 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(impersonationTokensRouter(ctx));
   api.use(userCustomAttributesRouter(ctx));
   api.use(namespacesRouter(ctx));
+  api.use(projectsRouter(ctx));
+  api.use(groupsRouter(ctx));
+  api.use(groupCustomAttributesRouter(ctx));
+  api.use(membersRouter(ctx));
   api.use(geoNodesRouter(ctx, geo));
+  api.use(hooksRouter(ctx));
+  api.use(groupLdapRouter(ctx));
   api.use(unknownRoute);
   api.use(errorHandler(ctx.log));
   // The API comes first: it takes nearly every request, so nothing else is matched before it.
@@ -116,6 +144,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use(probesRouter(ctx, geo.ready));
   app.use(signInRouter(ctx, input));
   app.use(avatarRouter(ctx));
+  app.use(projectAvatarRouter(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.log));

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { SiteMetrics } from './observability/metrics.js';
+import type { HookQueue } from './services/webhooks/queue.js';
 
 /** What every router and service of one site shares; two sites in one process never share one. */
 export interface SiteContext {
@@ -14,4 +15,6 @@ export interface SiteContext {
   externalUrl: string;
   /** This site's Geo node name (GEOFORGE_NODE_NAME, else the external URL); known once the site listens. */
   nodeName: string;
+  /** Webhook deliveries: the one way events leave the site (services/webhooks/fire.ts); idle on a secondary. */
+  readonly webhooks: HookQueue;
 }

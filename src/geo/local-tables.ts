@@ -3,6 +3,15 @@
  * the primary's triggers (db/capture.ts), so a new table replicates from its first day and
  * nobody can forget to declare it.
  */
-export const LOCAL_TABLES: ReadonlySet<string> = new Set(['schema_migrations', 'geo_event_log', 'geo_cursor']);
+export const LOCAL_TABLES: ReadonlySet<string> = new Set([
+  'schema_migrations',
+  'geo_event_log',
+  'geo_cursor',
+  // Webhook deliveries and their attempts: only the primary delivers (services/webhooks/queue.ts),
+  // so a secondary must never inherit work to do, and what a receiver answered one site is no fact
+  // about another.
+  'web_hook_queue',
+  'web_hook_logs',
+]);
 
 export const isReplicatedTable = (name: string): boolean => !LOCAL_TABLES.has(name) && !name.startsWith('sqlite_');

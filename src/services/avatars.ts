@@ -33,3 +33,18 @@ export async function attachUserAvatar(db: Db, dataDir: string, userId: number, 
   updateUser(db, userId, { avatar_path: name, updated_at: nowIso() });
   return findUserById(db, userId)!;
 }
+
+/** Where a project's avatar lives under the data directory. */
+export function projectAvatarDir(dataDir: string, projectId: number): string {
+  return path.join(dataDir, 'uploads', '-', 'system', 'project', 'avatar', String(projectId));
+}
+
+/** Replaces the project's avatar file and returns the name to record in avatar_path. */
+export async function storeProjectAvatar(dataDir: string, projectId: number, file: UploadedFile): Promise<string> {
+  const dir = projectAvatarDir(dataDir, projectId);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const name = file.filename.replace(/[^\w.-]/g, '_');
+  await copyFile(file.path, path.join(dir, name));
+  return name;
+}

@@ -26,10 +26,16 @@ export function visibleWithoutMembership(actor: Actor | null, visibilityLevel: n
   return visibilityLevel >= VISIBILITY.internal && !!actor && actor.user.external === 0;
 }
 
-/** Namespaces: a user's own namespace and, for admins, every namespace. Group namespaces join with groups. */
-export function canReadNamespace(actor: Actor | null, namespace: { kind: string; owner_id: number | null }): boolean {
+/** Namespaces: a user's own namespace (admins: every one), and any group the actor may read. */
+export function canReadNamespace(db: Db, actor: Actor | null, namespace: GroupRef & { kind: string; owner_id: number | null }): boolean {
+  if (namespace.kind === 'group') return canReadGroup(db, actor, namespace);
   if (!actor) return false;
-  return isAdmin(actor) || (namespace.kind === 'user' && namespace.owner_id === actor.user.id);
+  return isAdmin(actor) || namespace.owner_id === actor.user.id;
+}
+
+/** Top-level groups: admins, and users allowed to create groups (GITLAB-NOTES 2.1); subgroups need create_subgroup. */
+export function canCreateTopLevelGroup(actor: Actor): boolean {
+  return isAdmin(actor) || actor.user.can_create_group === 1;
 }
 
 export interface GroupRef {
@@ -70,7 +76,6 @@ export function canReadProject(db: Db, actor: Actor | null, project: ProjectRef)
 
 /** What may be done to a group, and the access level each needs (GITLAB-NOTES 2.1). */
 export const GROUP_ABILITIES = {
-  read_members: ACCESS.guest,
   create_projects: ACCESS.maintainer,
   admin_members: ACCESS.owner,
   create_subgroup: ACCESS.owner,
@@ -82,7 +87,6 @@ export type GroupAbility = keyof typeof GROUP_ABILITIES;
 
 /** What may be done to a project, and the access level each needs (GITLAB-NOTES 2.2). */
 export const PROJECT_ABILITIES = {
-  read_members: ACCESS.guest,
   push: ACCESS.developer,
   update: ACCESS.maintainer,
   admin_members: ACCESS.maintainer,
@@ -97,7 +101,7 @@ export const PROJECT_ABILITIES = {
 export type ProjectAbility = keyof typeof PROJECT_ABILITIES;
 
 /** Abilities that change a project, refused on an archived one (it is read-only). */
-const WRITES_TO_CONTENT: ReadonlySet<ProjectAbility> = new Set(['push', 'upload', 'admin_hooks']);
+const WRITES_TO_CONTENT: ReadonlySet<ProjectAbility> = new Set(['push', 'upload']);
 
 export function canGroup(db: Db, actor: Actor | null, ability: GroupAbility, group: GroupRef): boolean {
   return groupAccess(db, actor, group) >= GROUP_ABILITIES[ability];

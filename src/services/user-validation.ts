@@ -24,6 +24,20 @@ export interface UserAttributes {
   projects_limit?: number;
 }
 
+/**
+ * What is wrong with a namespace path (a username or a group path), GitLab's texts; reserved
+ * names are the site's own top-level routes, so they bind top-level paths only.
+ */
+export function namespacePathErrors(path: string, topLevel: boolean): string[] {
+  const errors: string[] = [];
+  if (path.length > 255) errors.push('is too long (maximum is 255 characters)');
+  if (!USERNAME.test(path) || /\.(git|atom)$/i.test(path)) {
+    errors.push("can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.");
+  }
+  if (topLevel && RESERVED_NAMES.has(path.toLowerCase())) errors.push(`${path} is a reserved name`);
+  return errors;
+}
+
 export function isValidEmail(email: string): boolean {
   return EMAIL.test(email) && email.length <= 255;
 }
@@ -32,13 +46,7 @@ export function isValidEmail(email: string): boolean {
 export function validateUserAttributes(attrs: UserAttributes): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: string, text: string) => (errors[field] ??= []).push(text);
-  if (attrs.username !== undefined) {
-    if (attrs.username.length > 255) add('username', 'is too long (maximum is 255 characters)');
-    if (!USERNAME.test(attrs.username) || /\.(git|atom)$/i.test(attrs.username)) {
-      add('username', "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.");
-    }
-    if (RESERVED_NAMES.has(attrs.username.toLowerCase())) add('username', `${attrs.username} is a reserved name`);
-  }
+  if (attrs.username !== undefined) for (const text of namespacePathErrors(attrs.username, true)) add('username', text);
   if (attrs.email !== undefined && !isValidEmail(attrs.email)) add('email', 'is invalid');
   if (attrs.name !== undefined) {
     if (!attrs.name.trim()) add('name', "can't be blank");

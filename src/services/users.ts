@@ -101,7 +101,8 @@ function assertAvailable(db: Db, attrs: UserInput, selfId: number | null): void 
     const owner = findUserByUsername(db, attrs.username);
     const namespace = findNamespaceByPath(db, attrs.username);
     // A username is also the path of the user's namespace, so it may not clash with a group's path either.
-    if ((owner && owner.id !== selfId) || (namespace && namespace.owner_id !== selfId)) throw conflict('Username has already been taken');
+    const ownNamespace = namespace?.kind === 'user' && selfId !== null && namespace.owner_id === selfId;
+    if ((owner && owner.id !== selfId) || (namespace && !ownNamespace)) throw conflict('Username has already been taken');
   }
   if (attrs.email !== undefined) {
     const owner = findUserByAnyEmail(db, attrs.email);

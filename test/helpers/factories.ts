@@ -26,3 +26,30 @@ export async function createUser(site: TestSite, attrs: Record<string, unknown> 
 export function tokenFor(site: TestSite, userId: number, scopes: string[], expiresAt: string | null = null): string {
   return createPersonalAccessToken(site.site.db, userId, { name: 'test', scopes, expiresAt }).token;
 }
+
+export interface TestGroup {
+  id: number;
+  name: string;
+  path: string;
+  full_path: string;
+  full_name: string;
+  parent_id: number | null;
+  visibility: string;
+}
+
+/** Creates a group through the API (as root unless `as` names a token); name and path are unique per call. */
+export async function createGroup(site: TestSite, attrs: Record<string, unknown> = {}, as?: string): Promise<TestGroup> {
+  const suffix = `${++counter}${randomUUID().slice(0, 6)}`;
+  const body = { name: `Group ${suffix}`, path: `group${suffix}`, ...attrs };
+  const response = await site.api('/groups', { method: 'POST', body, as });
+  if (response.status !== 201) throw new Error(`createGroup: ${response.status} ${response.text}`);
+  return response.body;
+}
+
+/** Creates a project through the API (as root unless `as` names a token); its name is unique per call unless given. */
+export async function createProject(site: TestSite, attrs: Record<string, unknown> = {}, as?: string): Promise<any> {
+  const body = { name: `Project ${++counter}${randomUUID().slice(0, 6)}`, ...attrs };
+  const response = await site.api('/projects', { method: 'POST', body, as });
+  if (response.status !== 201) throw new Error(`createProject: ${response.status} ${response.text}`);
+  return response.body;
+}

@@ -2,6 +2,8 @@ import type { Migration } from '../migrate.js';
 import { users } from './0001_users.js';
 import { geo } from './0002_geo.js';
 import { groupsProjects } from './0003_groups_projects.js';
+import { hooks } from './0004_hooks.js';
+import { ldap } from './0005_ldap.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap];

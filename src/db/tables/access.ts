@@ -82,3 +82,44 @@ export const MEMBER_GROUP_IDS = `
     SELECT namespace_id FROM group_members m WHERE m.user_id = @user AND ${ACTIVE('m')}
     UNION SELECT n.id FROM namespaces n JOIN user_groups g ON n.parent_id = g.id)
   SELECT id FROM user_groups`;
+
+/** projectAccessLevel for a page of projects in one query: the same four sources, grouped by project. */
+export function projectAccessLevels(db: Db, userId: number, projectIds: readonly number[], today: string): Map<number, number> {
+  if (!projectIds.length) return new Map();
+  const rows = prepare(
+    db,
+    `WITH RECURSIVE
+       page(id, namespace_id) AS (SELECT id, namespace_id FROM projects WHERE id IN (SELECT value FROM json_each(@ids))),
+       ns_chain(project_id, id, parent_id) AS (
+         SELECT page.id, n.id, n.parent_id FROM page JOIN namespaces n ON n.id = page.namespace_id
+         UNION ALL SELECT c.project_id, n.id, n.parent_id FROM namespaces n JOIN ns_chain c ON n.id = c.parent_id),
+       link_chain(project_id, id, parent_id, cap) AS (
+         SELECT l.project_id, n.id, n.parent_id, l.group_access FROM project_group_links l JOIN namespaces n ON n.id = l.group_id
+         WHERE l.project_id IN (SELECT id FROM page) AND ${ACTIVE('l')}
+         UNION ALL SELECT c.project_id, n.id, n.parent_id, c.cap FROM namespaces n JOIN link_chain c ON n.id = c.parent_id)
+     SELECT project_id AS id, max(level) AS level FROM (
+       SELECT m.project_id, m.access_level AS level FROM project_members m WHERE m.project_id IN (SELECT id FROM page) AND m.user_id = @user AND ${ACTIVE('m')}
+       UNION ALL SELECT page.id, 50 FROM page JOIN namespaces n ON n.id = page.namespace_id WHERE n.kind = 'user' AND n.owner_id = @user
+       UNION ALL SELECT c.project_id, m.access_level FROM group_members m JOIN ns_chain c ON m.namespace_id = c.id WHERE m.user_id = @user AND ${ACTIVE('m')}
+       UNION ALL SELECT c.project_id, min(m.access_level, c.cap) FROM group_members m JOIN link_chain c ON m.namespace_id = c.id WHERE m.user_id = @user AND ${ACTIVE('m')}
+     ) GROUP BY project_id`,
+  ).all({ ids: JSON.stringify(projectIds), user: userId, today }) as { id: number; level: number }[];
+  return new Map(rows.map((row) => [row.id, row.level]));
+}
+
+/**
+ * SQL for the users with access to a project (@project, @namespace, @today): direct members,
+ * members of its group and the group's ancestors, and members of the groups it is shared with
+ * (and their ancestors), as GitLab's project team.
+ */
+export const PROJECT_TEAM_USER_IDS = `
+  WITH RECURSIVE
+    ns_chain(id, parent_id) AS (
+      SELECT id, parent_id FROM namespaces WHERE id = @namespace AND kind = 'group'
+      UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN ns_chain c ON n.id = c.parent_id),
+    link_chain(id, parent_id) AS (
+      SELECT n.id, n.parent_id FROM project_group_links l JOIN namespaces n ON n.id = l.group_id WHERE l.project_id = @project AND ${ACTIVE('l')}
+      UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN link_chain c ON n.id = c.parent_id)
+  SELECT m.user_id FROM project_members m WHERE m.project_id = @project AND ${ACTIVE('m')}
+  UNION SELECT m.user_id FROM group_members m WHERE m.namespace_id IN (SELECT id FROM ns_chain) AND ${ACTIVE('m')}
+  UNION SELECT m.user_id FROM group_members m WHERE m.namespace_id IN (SELECT id FROM link_chain) AND ${ACTIVE('m')}`;

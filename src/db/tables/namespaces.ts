@@ -49,3 +49,8 @@ export function renameUserNamespace(db: Db, userId: number, username: string, na
     userId,
   );
 }
+
+/** The personal namespace of a user. */
+export function findUserNamespace(db: Db, userId: number): NamespaceRow | undefined {
+  return prepare(db, "SELECT * FROM namespaces WHERE kind = 'user' AND owner_id = ?").get(userId) as NamespaceRow | undefined;
+}

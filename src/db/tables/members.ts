@@ -1,0 +1,124 @@
+import type { Db } from '../connection.js';
+import { prepare } from '../connection.js';
+import { selectPage, type Page, type Paged } from '../page.js';
+import type { UserRow } from './users.js';
+
+/** Where one kind of source keeps its members: a group's or a project's table. */
+export type MemberTable =
+  | { readonly table: 'group_members'; readonly column: 'namespace_id' }
+  | { readonly table: 'project_members'; readonly column: 'project_id' };
+
+export interface MembershipColumns {
+  access_level: number;
+  expires_at: string | null;
+}
+
+/** A member as listed: the user's row plus the membership's level and expiry. */
+export type MemberRow = UserRow & MembershipColumns;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/** The direct members of one source, oldest membership first, optionally matching `query` in name or username. */
+export function selectMembers(db: Db, source: MemberTable, sourceId: number, query: string | undefined, page: Page): Paged<MemberRow> {
+  const params: unknown[] = [sourceId];
+  let fromWhere = `FROM ${source.table} m JOIN users u ON u.id = m.user_id WHERE m.${source.column} = ?`;
+  if (query) {
+    const like = `%${escapeLike(query)}%`;
+    fromWhere += " AND (u.name LIKE ? ESCAPE '\\' OR u.username LIKE ? ESCAPE '\\')";
+    params.push(like, like);
+  }
+  return selectPage<MemberRow>(db, 'u.*, m.access_level, m.expires_at', fromWhere, 'm.id', params, page);
+}
+
+export function findMember(db: Db, source: MemberTable, sourceId: number, userId: number): MemberRow | undefined {
+  return prepare(
+    db,
+    `SELECT u.*, m.access_level, m.expires_at FROM ${source.table} m JOIN users u ON u.id = m.user_id WHERE m.${source.column} = ? AND m.user_id = ?`,
+  ).get(sourceId, userId) as MemberRow | undefined;
+}
+
+export function insertMember(
+  db: Db,
+  source: MemberTable,
+  member: { sourceId: number; userId: number; accessLevel: number; expiresAt: string | null; createdById: number; now: string },
+): void {
+  prepare(
+    db,
+    `INSERT INTO ${source.table} (${source.column}, user_id, access_level, expires_at, created_by_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(member.sourceId, member.userId, member.accessLevel, member.expiresAt, member.createdById, member.now, member.now);
+}
+
+export function updateMember(db: Db, source: MemberTable, sourceId: number, userId: number, columns: MembershipColumns, now: string): void {
+  prepare(db, `UPDATE ${source.table} SET access_level = ?, expires_at = ?, updated_at = ? WHERE ${source.column} = ? AND user_id = ?`).run(
+    columns.access_level,
+    columns.expires_at,
+    now,
+    sourceId,
+    userId,
+  );
+}
+
+export function deleteMember(db: Db, source: MemberTable, sourceId: number, userId: number): void {
+  prepare(db, `DELETE FROM ${source.table} WHERE ${source.column} = ? AND user_id = ?`).run(sourceId, userId);
+}
+
+/**
+ * How many users other than `userId`'s own membership in this group own it, directly or through
+ * an ancestor, with an unexpired membership: a group must keep at least one owner.
+ */
+export function countOtherGroupOwners(db: Db, groupId: number, userId: number, today: string): number {
+  return prepare(
+    db,
+    `WITH RECURSIVE chain(id, parent_id) AS (
+       SELECT id, parent_id FROM namespaces WHERE id = @group
+       UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+     SELECT count(DISTINCT m.user_id) FROM group_members m JOIN chain c ON m.namespace_id = c.id
+     WHERE m.access_level = 50 AND (m.expires_at IS NULL OR m.expires_at >= @today) AND NOT (m.namespace_id = @group AND m.user_id = @user)`,
+  )
+    .pluck()
+    .get({ group: groupId, user: userId, today }) as number;
+}
+
+/** Whether this group namespace, or a group above it, locks membership to the group's own members (EE). */
+export function membershipLockedAbove(db: Db, namespaceId: number): boolean {
+  return (
+    prepare(
+      db,
+      `WITH RECURSIVE chain(id, parent_id, locked) AS (
+         SELECT id, parent_id, membership_lock FROM namespaces WHERE id = ? AND kind = 'group'
+         UNION ALL SELECT n.id, n.parent_id, n.membership_lock FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+       SELECT 1 FROM chain WHERE locked = 1`,
+    ).get(namespaceId) !== undefined
+  );
+}
+
+/**
+ * Every member of a source with what they inherit: for a group, its ancestors' members; for a
+ * project, the members of its namespace's group chain. Each user once, at their highest level.
+ */
+export function selectMembersWithInherited(
+  db: Db,
+  source: { kind: 'group'; groupId: number } | { kind: 'project'; projectId: number; namespaceId: number },
+  query: string | undefined,
+  page: Page,
+): Paged<MemberRow> {
+  const named = source.kind === 'group' ? { ns: source.groupId, project: null } : { ns: source.namespaceId, project: source.projectId };
+  const params: unknown[] = [named];
+  let filter = '';
+  if (query) {
+    const like = `%${escapeLike(query)}%`;
+    filter = " AND (u.name LIKE ? ESCAPE '\\' OR u.username LIKE ? ESCAPE '\\')";
+    params.push(like, like);
+  }
+  const fromWhere = `FROM (
+      WITH RECURSIVE chain(id, parent_id) AS (
+        SELECT id, parent_id FROM namespaces WHERE id = @ns AND kind = 'group'
+        UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+      -- With a single max(), SQLite takes expires_at from the row holding the highest level.
+      SELECT user_id, max(access_level) AS access_level, expires_at FROM (
+        SELECT m.user_id, m.access_level, m.expires_at FROM group_members m JOIN chain c ON m.namespace_id = c.id
+        UNION ALL SELECT m.user_id, m.access_level, m.expires_at FROM project_members m WHERE m.project_id = @project)
+      GROUP BY user_id) m
+    JOIN users u ON u.id = m.user_id WHERE 1${filter}`;
+  return selectPage<MemberRow>(db, 'u.*, m.access_level, m.expires_at', fromWhere, 'u.id', params, page);
+}

@@ -1,0 +1,44 @@
+import type { Db } from '../connection.js';
+import { prepare } from '../connection.js';
+
+/** A delivery waiting for its next attempt, with the hook's current target (re-read at every attempt). */
+export interface DueDeliveryRow {
+  id: number;
+  hook_id: number;
+  event: string;
+  body: string;
+  attempts: number;
+  url: string;
+  token: string | null;
+  enable_ssl_verification: number;
+}
+
+export function insertQueuedDelivery(db: Db, row: { hook_id: number; event: string; body: string; next_attempt_at: number; created_at: string }): void {
+  prepare(db, 'INSERT INTO web_hook_queue (hook_id, event, body, next_attempt_at, created_at) VALUES (@hook_id, @event, @body, @next_attempt_at, @created_at)').run(row);
+}
+
+/** Up to `limit` deliveries due at `now`, oldest first, leaving out those already in flight. */
+export function selectDueDeliveries(db: Db, now: number, inFlight: readonly number[], limit: number): DueDeliveryRow[] {
+  return prepare(
+    db,
+    `SELECT q.id, q.hook_id, q.event, q.body, q.attempts, h.url, h.token, h.enable_ssl_verification
+     FROM web_hook_queue q JOIN project_hooks h ON h.id = q.hook_id
+     WHERE q.next_attempt_at <= ? AND q.id NOT IN (SELECT value FROM json_each(?))
+     ORDER BY q.next_attempt_at, q.id LIMIT ?`,
+  ).all(now, JSON.stringify(inFlight), limit) as DueDeliveryRow[];
+}
+
+/** When the next delivery not in flight falls due (epoch ms), or null when none waits. */
+export function nextDueAt(db: Db, inFlight: readonly number[]): number | null {
+  return prepare(db, 'SELECT min(next_attempt_at) FROM web_hook_queue WHERE id NOT IN (SELECT value FROM json_each(?))')
+    .pluck()
+    .get(JSON.stringify(inFlight)) as number | null;
+}
+
+export function rescheduleDelivery(db: Db, id: number, attempts: number, nextAttemptAt: number): void {
+  prepare(db, 'UPDATE web_hook_queue SET attempts = ?, next_attempt_at = ? WHERE id = ?').run(attempts, nextAttemptAt, id);
+}
+
+export function deleteQueuedDelivery(db: Db, id: number): void {
+  prepare(db, 'DELETE FROM web_hook_queue WHERE id = ?').run(id);
+}

@@ -1,0 +1,40 @@
+import type { NamespaceRow } from '../db/tables/namespaces.js';
+import { visibilityName } from '../services/permissions.js';
+import type { EntityContext } from './users.js';
+
+/** Storage figures of a group: sums over its projects (admins only, with `statistics=true`). */
+export interface GroupStatistics {
+  storage_size: number;
+  repository_size: number;
+  lfs_objects_size: number;
+  job_artifacts_size: number;
+}
+
+/** Group: the list view (GITLAB-NOTES 2.1), with `statistics` only when given. */
+export function group(row: NamespaceRow, ctx: EntityContext, statistics?: GroupStatistics) {
+  const view = {
+    id: row.id,
+    name: row.name,
+    path: row.path,
+    description: row.description,
+    visibility: visibilityName(row.visibility_level),
+    lfs_enabled: row.lfs_enabled === 1,
+    // No route uploads or serves group avatars yet, so there is never one to point at.
+    avatar_url: null,
+    web_url: `${ctx.externalUrl}/groups/${row.full_path}`,
+    request_access_enabled: row.request_access_enabled === 1,
+    full_name: row.full_name,
+    full_path: row.full_path,
+    parent_id: row.parent_id,
+  };
+  return statistics ? Object.assign(view, { statistics }) : view;
+}
+
+/** GroupDetail: the group with its own and shared projects, already serialized by the projects' views, and the CI minutes limit (EE). */
+export function groupDetail(row: NamespaceRow, ctx: EntityContext, projects: { own: unknown[]; shared: unknown[] }) {
+  return Object.assign(group(row, ctx), {
+    projects: projects.own,
+    shared_projects: projects.shared,
+    shared_runners_minutes_limit: row.shared_runners_minutes_limit,
+  });
+}

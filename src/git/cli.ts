@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+
+export interface GitOptions {
+  /** Working directory; defaults to the process's. */
+  readonly cwd?: string;
+  /** Killed (SIGKILL) after this long; a hung git must not hold a request forever. */
+  readonly timeoutMs?: number;
+  /** stdout and stderr are each kept up to this many bytes; more is an error, never a silent cut. */
+  readonly maxOutputBytes?: number;
+  /** Extra environment on top of the process's. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface GitResult {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
+
+/** A git command that failed; `stderr` is git's own explanation. */
+export class GitError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed${exitCode === null ? '' : ` (exit ${exitCode})`}: ${stderr.trim() || 'no output'}`);
+  }
+}
+
+/**
+ * The one way the service runs git: spawned without a shell (arguments are never parsed by one),
+ * with prompts disabled so a missing credential fails instead of waiting on a terminal, a
+ * timeout, and capped output. Resolves with stdout and stderr; rejects with a GitError carrying
+ * stderr.
+ */
+export function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+  const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: options.cwd,
+      shell: false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env },
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    let errBytes = 0;
+    let failure: string | null = null;
+    const stop = (reason: string) => {
+      failure ??= reason;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    child.stdout.on('data', (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > maxOutput) return stop(`stdout exceeded ${maxOutput} bytes`);
+      out.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      errBytes += chunk.length;
+      if (errBytes <= maxOutput) err.push(chunk);
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new GitError(args, null, `could not start git: ${error.message}`));
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (failure !== null) return reject(new GitError(args, code, `${failure}${stderr ? `; ${stderr}` : ''}`));
+      if (code !== 0) return reject(new GitError(args, code, stderr));
+      resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr });
+    });
+  });
+}
