@@ -20,6 +20,7 @@ import { avatarRouter, userCustomAttributesRouter, usersRouter } from './api/use
 import { impersonationTokensRouter } from './api/impersonation-tokens.js';
 import { namespacesRouter } from './api/namespaces.js';
 import { projectAvatarRouter, projectsRouter } from './api/projects.js';
+import { projectUploadsWebRouter, uploadsRouter } from './api/uploads.js';
 import { groupCustomAttributesRouter, groupsRouter } from './api/groups.js';
 import { membersRouter } from './api/members.js';
 import { geoNodesRouter } from './api/geo-nodes.js';
@@ -30,6 +31,7 @@ import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
 import { createSiteMetrics } from './observability/metrics.js';
 import { ensureRoot } from './services/bootstrap.js';
+import { ProjectImportWorker } from './services/project-import.js';
 import { HookQueue } from './services/webhooks/queue.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
 import { primaryJobs } from './jobs/primary-jobs.js';
@@ -61,6 +63,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     externalUrl: baseUrl,
     nodeName: config.nodeName ?? baseUrl,
     webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log }),
+    imports: new ProjectImportWorker({ role: config.role, db: () => ctx.db, dataDir: config.dataDir, log }),
   };
   // A secondary's users, root included, arrive from the primary.
   if (config.role === 'primary') await ensureRoot(db, config, log);
@@ -85,6 +88,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
           ctx.nodeName = config.nodeName ?? ctx.externalUrl;
           geo.start();
           ctx.webhooks.start();
+          ctx.imports.start();
           if (config.role === 'primary') stopJobs = startJobs(primaryJobs(ctx), log);
           log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName }, 'geoforge listening');
           resolve(ctx.externalUrl);
@@ -104,6 +108,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
       }
       // Deliveries in flight are cancelled and stay queued for the next start.
       await ctx.webhooks.stop();
+      // Clones in flight are killed and stay `started`, resumed at the next start.
+      await ctx.imports.stop();
       if (ctx.db.open) ctx.db.close();
     },
   };
@@ -131,6 +137,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(userCustomAttributesRouter(ctx));
   api.use(namespacesRouter(ctx));
   api.use(projectsRouter(ctx));
+  api.use(uploadsRouter(ctx));
   api.use(groupsRouter(ctx));
   api.use(groupCustomAttributesRouter(ctx));
   api.use(membersRouter(ctx));
@@ -145,6 +152,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use(signInRouter(ctx, input));
   app.use(avatarRouter(ctx));
   app.use(projectAvatarRouter(ctx));
+  app.use(projectUploadsWebRouter(ctx, input));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.log));

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { SiteMetrics } from './observability/metrics.js';
+import type { ProjectImportWorker } from './services/project-import.js';
 import type { HookQueue } from './services/webhooks/queue.js';
 
 /** What every router and service of one site shares; two sites in one process never share one. */
@@ -17,4 +18,6 @@ export interface SiteContext {
   nodeName: string;
   /** Webhook deliveries: the one way events leave the site (services/webhooks/fire.ts); idle on a secondary. */
   readonly webhooks: HookQueue;
+  /** Fork and import clones, run in this process on the primary (services/project-import.ts); idle on a secondary. */
+  readonly imports: ProjectImportWorker;
 }

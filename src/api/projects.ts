@@ -10,6 +10,7 @@ import type { Actor } from '../services/authentication.js';
 import { assertAvatar, projectAvatarDir } from '../services/avatars.js';
 import { VISIBILITY } from '../services/permissions.js';
 import { createProject, PROJECT_FLAGS, targetNamespace, type ProjectInput } from '../services/project-create.js';
+import { forkProject } from '../services/project-fork.js';
 import { loadProjectRelations, withStatistics } from '../services/project-relations.js';
 import {
   deleteProjectAs,
@@ -101,6 +102,15 @@ export function projectsRouter(ctx: SiteContext): Router {
     sendJson(res, 202, { message: '202 Accepted' });
   });
 
+  router.post('/projects/:id/fork', (req, res) => {
+    const actor = requireActor(req);
+    const source = project(req);
+    const { namespace } = readParams(req.input, { namespace: str() });
+    // Blank means the caller's own namespace, as an absent one does.
+    const fork = forkProject(ctx.db, actor, source, namespace ? idOrPath(namespace) : undefined);
+    ctx.imports.schedule(fork.id);
+    one(req, res, 201, fork);
+  });
   for (const [action, starred] of [['star', true], ['unstar', false]] as const) {
     router.post(`/projects/:id/${action}`, (req, res) => {
       const actor = requireActor(req);
@@ -186,6 +196,8 @@ const UPDATE_ATTRIBUTES = [
 async function createWithAvatar(ctx: SiteContext, req: Request, actor: Actor, creatorId: number, namespace: Parameters<typeof createProject>[2]['namespace'], input: ProjectInput) {
   const avatar = avatarOf(req);
   const created = await createProject(ctx.db, ctx.config.dataDir, { actor, creatorId, namespace }, input);
+  // An import_url project has no repository yet: the worker clones it.
+  if (created.import_status === 'scheduled') ctx.imports.schedule(created.id);
   return avatar ? setProjectAvatar(ctx.db, ctx.config.dataDir, created.id, avatar) : created;
 }
 

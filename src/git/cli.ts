@@ -9,6 +9,8 @@ export interface GitOptions {
   readonly maxOutputBytes?: number;
   /** Extra environment on top of the process's. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Kills git (SIGKILL) when aborted: a site that stops must not wait out a long clone. */
+  readonly signal?: AbortSignal;
 }
 
 export interface GitResult {
@@ -55,6 +57,13 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
       child.kill('SIGKILL');
     };
     const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const onAbort = () => stop('aborted');
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
     child.stdout.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > maxOutput) return stop(`stdout exceeded ${maxOutput} bytes`);
@@ -65,11 +74,11 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
       if (errBytes <= maxOutput) err.push(chunk);
     });
     child.once('error', (error) => {
-      clearTimeout(timer);
+      settle();
       reject(new GitError(args, null, `could not start git: ${error.message}`));
     });
     child.once('close', (code) => {
-      clearTimeout(timer);
+      settle();
       const stderr = Buffer.concat(err).toString('utf8');
       if (failure !== null) return reject(new GitError(args, code, `${failure}${stderr ? `; ${stderr}` : ''}`));
       if (code !== 0) return reject(new GitError(args, code, stderr));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { lstat, readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { runGit } from './cli.js';
+import { runGit, type GitOptions } from './cli.js';
 
 /**
  * GitLab's hashed storage: the directory derives from the project id only, so renames and
@@ -22,6 +22,52 @@ export function wikiRepositoryPath(dataDir: string, projectId: number): string {
   return path.join(dataDir, 'repositories', `${hashedStoragePath(projectId)}.wiki.git`);
 }
 
+/** Where a clone is written before it is renamed to repositoryPath: beside it, so the rename stays on one filesystem. */
+export function stagingRepositoryPath(dataDir: string, projectId: number): string {
+  return `${repositoryPath(dataDir, projectId)}.importing`;
+}
+
+export interface CloneOptions extends Pick<GitOptions, 'signal' | 'timeoutMs'> {
+  /** The branch HEAD should name when the clone has it. */
+  readonly defaultBranch: string;
+  /** `-c key=value` settings for the clone command only (protocol restrictions). */
+  readonly config?: readonly string[];
+}
+
+/**
+ * Clones `source` (a local path or a URL) bare into the project's repository. The clone is
+ * written to the staging path and renamed into place when complete, so the final path holds a
+ * whole repository or nothing: a crash leaves at most the staging directory, which the next
+ * attempt removes. The clone keeps no remote (an import URL may carry credentials). HEAD names
+ * `defaultBranch` when the clone has that branch, else stays on the source's HEAD branch if that
+ * exists, else (an empty source) names `defaultBranch`. Resolves to the branch HEAD names.
+ */
+export async function cloneBareRepository(dataDir: string, projectId: number, source: string, options: CloneOptions): Promise<string> {
+  const staging = stagingRepositoryPath(dataDir, projectId);
+  const git = { signal: options.signal, timeoutMs: options.timeoutMs };
+  await rm(staging, { recursive: true, force: true });
+  try {
+    const config = (options.config ?? []).flatMap((setting) => ['-c', setting]);
+    // --no-local: a local source is copied through the pack protocol, never hard-linked or shared.
+    await runGit([...config, 'clone', '--bare', '--no-local', '--quiet', '--', source, staging], git);
+    await runGit(['--git-dir', staging, 'config', '--remove-section', 'remote.origin'], git);
+    const hasBranch = async (branch: string) =>
+      (await runGit(['--git-dir', staging, 'for-each-ref', '--format=%(refname)', `refs/heads/${branch}`], git)).stdout.trim() !== '';
+    let head = options.defaultBranch;
+    if (!(await hasBranch(head))) {
+      const sourceHead = (await runGit(['--git-dir', staging, 'symbolic-ref', '--quiet', '--short', 'HEAD'], git).catch(() => null))?.stdout.trim();
+      if (sourceHead && (await hasBranch(sourceHead))) head = sourceHead;
+    }
+    await setRepositoryHead(staging, head);
+    await rename(staging, repositoryPath(dataDir, projectId));
+    return head;
+  } catch (error) {
+    // The staging directory is unreachable half-work; the caller needs the clone's own failure.
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** Creates an empty bare repository whose HEAD names the default branch (which has no commit yet). */
 export async function createBareRepository(dataDir: string, projectId: number, defaultBranch: string): Promise<string> {
   const target = repositoryPath(dataDir, projectId);
@@ -39,6 +85,7 @@ export async function setRepositoryHead(repository: string, branch: string): Pro
 export async function removeRepository(dataDir: string, projectId: number): Promise<void> {
   await rm(repositoryPath(dataDir, projectId), { recursive: true, force: true });
   await rm(wikiRepositoryPath(dataDir, projectId), { recursive: true, force: true });
+  await rm(stagingRepositoryPath(dataDir, projectId), { recursive: true, force: true });
 }
 
 /** Bytes on disk under a directory (0 when it does not exist), walked without blocking the loop. */

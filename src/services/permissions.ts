@@ -74,6 +74,20 @@ export function canReadProject(db: Db, actor: Actor | null, project: ProjectRef)
   return visibleWithoutMembership(actor, project.visibility_level) || projectAccess(db, actor, project) >= ACCESS.guest;
 }
 
+/**
+ * Forking copies the code, so it needs what downloading does (GITLAB-NOTES 2.2): a project anyone
+ * signed in may read, or reporter access (guests of a private project may not fork it).
+ */
+export function canForkProject(db: Db, actor: Actor, project: ProjectRef): boolean {
+  return visibleWithoutMembership(actor, project.visibility_level) || projectAccess(db, actor, project) >= ACCESS.reporter;
+}
+
+/** A user may create projects in their own namespace, admins in any; a group needs create_projects there. */
+export function canCreateProjectsIn(db: Db, actor: Actor, namespace: GroupRef & { kind: string; owner_id: number | null }): boolean {
+  if (namespace.kind === 'group') return canGroup(db, actor, 'create_projects', namespace);
+  return isAdmin(actor) || namespace.owner_id === actor.user.id;
+}
+
 /** What may be done to a group, and the access level each needs (GITLAB-NOTES 2.1). */
 export const GROUP_ABILITIES = {
   create_projects: ACCESS.maintainer,

@@ -77,7 +77,9 @@ export function targetNamespace(db: Db, actor: Actor, ownerId: number, namespace
  * Creates a project and its bare repository (SPEC: POST /projects); `creatorId` is the caller, or
  * the user an admin creates it for. The rows commit first; if
  * git then fails they are removed again and the caller gets a validation error on `base`, as
- * GitLab reports a repository it could not create.
+ * GitLab reports a repository it could not create. With an `import_url` no repository is made
+ * here: the project comes back `scheduled` and the caller hands it to the import worker
+ * (services/project-import.ts), which clones the URL.
  */
 export async function createProject(
   db: Db,
@@ -102,14 +104,15 @@ export async function createProject(
       approvals_before_merge: columns.approvals_before_merge ?? 0,
       repository_storage: columns.repository_storage ?? 'default',
     });
+    const urlError = input.import_url ? importUrlError(input.import_url) : null;
+    if (urlError) (errors.import_url ??= []).push(urlError);
     if (Object.keys(errors).length) throw invalid(errors);
     const now = nowIso();
     const id = insertProject(db, {
       ...columns,
       namespace_id: namespace.id,
       creator_id: by.creatorId,
-      // import_url is stored only: cloning it (and moving import_status past 'none') is a later task.
-      import_status: 'none',
+      import_status: input.import_url ? 'scheduled' : 'none',
       runners_token: randomBytes(15).toString('base64url'),
       last_activity_at: now,
       created_at: now,
@@ -121,6 +124,7 @@ export async function createProject(
     }
     return findProjectById(db, id)!;
   });
+  if (project.import_status === 'scheduled') return project;
   try {
     await createBareRepository(dataDir, project.id, project.default_branch);
   } catch (error) {
@@ -133,11 +137,27 @@ export async function createProject(
   return project;
 }
 
-/** Personal projects count against the owner's projects_limit; reaching it is a 403 (GITLAB-NOTES 2.2). */
-function assertBelowProjectsLimit(db: Db, ownerId: number): void {
+/** Imports come from http and https URLs only: no local paths, file://, ssh or git's ext:: transports. */
+function importUrlError(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is blocked: URI is invalid';
+  }
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : 'is blocked: Only allowed protocols are http, https';
+}
+
+/** GitLab's text when a personal namespace is full (the owner's projects_limit), or null while there is room. */
+export function projectsLimitReached(db: Db, ownerId: number): string | null {
   const owner = findUserById(db, ownerId);
   if (!owner) throw notFound('User');
-  if (countPersonalProjects(db, ownerId) >= owner.projects_limit) {
-    throw forbidden(`Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`);
-  }
+  if (countPersonalProjects(db, ownerId) < owner.projects_limit) return null;
+  return `Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`;
+}
+
+/** Personal projects count against the owner's projects_limit; reaching it is a 403 on create (GITLAB-NOTES 2.2). */
+function assertBelowProjectsLimit(db: Db, ownerId: number): void {
+  const reached = projectsLimitReached(db, ownerId);
+  if (reached) throw forbidden(reached);
 }

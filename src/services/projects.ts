@@ -23,6 +23,7 @@ import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '..
 import { removeRepository, repositoryPath, setRepositoryHead } from '../git/repositories.js';
 import type { Actor } from './authentication.js';
 import { projectAvatarDir, storeProjectAvatar } from './avatars.js';
+import { projectUploadsDir } from './uploads.js';
 import type { UploadedFile } from '../api/request-context.js';
 import { nowIso, today } from './clock.js';
 import { canProject, isAdmin, VISIBILITY } from './permissions.js';
@@ -76,13 +77,14 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
 
 /**
  * Deletes a project: its rows (members, shares, stars and custom attributes follow through
- * foreign keys; forks keep existing, unlinked), then its repository, wiki and avatar
+ * foreign keys; forks keep existing, unlinked), then its repository, wiki, avatar and uploads
  * directories. The groups family calls this for each project of a group it deletes.
  */
 export async function deleteProject(db: Db, dataDir: string, project: ProjectRow): Promise<void> {
   inTransaction(db, () => deleteProjectRow(db, project.id));
   await removeRepository(dataDir, project.id);
   await rm(projectAvatarDir(dataDir, project.id), { recursive: true, force: true });
+  await rm(projectUploadsDir(dataDir, project.id), { recursive: true, force: true });
 }
 
 /** SPEC: DELETE /projects/:id, for owners and admins (403 otherwise). */

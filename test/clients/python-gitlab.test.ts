@@ -1,67 +1,24 @@
-import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gpgKeyPair, sshPublicKey } from '../helpers/keys.js';
-import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
+import { MISSING_CLIENT, PYTHON, pythonGitlabSuite } from '../helpers/python.js';
 
-// python-gitlab 3.12 comes from Debian (python3-gitlab) and exists only for the system interpreter,
-// not for whatever python3 is first on PATH.
-const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./python_gitlab_users.py', import.meta.url));
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the system python without a shell; resolves with the exit code instead of rejecting. */
-function python(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(PYTHON, args, { env: { ...process.env, ...env }, timeout: 15_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr: stderr || (error && typeof error.code !== 'number' ? String(error) : '') });
-    });
-  });
-}
-
 describe('python-gitlab 3.12 against the Users API', () => {
-  let site: TestSite;
-  let probe: Run;
-  const missing = `python-gitlab is not importable by ${PYTHON}; install the Debian package python3-gitlab (apt-get install python3-gitlab)`;
+  const suite = pythonGitlabSuite(SCRIPT);
+  const section = suite.section;
 
-  beforeAll(async () => {
-    probe = await python(['-c', 'import gitlab; print(gitlab.__version__)']);
-    site = await startSite();
-  });
-  afterAll(() => site?.stop());
-
-  /** Runs one section of the script with its own unique names; returns its JSON observations. */
-  async function section(name: string, env: Record<string, string> = {}): Promise<any> {
-    // Every test fails (never skips) without the client: this suite is the proof that a real client works.
-    expect(probe.code, `${missing}\n${probe.stderr}`).toBe(0);
-    const run = await python([SCRIPT, name], {
-      GEOFORGE_URL: site.url,
-      GEOFORGE_TOKEN: ROOT_TOKEN,
-      GEOFORGE_RUN: randomUUID().slice(0, 8),
-      ...env,
-    });
-    expect(run.code, `python-gitlab script section "${name}" failed:\n${run.stderr}\n${run.stdout}`).toBe(0);
-    const lines = run.stdout.trim().split('\n');
-    return JSON.parse(lines[lines.length - 1]);
-  }
-
-  it('runs python-gitlab 3.12 from /usr/bin/python3', () => {
-    expect(probe.code, `${missing}\n${probe.stderr}`).toBe(0);
-    expect(probe.stdout.trim(), 'these assertions follow GITLAB-NOTES, written against python-gitlab 3.12').toMatch(/^3\.12\./);
+  it(`runs python-gitlab 3.12 from ${PYTHON}`, () => {
+    expect(suite.probe.code, `${MISSING_CLIENT}\n${suite.probe.stderr}`).toBe(0);
+    expect(suite.probe.stdout.trim(), 'these assertions follow GITLAB-NOTES, written against python-gitlab 3.12').toMatch(/^3\.12\./);
   });
 
   it('authenticates without a base-URL warning and reads the version', async () => {
     const obs = await section('core');
     expect(obs.username).toBe('root');
     expect(obs.is_admin).toBe(true);
-    expect(obs.web_url).toBe(`${site.url}/root`);
+    expect(obs.web_url).toBe(`${suite.site.url}/root`);
     expect(obs.version).toMatch(/^\d+\.\d+\.\d+(-ee)?$/);
     expect(obs.revision).not.toBe('unknown');
   });

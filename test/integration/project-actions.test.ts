@@ -157,10 +157,10 @@ describe('project actions', () => {
   describe('forks', () => {
     it('lists the forks the caller can see and links each to its source', async () => {
       const source = await createProject(site, { name: 'Upstream', visibility: 'public' }, owner.token);
-      const visibleFork = await createProject(site, { name: 'Fork A', visibility: 'public' }, stranger.token);
-      const hiddenFork = await createProject(site, { name: 'Fork B' }, stranger.token);
-      // Forking itself is a later task; mark the rows as forks directly.
-      site.site.db.prepare('UPDATE projects SET forked_from_project_id = ? WHERE id IN (?, ?)').run(source.id, visibleFork.id, hiddenFork.id);
+      const visibleFork = (await site.api(`/projects/${source.id}/fork`, { method: 'POST', body: {}, as: stranger.token })).body;
+      const team = await createGroup(site, { visibility: 'private' }, stranger.token);
+      const hiddenFork = (await site.api(`/projects/${source.id}/fork`, { method: 'POST', body: { namespace: team.id }, as: stranger.token })).body;
+      expect(hiddenFork).toMatchObject({ visibility: 'private', forked_from_project: { id: source.id } });
 
       expect(idsOf((await site.api(`/projects/${source.id}/forks`, { as: owner.token })).body)).toEqual([visibleFork.id]);
       expect(idsOf((await site.api(`/projects/${source.id}/forks`, { as: stranger.token })).body)).toEqual([hiddenFork.id, visibleFork.id]);

@@ -118,7 +118,7 @@ describe('projects', () => {
 
     it('takes every create parameter, in the query string as python-gitlab sends them', async () => {
       const query = 'path=from-path-only&default_branch=main&issues_enabled=False&merge_requests_enabled=false&visibility=internal&description=d' +
-        '&tag_list[]=b&tag_list[]=a&approvals_before_merge=2&import_url=https%3A%2F%2Fexample.com%2Frepo.git&ci_config_path=ci.yml&wiki_enabled=0';
+        '&tag_list[]=b&tag_list[]=a&approvals_before_merge=2&ci_config_path=ci.yml&wiki_enabled=0';
       const response = await site.api(`/projects?${query}`, { method: 'POST', body: {}, as: owner.token });
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({

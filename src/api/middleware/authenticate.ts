@@ -20,15 +20,37 @@ export function authenticate(ctx: SiteContext): RequestHandler {
 }
 
 function identify(ctx: SiteContext, req: Request): Actor | null {
+  const actor = credentialActor(ctx, req);
+  if (!actor) return null;
+  const scope = missingScope(actor.scopes, req.method, req.path);
+  if (scope) throw new AppError('insufficient_scope', scope);
+  recordActivity(ctx, actor);
+  return actor;
+}
+
+/**
+ * The actor behind a request's credentials, the same ones the API takes (Private-Token header,
+ * Bearer, `private_token`/`access_token` parameters, session cookie), without the API's token
+ * scope rules or sudo: for routes outside /api/v4. Null without credentials; 401 when a
+ * credential is present but unusable. Needs `req.input` (parseInput) for the parameters.
+ */
+export function resolveActor(ctx: SiteContext, req: Request): Actor | null {
+  const actor = credentialActor(ctx, req);
+  if (actor) recordActivity(ctx, actor);
+  return actor;
+}
+
+function credentialActor(ctx: SiteContext, req: Request): Actor | null {
   const credential = readCredential(req);
   if (!credential) return null;
   const actor = authenticateCredential(ctx.db, credential);
   if (!actor) throw new AppError('unauthorized');
-  const scope = missingScope(actor.scopes, req.method, req.path);
-  if (scope) throw new AppError('insufficient_scope', scope);
-  // A secondary never writes replicated rows itself; activity is recorded where writes land.
-  if (ctx.config.role === 'primary') touchActivity(ctx.db, actor.user);
   return actor;
+}
+
+// A secondary never writes replicated rows itself; activity is recorded where writes land.
+function recordActivity(ctx: SiteContext, actor: Actor): void {
+  if (ctx.config.role === 'primary') touchActivity(ctx.db, actor.user);
 }
 
 function readCredential(req: Request): Credential | null {

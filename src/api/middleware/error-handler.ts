@@ -46,7 +46,8 @@ function bodyOf(error: AppError): unknown {
     case 'not_acceptable':
       return { message: detail || '406 Not Acceptable' };
     case 'conflict':
-      return { message: detail || '409 Conflict' };
+      // A fork's validation errors come back as the errors hash (GITLAB-NOTES 2.2 Fork).
+      return { message: error.fields ?? (detail || '409 Conflict') };
     case 'precondition_failed':
       return { message: '412 Precondition Failed' };
     case 'payload_too_large':

@@ -1,0 +1,68 @@
+import { Router, type RequestHandler } from 'express';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { findNamespaceById } from '../db/tables/namespaces.js';
+import { uploadView } from '../entities/uploads.js';
+import { badRequest, notFound } from '../errors.js';
+import { findVisibleProject } from '../services/resolve.js';
+import { findReadableUpload, isInline, uploadToProject } from '../services/uploads.js';
+import type { SiteContext } from '../site-context.js';
+import { resolveActor } from './middleware/authenticate.js';
+import { requireActor } from './middleware/guards.js';
+import { idOrPath } from './params.js';
+import { sendJson } from './respond.js';
+
+/** SPEC: POST /projects/:id/uploads, a multipart `file` (empty stray parts are dropped by parseInput, W10). */
+export function uploadsRouter(ctx: SiteContext): Router {
+  const router = Router();
+  router.post('/projects/:id/uploads', async (req, res) => {
+    const actor = requireActor(req);
+    const file = req.files.find((part) => part.field === 'file');
+    if (!file) throw badRequest(req.input.file === undefined ? 'file is missing' : 'file is invalid');
+    const project = findVisibleProject(ctx.db, actor, idOrPath(String(req.params.id)));
+    const upload = await uploadToProject(ctx.db, ctx.config.dataDir, actor, project, file);
+    const namespace = findNamespaceById(ctx.db, project.namespace_id)!;
+    sendJson(res, 201, uploadView(upload, `${namespace.full_path}/${project.path}`));
+  });
+  return router;
+}
+
+/**
+ * Only `<namespace path>/<project>/uploads/<32 hex>/<file>`: the project path is everything
+ * before the tail, so this never shadows other project web routes (`<project>.git/...` among them).
+ */
+const UPLOAD_PATH = /^\/(.+)\/([^/]+)\/uploads\/([0-9a-f]{32})\/([^/]+)$/;
+
+/**
+ * Serves project uploads at the project's web path (`url` of the Upload result is relative to
+ * the project's web_url). Outside /api/v4, so it reads the API's credentials itself; a project
+ * the caller may not read is 404 like a missing file.
+ */
+export function projectUploadsWebRouter(ctx: SiteContext, input: RequestHandler): Router {
+  const router = Router();
+  router.get(UPLOAD_PATH, input, async (req, res) => {
+    res.locals.route = '/:namespace/:project/uploads/:secret/:filename';
+    const params = req.params as unknown as Record<string, string>;
+    const actor = resolveActor(ctx, req);
+    req.actor = actor;
+    const { upload, file } = findReadableUpload(ctx.db, ctx.config.dataDir, actor, `${params[0]}/${params[1]}`, params[2], params[3]);
+    const info = await stat(file).catch(() => null);
+    if (!info?.isFile()) throw notFound();
+    res.setHeader('Content-Type', upload.mimetype);
+    res.setHeader('Content-Length', info.size);
+    res.setHeader('Content-Disposition', `${isInline(upload.filename) ? 'inline' : 'attachment'}; filename="${upload.filename}"`);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'private');
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    // A client that goes away mid-download is no server error; the response is already started.
+    await pipeline(createReadStream(file), res).catch((error: unknown) => {
+      ctx.log.debug({ err: error }, 'upload download interrupted');
+      res.destroy();
+    });
+  });
+  return router;
+}
