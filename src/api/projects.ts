@@ -1,6 +1,4 @@
 import { Router, type Request, type Response } from 'express';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { findProjectById, type ProjectRow } from '../db/tables/projects.js';
 import { projectBasic, projectGroupLink, projectView, projectWithAccess } from '../entities/projects.js';
@@ -32,7 +30,7 @@ import { customAttributesRouter } from './custom-attributes.js';
 import { requireActor, requireAdmin } from './middleware/guards.js';
 import { readPage, sendPage } from './pagination.js';
 import { bool, date, idOrPath, int, list, oneOf, pathInt, readParams, required, requireAtLeastOne, str, type Input, type Reader } from './params.js';
-import { sendJson, sendNoContent } from './respond.js';
+import { sendJson, sendNoContent, sendStoredFile } from './respond.js';
 import { groupProjectsRouter } from './group-projects.js';
 import { sendProjects } from './project-list-response.js';
 
@@ -227,12 +225,7 @@ export function projectAvatarRouter(ctx: SiteContext): Router {
   router.get('/uploads/-/system/project/avatar/:id/:file', async (req, res) => {
     const project = findProjectById(ctx.db, pathInt(req.params.id, 'id'));
     if (!project || project.visibility_level !== VISIBILITY.public || project.avatar_path !== req.params.file) throw notFound('Avatar');
-    const file = path.join(projectAvatarDir(ctx.config.dataDir, project.id), project.avatar_path);
-    const info = await stat(file).catch(() => null);
-    if (!info) throw notFound('Avatar');
-    res.setHeader('Content-Length', info.size);
-    res.type(path.extname(file));
-    createReadStream(file).pipe(res);
+    await sendStoredFile(res, path.join(projectAvatarDir(ctx.config.dataDir, project.id), project.avatar_path), 'Avatar');
   });
   return router;
 }

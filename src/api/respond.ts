@@ -1,4 +1,8 @@
 import type { Response } from 'express';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { notFound } from '../errors.js';
 
 /**
  * Writes a JSON body with `Content-Type: application/json` exactly: python-gitlab compares the
@@ -15,4 +19,13 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 export function sendNoContent(res: Response): void {
   res.statusCode = 204;
   res.end();
+}
+
+/** Streams a stored file with its length and a type from its extension; 404 `<resource>` when it is gone from disk. */
+export async function sendStoredFile(res: Response, file: string, resource: string): Promise<void> {
+  const info = await stat(file).catch(() => null);
+  if (!info) throw notFound(resource);
+  res.setHeader('Content-Length', info.size);
+  res.type(path.extname(file));
+  createReadStream(file).pipe(res);
 }

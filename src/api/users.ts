@@ -1,6 +1,4 @@
 import { Router, type Request } from 'express';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { identitiesOf, type IdentityRow, type UserRow } from '../db/tables/users.js';
 import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../entities/users.js';
@@ -24,7 +22,7 @@ import { customAttributesRouter } from './custom-attributes.js';
 import { requireActor, requireAdmin } from './middleware/guards.js';
 import { readPage, sendPage } from './pagination.js';
 import { bool, date, datetime, hash, int, oneOf, readParams, required, str, pathInt, type Input } from './params.js';
-import { sendJson, sendNoContent } from './respond.js';
+import { sendJson, sendNoContent, sendStoredFile } from './respond.js';
 
 /** Users: list, get, create, update, delete, block, the current user and activities (SPEC: Users). */
 export function usersRouter(ctx: SiteContext): Router {
@@ -102,12 +100,7 @@ export function avatarRouter(ctx: SiteContext): Router {
   router.get('/uploads/-/system/user/avatar/:id/:file', async (req, res) => {
     const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
     if (!user.avatar_path || user.avatar_path !== req.params.file) throw notFound('Avatar');
-    const file = path.join(userAvatarDir(ctx.config.dataDir, user.id), user.avatar_path);
-    const info = await stat(file).catch(() => null);
-    if (!info) throw notFound('Avatar');
-    res.setHeader('Content-Length', info.size);
-    res.type(path.extname(file));
-    createReadStream(file).pipe(res);
+    await sendStoredFile(res, path.join(userAvatarDir(ctx.config.dataDir, user.id), user.avatar_path), 'Avatar');
   });
   return router;
 }

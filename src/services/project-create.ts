@@ -107,22 +107,11 @@ export async function createProject(
     const urlError = input.import_url ? importUrlError(input.import_url) : null;
     if (urlError) (errors.import_url ??= []).push(urlError);
     if (Object.keys(errors).length) throw invalid(errors);
-    const now = nowIso();
-    const id = insertProject(db, {
+    return insertProjectWithOwner(db, actor, namespace, {
       ...columns,
-      namespace_id: namespace.id,
       creator_id: by.creatorId,
       import_status: input.import_url ? 'scheduled' : 'none',
-      runners_token: randomBytes(15).toString('base64url'),
-      last_activity_at: now,
-      created_at: now,
-      updated_at: now,
     });
-    // In a user namespace its owner becomes a maintainer member; group projects get access through the group (GITLAB-NOTES 2.2).
-    if (namespace.kind === 'user' && namespace.owner_id !== null) {
-      insertProjectMember(db, { project_id: id, user_id: namespace.owner_id, access_level: ACCESS.maintainer, created_by_id: actor.user.id, now });
-    }
-    return findProjectById(db, id)!;
   });
   if (project.import_status === 'scheduled') return project;
   try {
@@ -160,4 +149,29 @@ export function projectsLimitReached(db: Db, ownerId: number): string | null {
 function assertBelowProjectsLimit(db: Db, ownerId: number): void {
   const reached = projectsLimitReached(db, ownerId);
   if (reached) throw forbidden(reached);
+}
+
+/**
+ * Inserts a project row (create, fork) with its runners token and times, and in a user namespace
+ * makes its owner a maintainer member; group projects get access through the group (GITLAB-NOTES 2.2).
+ */
+export function insertProjectWithOwner(
+  db: Db,
+  actor: Actor,
+  namespace: NamespaceRow,
+  columns: Omit<Parameters<typeof insertProject>[1], 'namespace_id' | 'runners_token' | 'last_activity_at' | 'created_at' | 'updated_at'>,
+): ProjectRow {
+  const now = nowIso();
+  const id = insertProject(db, {
+    ...columns,
+    namespace_id: namespace.id,
+    runners_token: randomBytes(15).toString('base64url'),
+    last_activity_at: now,
+    created_at: now,
+    updated_at: now,
+  });
+  if (namespace.kind === 'user' && namespace.owner_id !== null) {
+    insertProjectMember(db, { project_id: id, user_id: namespace.owner_id, access_level: ACCESS.maintainer, created_by_id: actor.user.id, now });
+  }
+  return findProjectById(db, id)!;
 }

@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { findNamespaceById, findNamespaceByPath, findUserNamespace, type NamespaceRow } from '../db/tables/namespaces.js';
-import { findProjectById, insertProject, insertProjectMember, type ProjectRow } from '../db/tables/projects.js';
+import { findProjectById, type ProjectRow } from '../db/tables/projects.js';
 import { AppError, forbidden, notFound, type FieldErrors } from '../errors.js';
 import { repositoryPath } from '../git/repositories.js';
 import type { Actor } from './authentication.js';
-import { nowIso } from './clock.js';
-import { ACCESS, canCreateProjectsIn, canForkProject } from './permissions.js';
-import { PROJECT_FLAGS, projectsLimitReached } from './project-create.js';
+import { canCreateProjectsIn, canForkProject } from './permissions.js';
+import { insertProjectWithOwner, PROJECT_FLAGS, projectsLimitReached } from './project-create.js';
 import { validateProject } from './project-validation.js';
 import type { Ref } from './resolve.js';
 
@@ -50,11 +48,9 @@ export function forkProject(db: Db, actor: Actor, source: ProjectRow, target: Re
     const limit = namespace.kind === 'user' && namespace.owner_id !== null ? projectsLimitReached(db, namespace.owner_id) : null;
     if (limit) errors.limit_reached = [limit];
     if (Object.keys(errors).length) throw new AppError('conflict', errors);
-    const now = nowIso();
     const flags = Object.fromEntries(PROJECT_FLAGS.map((flag) => [flag, source[flag]]));
-    const id = insertProject(db, {
+    return insertProjectWithOwner(db, actor, namespace, {
       ...flags,
-      namespace_id: namespace.id,
       name: source.name,
       path: source.path,
       description: source.description,
@@ -66,15 +62,7 @@ export function forkProject(db: Db, actor: Actor, source: ProjectRow, target: Re
       creator_id: actor.user.id,
       forked_from_project_id: source.id,
       import_status: 'scheduled',
-      runners_token: randomBytes(15).toString('base64url'),
-      last_activity_at: now,
-      created_at: now,
-      updated_at: now,
     });
-    if (namespace.kind === 'user' && namespace.owner_id !== null) {
-      insertProjectMember(db, { project_id: id, user_id: namespace.owner_id, access_level: ACCESS.maintainer, created_by_id: actor.user.id, now });
-    }
-    return findProjectById(db, id)!;
   });
 }
 

@@ -53,3 +53,9 @@ export async function createProject(site: TestSite, attrs: Record<string, unknow
   if (response.status !== 201) throw new Error(`createProject: ${response.status} ${response.text}`);
   return response.body;
 }
+
+/** Adds a member to a project or group through the members API, as `as` (default root). */
+export async function addMember(site: TestSite, kind: 'projects' | 'groups', id: number, user: { id: number }, level: number, as?: string): Promise<void> {
+  const response = await site.api(`/${kind}/${id}/members`, { method: 'POST', body: { user_id: user.id, access_level: level }, as });
+  if (response.status !== 201) throw new Error(`addMember: ${response.status} ${response.text}`);
+}

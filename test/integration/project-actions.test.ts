@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repositoryPath } from '../../src/git/repositories.js';
-import { createGroup, createProject, createUser, type TestGroup, type TestUser } from '../helpers/factories.js';
+import { addMember, createGroup, createProject, createUser, type TestGroup, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const idsOf = (body: { id: number }[]) => body.map((row) => row.id);
@@ -14,11 +14,6 @@ describe('project actions', () => {
   let stranger: TestUser;
   let project: any;
 
-  const addMember = async (kind: 'projects' | 'groups', id: number, user: TestUser, level: number, as?: string) => {
-    const response = await site.api(`/${kind}/${id}/members`, { method: 'POST', body: { user_id: user.id, access_level: level }, as });
-    if (response.status !== 201) throw new Error(`addMember: ${response.status} ${response.text}`);
-  };
-
   beforeAll(async () => {
     site = await startSite();
     owner = await createUser(site);
@@ -26,8 +21,8 @@ describe('project actions', () => {
     developer = await createUser(site);
     stranger = await createUser(site);
     project = await createProject(site, { name: 'Acted Upon' }, owner.token);
-    await addMember('projects', project.id, maintainer, 40, owner.token);
-    await addMember('projects', project.id, developer, 30, owner.token);
+    await addMember(site, 'projects', project.id, maintainer, 40, owner.token);
+    await addMember(site, 'projects', project.id, developer, 30, owner.token);
   });
   afterAll(() => site.stop());
 
@@ -70,7 +65,7 @@ describe('project actions', () => {
     beforeAll(async () => {
       team = await createGroup(site, { visibility: 'private' }, owner.token);
       teammate = await createUser(site);
-      await addMember('groups', team.id, teammate, 40, owner.token);
+      await addMember(site, 'groups', team.id, teammate, 40, owner.token);
     });
 
     it('shares with a group, giving its members capped access', async () => {
@@ -143,7 +138,7 @@ describe('project actions', () => {
       const team = await createGroup(site, { visibility: 'private' }, owner.token);
       const inGroup = await createProject(site, { name: 'Team Work', namespace_id: team.id }, owner.token);
       const direct = await createUser(site, { name: 'Direct Dora' });
-      await addMember('projects', inGroup.id, direct, 20, owner.token);
+      await addMember(site, 'projects', inGroup.id, direct, 20, owner.token);
       const response = await site.api(`/projects/${inGroup.id}/users`, { as: direct.token });
       expect(response.status).toBe(200);
       expect(idsOf(response.body).sort((a, b) => a - b)).toEqual([owner.id, direct.id].sort((a, b) => a - b));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/git/repositories.js';
-import { createGroup, createProject, createUser, type TestGroup, type TestUser } from '../helpers/factories.js';
+import { addMember, createGroup, createProject, createUser, type TestGroup, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const BASIC_KEYS = [
@@ -40,11 +40,6 @@ describe('projects', () => {
   let internalProject: any;
   let publicProject: any;
 
-  const addMember = async (kind: 'projects' | 'groups', id: number, user: TestUser, level: number, as?: string) => {
-    const response = await site.api(`/${kind}/${id}/members`, { method: 'POST', body: { user_id: user.id, access_level: level }, as });
-    if (response.status !== 201) throw new Error(`addMember: ${response.status} ${response.text}`);
-  };
-
   beforeAll(async () => {
     site = await startSite();
     owner = await createUser(site);
@@ -55,7 +50,7 @@ describe('projects', () => {
     privateProject = await createProject(site, { name: 'Secret Sauce', description: 'recipes' }, owner.token);
     internalProject = await createProject(site, { name: 'Inside Job', visibility: 'internal' }, owner.token);
     publicProject = await createProject(site, { name: 'Open Book', visibility: 'public' }, owner.token);
-    await addMember('projects', privateProject.id, developer, 30, owner.token);
+    await addMember(site, 'projects', privateProject.id, developer, 30, owner.token);
   });
   afterAll(() => site.stop());
 
@@ -167,8 +162,8 @@ describe('projects', () => {
     it('places projects in a group only for its maintainers, within its visibility', async () => {
       const privateGroup = await createGroup(site, { visibility: 'private' }, owner.token);
       const maintainer = await createUser(site);
-      await addMember('groups', privateGroup.id, maintainer, 40, owner.token);
-      await addMember('groups', privateGroup.id, developer, 30, owner.token);
+      await addMember(site, 'groups', privateGroup.id, maintainer, 40, owner.token);
+      await addMember(site, 'groups', privateGroup.id, developer, 30, owner.token);
       const created = await site.api('/projects', { method: 'POST', body: { name: 'Grouped', namespace_id: privateGroup.id }, as: maintainer.token });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ namespace: { id: privateGroup.id, kind: 'group', full_path: privateGroup.full_path }, creator_id: maintainer.id });
@@ -293,7 +288,7 @@ describe('projects', () => {
     it('shows group_access for members of the project group', async () => {
       const groupProject = await createProject(site, { name: 'In Group', namespace_id: group.id }, owner.token);
       const viewer = await createUser(site);
-      await addMember('groups', group.id, viewer, 20, owner.token);
+      await addMember(site, 'groups', group.id, viewer, 20, owner.token);
       const response = await site.api(`/projects/${groupProject.id}`, { as: viewer.token });
       expect(response.body.permissions).toEqual({ project_access: null, group_access: { access_level: 20, notification_level: 3 } });
     });
@@ -429,8 +424,8 @@ describe('projects', () => {
     it('lets maintainers update, but only owners rename or change visibility', async () => {
       const project = await createProject(site, { name: 'Editable' }, owner.token);
       const maintainer = await createUser(site);
-      await addMember('projects', project.id, maintainer, 40, owner.token);
-      await addMember('projects', project.id, developer, 30, owner.token);
+      await addMember(site, 'projects', project.id, maintainer, 40, owner.token);
+      await addMember(site, 'projects', project.id, developer, 30, owner.token);
       const put = (body: object, as: string | null) => site.api(`/projects/${project.id}`, { method: 'PUT', body, as });
 
       const updated = await put({ description: 'new words', issues_enabled: false, tag_list: ['x'] }, maintainer.token);
@@ -469,7 +464,7 @@ describe('projects', () => {
   describe('DELETE /projects/:id', () => {
     it('lets owners delete, answering 202 and removing the repository', async () => {
       const project = await createProject(site, { name: 'Doomed' }, owner.token);
-      await addMember('projects', project.id, developer, 40, owner.token);
+      await addMember(site, 'projects', project.id, developer, 40, owner.token);
       const repository = repositoryPath(site.dataDir, project.id);
       expect(existsSync(repository)).toBe(true);
       expect((await site.api(`/projects/${project.id}`, { method: 'DELETE', as: developer.token })).status).toBe(403);
