@@ -14,6 +14,8 @@ export interface LoadSpec {
 
 export interface LoadResult {
   readonly rps: number;
+  /** Mean latency in ms, with decimals (the percentiles are whole milliseconds). */
+  readonly mean: number;
   readonly p50: number;
   readonly p90: number;
   readonly p99: number;
@@ -35,6 +37,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
   return {
     rps: result.requests.average,
+    mean: result.latency.average,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,
