@@ -79,8 +79,12 @@ CREATE TABLE projects (
 );
 CREATE UNIQUE INDEX projects_namespace_path ON projects (namespace_id, path COLLATE NOCASE);
 CREATE UNIQUE INDEX projects_namespace_name ON projects (namespace_id, name COLLATE NOCASE);
--- Lists page in SQL by these orders (GITLAB-NOTES 2.2: default created_at desc).
+-- Lists page in SQL by these orders (GITLAB-NOTES 2.2: default created_at desc). The default
+-- list hides archived projects, and anonymous callers see public ones only: these two indexes
+-- serve those pages in order, so no request sorts or filters the whole table.
 CREATE INDEX projects_created_at ON projects (created_at, id);
+CREATE INDEX projects_unarchived_created_at ON projects (archived, created_at, id);
+CREATE INDEX projects_visible_created_at ON projects (visibility_level, archived, created_at, id);
 CREATE INDEX projects_updated_at ON projects (updated_at, id);
 CREATE INDEX projects_last_activity_at ON projects (last_activity_at, id);
 CREATE INDEX projects_name ON projects (name COLLATE NOCASE, id);
