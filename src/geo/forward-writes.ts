@@ -60,6 +60,8 @@ export function forwardWrites(options: { primaryUrl: string; nodeName: () => str
       if (name === 'set-cookie') res.append(name, value);
       else res.setHeader(name, value);
     }
+    // A primary that dies mid-answer must not leave the client waiting on a half-sent body.
+    upstream.body.once('error', () => res.destroy());
     upstream.body.pipe(res);
   };
 
