@@ -24,6 +24,7 @@ import { projectUploadsWebRouter, uploadsRouter } from './api/uploads.js';
 import { groupCustomAttributesRouter, groupsRouter } from './api/groups.js';
 import { membersRouter } from './api/members.js';
 import { geoNodesRouter } from './api/geo-nodes.js';
+import { gitHttpRouter } from './api/git-http.js';
 import { hooksRouter } from './api/hooks.js';
 import { groupLdapRouter } from './api/group-ldap.js';
 import { versionRouter } from './api/version.js';
@@ -153,6 +154,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use(avatarRouter(ctx));
   app.use(projectAvatarRouter(ctx));
   app.use(projectUploadsWebRouter(ctx, input));
+  app.use(gitHttpRouter(ctx));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.log));

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 
 export interface GitOptions {
   /** Working directory; defaults to the process's. */
@@ -41,12 +42,7 @@ export class GitError extends Error {
 export function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
-      cwd: options.cwd,
-      shell: false,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env },
-    });
+    const child = spawn('git', args, spawnOptions(options, 'ignore')) as ChildProcessByStdio<null, Readable, Readable>;
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;
@@ -85,4 +81,75 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
       resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr });
     });
   });
+}
+
+function spawnOptions(options: GitOptions, stdin: 'ignore' | 'pipe') {
+  return {
+    cwd: options.cwd,
+    shell: false,
+    stdio: [stdin, 'pipe', 'pipe'] as ['ignore' | 'pipe', 'pipe', 'pipe'],
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env },
+  };
+}
+
+/** A streaming git: its stdin and stdout are the caller's to pipe; `done` settles when it exits. */
+export interface GitStream {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** Resolves with stderr (capped) when git exits 0; rejects with a GitError otherwise (timeout and abort included). */
+  readonly done: Promise<{ readonly stderr: string }>;
+  /** Kills git (SIGKILL), e.g. when the client went away. */
+  kill(): void;
+}
+
+const DEFAULT_STREAM_TIMEOUT_MS = 60 * 60_000;
+
+/**
+ * The same wrapper's streaming mode, for data too large to hold (packs over smart HTTP): spawned
+ * without a shell, prompts disabled, a timeout (an hour by default) and abort; stdin and stdout
+ * are never buffered here, only stderr is kept (up to maxOutputBytes) for the error.
+ */
+export function streamGit(args: readonly string[], options: GitOptions = {}): GitStream {
+  const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn('git', args, spawnOptions(options, 'pipe')) as ChildProcessByStdio<
+    Writable,
+    Readable,
+    Readable
+  >;
+  let failure: string | null = null;
+  const stop = (reason: string) => {
+    failure ??= reason;
+    child.kill('SIGKILL');
+  };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+  const timer = setTimeout(() => stop(`timed out after ${timeoutMs} ms`), timeoutMs);
+  const onAbort = () => stop('aborted');
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const err: Buffer[] = [];
+  let errBytes = 0;
+  child.stderr.on('data', (chunk: Buffer) => {
+    errBytes += chunk.length;
+    if (errBytes <= maxOutput) err.push(chunk);
+  });
+  // A git that exits before reading all its input closes the pipe: that is reported by `done`, not as an EPIPE crash.
+  child.stdin.on('error', () => undefined);
+  const done = new Promise<{ stderr: string }>((resolve, reject) => {
+    const settle = () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+    child.once('error', (error) => {
+      settle();
+      reject(new GitError(args, null, `could not start git: ${error.message}`));
+    });
+    child.once('close', (code) => {
+      settle();
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (failure !== null) return reject(new GitError(args, code, `${failure}${stderr ? `; ${stderr}` : ''}`));
+      if (code !== 0) return reject(new GitError(args, code, stderr));
+      resolve({ stderr });
+    });
+  });
+  return { stdin: child.stdin, stdout: child.stdout, done, kill: () => stop('killed') };
 }

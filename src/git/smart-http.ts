@@ -1,0 +1,201 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { runGit, streamGit } from './cli.js';
+
+/** The two services of git's smart HTTP protocol. */
+export type GitService = 'git-upload-pack' | 'git-receive-pack';
+
+export const isGitService = (value: unknown): value is GitService => value === 'git-upload-pack' || value === 'git-receive-pack';
+
+/** The git subcommand behind a service name. */
+const subcommand = (service: GitService) => (service === 'git-upload-pack' ? 'upload-pack' : 'receive-pack');
+
+/** One ref a push asked to change; `before`/`after` are all zeros for a created/deleted ref. */
+export interface RefUpdate {
+  readonly ref: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+const isZero = (sha: string) => /^0+$/.test(sha);
+
+/** A pkt-line: four hex digits of length (themselves included), then the payload. */
+export function pktLine(payload: string): Buffer {
+  const body = Buffer.from(payload, 'utf8');
+  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, '0'), 'ascii'), body]);
+}
+
+export const FLUSH_PKT = Buffer.from('0000', 'ascii');
+
+/** Headers git's own http-backend sends so no proxy caches a ref advertisement or a pack. */
+export const NO_CACHE_HEADERS = {
+  Expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+  Pragma: 'no-cache',
+  'Cache-Control': 'no-cache, max-age=0, must-revalidate',
+} as const;
+
+/**
+ * The pre-receive hook git runs for pushes over HTTP (git's own mechanism: the only place a
+ * push can be refused after its objects arrived and before any ref moves). It holds no user
+ * input: the protected ref comes in the environment geoforge sets. It refuses deleting the
+ * protected (default) branch and non-fast-forward updates of it, for everyone, as GitLab 10.x's
+ * default branch protection does.
+ */
+const PRE_RECEIVE = `#!/bin/sh
+# Written by geoforge (src/git/smart-http.ts); rewritten at every start. Do not edit.
+protected="$GEOFORGE_PROTECTED_REF"
+[ -n "$protected" ] || exit 0
+while read -r old new ref; do
+  [ "$ref" = "$protected" ] || continue
+  case "$new" in
+    *[!0]*) ;;
+    *) echo "GitLab: You are not allowed to delete protected branch \${ref#refs/heads/}." >&2; exit 1 ;;
+  esac
+  case "$old" in
+    *[!0]*) ;;
+    *) continue ;;
+  esac
+  if ! git merge-base --is-ancestor "$old" "$new"; then
+    echo "GitLab: You are not allowed to force push code to a protected branch on this project." >&2
+    exit 1
+  fi
+done
+exit 0
+`;
+
+const hookDirs = new Map<string, Promise<string>>();
+
+/**
+ * The hooks directory given to receive-pack as core.hooksPath: one for the whole site under the
+ * data dir, so every repository (created, forked, imported) gets the same hook without a copy in
+ * each. Written once per process, atomically (a running push never sees half a file).
+ */
+export function siteHooksDir(dataDir: string): Promise<string> {
+  let pending = hookDirs.get(dataDir);
+  if (!pending) {
+    pending = (async () => {
+      const dir = path.join(dataDir, 'git-hooks');
+      await mkdir(dir, { recursive: true });
+      const staging = path.join(dir, `.pre-receive.${process.pid}`);
+      await writeFile(staging, PRE_RECEIVE, { mode: 0o755 });
+      await rename(staging, path.join(dir, 'pre-receive'));
+      return dir;
+    })();
+    pending.catch(() => hookDirs.delete(dataDir));
+    hookDirs.set(dataDir, pending);
+  }
+  return pending;
+}
+
+/**
+ * The body of `GET info/refs?service=…`: the `# service=` pkt-line and a flush, then git's own
+ * advertisement, streamed to `output` (which is left open: the caller ends it).
+ */
+export async function advertiseRefs(repository: string, service: GitService, output: Writable): Promise<void> {
+  const git = streamGit([subcommand(service), '--stateless-rpc', '--advertise-refs', repository], { timeoutMs: 60_000 });
+  git.stdin.end();
+  output.write(Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]));
+  await Promise.all([pipeline(git.stdout, output, { end: false }), git.done]);
+}
+
+/** Upper bound on a push's command list kept for parsing; beyond it the commands are not reported (the push still runs). */
+const MAX_COMMAND_BYTES = 1024 * 1024;
+
+/**
+ * Passes a receive-pack request through unchanged while reading its command list (the pkt-lines
+ * `<old> <new> <ref>` before the first flush); the pack after it is never held.
+ */
+export class PushCommandReader extends Transform {
+  readonly commands: RefUpdate[] = [];
+  /** False when the list could not be read whole (too long, a push certificate, garbage). */
+  complete = true;
+  private pending: Buffer | null = Buffer.alloc(0);
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.pending) this.parse(Buffer.concat([this.pending, chunk]));
+    callback(null, chunk);
+  }
+
+  private parse(buffer: Buffer): void {
+    let at = 0;
+    while (buffer.length - at >= 4) {
+      const length = Number.parseInt(buffer.subarray(at, at + 4).toString('ascii'), 16);
+      if (Number.isNaN(length)) return this.giveUp();
+      if (length === 0) {
+        this.pending = null;
+        return;
+      }
+      if (length < 4) return this.giveUp();
+      if (buffer.length - at < length) break;
+      const line = buffer.subarray(at + 4, at + length).toString('utf8').split('\0')[0]!.replace(/\n$/, '');
+      at += length;
+      if (line.startsWith('shallow ')) continue;
+      const match = /^([0-9a-f]{40,64}) ([0-9a-f]{40,64}) (.+)$/.exec(line);
+      if (!match) return this.giveUp();
+      this.commands.push({ before: match[1]!, after: match[2]!, ref: match[3]! });
+    }
+    this.pending = buffer.subarray(at);
+    if (this.pending.length > MAX_COMMAND_BYTES) this.giveUp();
+  }
+
+  private giveUp(): void {
+    this.complete = false;
+    this.pending = null;
+  }
+}
+
+export interface RpcOptions {
+  readonly repository: string;
+  readonly service: GitService;
+  /** The request body, gzip-encoded when `gzip`. */
+  readonly body: Readable;
+  readonly gzip: boolean;
+  /** Where git's result is streamed; left open for the caller to end. */
+  readonly output: Writable;
+  /** receive-pack only: the hooks directory (siteHooksDir) and the ref it protects. */
+  readonly hooksDir?: string;
+  readonly protectedRef?: string;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs `git <service> --stateless-rpc <repository>` with the request body streamed to its stdin
+ * (gunzipped on the way when needed) and its stdout streamed to `output`. For receive-pack,
+ * resolves to the ref updates that were applied (each command checked against the refs after git
+ * exited, so refused ones are left out); for upload-pack, to [].
+ */
+export async function serviceRpc(options: RpcOptions): Promise<RefUpdate[]> {
+  const receive = options.service === 'git-receive-pack';
+  const config = receive && options.hooksDir ? ['-c', `core.hooksPath=${options.hooksDir}`] : [];
+  const git = streamGit([...config, subcommand(options.service), '--stateless-rpc', options.repository], {
+    signal: options.signal,
+    env: receive && options.protectedRef ? { GEOFORGE_PROTECTED_REF: options.protectedRef } : {},
+  });
+  const reader = receive ? new PushCommandReader() : null;
+  const stages: (Readable | Writable | Transform)[] = [options.body];
+  if (options.gzip) stages.push(createGunzip());
+  if (reader) stages.push(reader);
+  const input = (pipeline as (...streams: unknown[]) => Promise<void>)(...stages, git.stdin);
+  try {
+    await Promise.all([input, pipeline(git.stdout, options.output, { end: false }), git.done]);
+  } catch (error) {
+    git.kill();
+    throw error;
+  }
+  if (!reader || reader.commands.length === 0) return [];
+  return appliedUpdates(options.repository, reader.commands);
+}
+
+/** The commands whose ref now holds the new value (absent for a deletion): what the push changed. */
+export async function appliedUpdates(repository: string, commands: readonly RefUpdate[]): Promise<RefUpdate[]> {
+  const { stdout } = await runGit(['--git-dir', repository, 'for-each-ref', '--format=%(objectname) %(refname)']);
+  const current = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) current.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return commands.filter((command) => (isZero(command.after) ? !current.has(command.ref) : current.get(command.ref) === command.after));
+}

@@ -1,0 +1,252 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GitError, runGit } from '../../src/git/cli.js';
+import { repositoryPath } from '../../src/git/repositories.js';
+import { BLANK_SHA } from '../../src/services/webhooks/payloads.js';
+import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { waitFor } from '../helpers/multisite.js';
+import { startSite, type TestSite } from '../helpers/site.js';
+
+interface Hooked {
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+describe('git smart HTTP', () => {
+  let site: TestSite;
+  let scratch: string;
+  let owner: TestUser;
+  let developer: TestUser;
+  let reporter: TestUser;
+  let stranger: TestUser;
+  let project: any;
+  let receiver: { server: Server; url: string; received: Hooked[] };
+
+  const env = () => ({
+    HOME: scratch,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.com',
+  });
+  const git = (args: string[], cwd?: string) => runGit(args, { cwd, env: env(), timeoutMs: 20_000 });
+  /** Runs git expecting failure; resolves to its stderr. */
+  const gitFails = async (args: string[], cwd?: string) => {
+    const error = await git(args, cwd).then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(GitError);
+    return (error as GitError).stderr;
+  };
+  /** The project's HTTP URL, with the user's name and token in it when given. */
+  const remote = (p: { path_with_namespace: string }, user: TestUser | null, suffix = '.git') =>
+    `${site.url.replace('://', user ? `://${user.username}:${user.token}@` : '://')}/${p.path_with_namespace}${suffix}`;
+  const commitFile = async (work: string, file: string, content: string, message: string) => {
+    await writeFile(path.join(work, file), content);
+    await git(['add', '.'], work);
+    await git(['commit', '--quiet', '-m', message], work);
+    return (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+  };
+  const bareRef = async (p: { id: number }, ref: string) =>
+    (await runGit(['--git-dir', repositoryPath(site.dataDir, p.id), 'rev-parse', '--verify', '--quiet', ref]).catch(() => ({ stdout: '' }))).stdout.trim();
+  const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.username}:${user.token}`).toString('base64')}`;
+
+  beforeAll(async () => {
+    site = await startSite();
+    scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-git-http-'));
+    owner = await createUser(site);
+    developer = await createUser(site);
+    reporter = await createUser(site);
+    stranger = await createUser(site);
+    project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
+    await addMember(site, 'projects', project.id, developer, 30, owner.token);
+    await addMember(site, 'projects', project.id, reporter, 20, owner.token);
+
+    const received: Hooked[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiver = { server, received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+    const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, push_events: true, tag_push_events: true } });
+    expect(hook.status).toBe(201);
+  });
+  afterAll(async () => {
+    await site.stop();
+    receiver.server.closeAllConnections();
+    receiver.server.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  let work: string;
+  let first: string;
+  let second: string;
+
+  it('clones an empty repository and pushes its first branch, firing a push hook', async () => {
+    work = path.join(scratch, 'work');
+    await git(['clone', '--quiet', remote(project, developer), work]);
+    first = await commitFile(work, 'README.md', '# hello\n', 'first commit');
+    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/master'], work);
+    expect(await bareRef(project, 'refs/heads/master')).toBe(first);
+
+    const push = await waitFor(() => receiver.received.find((hook) => hook.body.object_kind === 'push' && hook.body.after === first), { message: 'push hook' });
+    expect(push.headers['x-gitlab-event']).toBe('Push Hook');
+    expect(push.body).toMatchObject({
+      before: BLANK_SHA,
+      after: first,
+      ref: 'refs/heads/master',
+      checkout_sha: first,
+      user_id: developer.id,
+      user_username: developer.username,
+      project_id: project.id,
+      total_commits_count: 1,
+    });
+    expect(push.body.commits).toHaveLength(1);
+    expect(push.body.commits[0]).toMatchObject({ id: first, message: 'first commit\n', added: ['README.md'], modified: [], removed: [], author: { name: 'Test', email: 'test@example.com' } });
+  });
+
+  it('pushes further commits with the right before/after, and updates last_activity_at', async () => {
+    const before = site.site.db.prepare('SELECT last_activity_at FROM projects WHERE id = ?').get(project.id) as { last_activity_at: string };
+    await commitFile(work, 'a.txt', 'a\n', 'second');
+    second = await commitFile(work, 'README.md', '# hello again\n', 'third');
+    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/master'], work);
+    const push = await waitFor(() => receiver.received.find((hook) => hook.body.after === second), { message: 'second push hook' });
+    expect(push.body).toMatchObject({ before: first, after: second, ref: 'refs/heads/master', total_commits_count: 2 });
+    expect(push.body.commits.map((commit: any) => commit.message)).toEqual(['second\n', 'third\n']);
+    expect(push.body.commits[1].modified).toEqual(['README.md']);
+    const after = site.site.db.prepare('SELECT last_activity_at FROM projects WHERE id = ?').get(project.id) as { last_activity_at: string };
+    expect(after.last_activity_at > before.last_activity_at).toBe(true);
+  });
+
+  it('pushes a branch and tags (tag push hook with the annotated message)', async () => {
+    await git(['checkout', '--quiet', '-b', 'feature'], work);
+    const feature = await commitFile(work, 'feature.txt', 'f\n', 'feature work');
+    await git(['tag', '-a', 'v1.0', '-m', 'release one'], work);
+    await git(['tag', 'light'], work);
+    await git(['push', '--quiet', 'origin', 'feature', 'v1.0', 'light'], work);
+    expect(await bareRef(project, 'refs/heads/feature')).toBe(feature);
+    expect(await bareRef(project, 'refs/tags/light')).toBe(feature);
+    const branch = await waitFor(() => receiver.received.find((hook) => hook.body.ref === 'refs/heads/feature'), { message: 'branch hook' });
+    // A new branch reports the commits on no other branch.
+    expect(branch.body).toMatchObject({ before: BLANK_SHA, after: feature, total_commits_count: 1 });
+    const tag = await waitFor(() => receiver.received.find((hook) => hook.body.ref === 'refs/tags/v1.0'), { message: 'tag hook' });
+    expect(tag.headers['x-gitlab-event']).toBe('Tag Push Hook');
+    expect(tag.body).toMatchObject({ object_kind: 'tag_push', before: BLANK_SHA, message: 'release one' });
+    expect(tag.body.commits.map((commit: any) => commit.id)).toEqual([feature]);
+    // Force-pushing a branch other than the default one is allowed.
+    await git(['reset', '--quiet', '--hard', 'HEAD~1'], work);
+    const rewritten = await commitFile(work, 'other.txt', 'o\n', 'rewritten');
+    await git(['push', '--quiet', '--force', 'origin', 'feature'], work);
+    expect(await bareRef(project, 'refs/heads/feature')).toBe(rewritten);
+  });
+
+  it('clones a non-empty repository, with or without the .git suffix', async () => {
+    const clone = path.join(scratch, 'reporter-clone');
+    await git(['clone', '--quiet', remote(project, reporter), clone]);
+    expect(await readFile(path.join(clone, 'README.md'), 'utf8')).toBe('# hello again\n');
+    expect((await git(['rev-parse', 'HEAD'], clone)).stdout.trim()).toBe(second);
+    const bare = path.join(scratch, 'no-suffix.git');
+    await git(['clone', '--quiet', '--bare', remote(project, owner, ''), bare]);
+    expect((await git(['--git-dir', bare, 'tag', '--list'])).stdout.split('\n').filter(Boolean).sort()).toEqual(['light', 'v1.0']);
+  });
+
+  it('refuses force-pushing and deleting the default branch, for maintainers too', async () => {
+    await git(['checkout', '--quiet', '-B', 'master', second], work);
+    await git(['reset', '--quiet', '--hard', first], work);
+    await commitFile(work, 'rewrite.txt', 'r\n', 'rewrite history');
+    const forced = await gitFails(['push', '--force', 'origin', 'HEAD:refs/heads/master'], work);
+    expect(forced).toContain('You are not allowed to force push code to a protected branch on this project.');
+    const deleted = await gitFails(['push', remote(project, owner), ':refs/heads/master'], work);
+    expect(deleted).toContain('You are not allowed to delete protected branch master.');
+    expect(await bareRef(project, 'refs/heads/master')).toBe(second);
+    // Deleting another branch is fine.
+    await git(['push', '--quiet', 'origin', ':refs/heads/feature'], work);
+    expect(await bareRef(project, 'refs/heads/feature')).toBe('');
+    const deletion = await waitFor(() => receiver.received.find((hook) => hook.body.ref === 'refs/heads/feature' && hook.body.after === BLANK_SHA), { message: 'deletion hook' });
+    expect(deletion.body).toMatchObject({ checkout_sha: null, commits: [], total_commits_count: 0 });
+  });
+
+  it('refuses a reporter’s push with 403', async () => {
+    const clone = path.join(scratch, 'reporter-clone');
+    await commitFile(clone, 'r.txt', 'r\n', 'reporter work');
+    const stderr = await gitFails(['push', 'origin', 'HEAD:refs/heads/reporter'], clone);
+    expect(stderr).toContain('403');
+    expect(stderr).toContain('You are not allowed to push code to this project.');
+    expect(await bareRef(project, 'refs/heads/reporter')).toBe('');
+  });
+
+  it('refuses pushes to an archived project', async () => {
+    const archived = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
+    expect((await site.api(`/projects/${archived.id}/archive`, { method: 'POST', as: owner.token })).status).toBe(201);
+    const stderr = await gitFails(['push', remote(archived, owner), `${second}:refs/heads/master`], work);
+    expect(stderr).toContain('You are not allowed to push code to an archived project');
+    // Pulling still works.
+    await git(['ls-remote', remote(archived, owner)]);
+  });
+
+  it('lets anyone clone a public project, and challenges or hides private ones', async () => {
+    const open = await createProject(site, { visibility: 'public', default_branch: 'master' }, owner.token);
+    await git(['push', '--quiet', remote(open, owner), `${second}:refs/heads/master`], work);
+    const clone = path.join(scratch, 'anonymous-clone');
+    await git(['clone', '--quiet', remote(open, null), clone]);
+    expect((await git(['rev-parse', 'HEAD'], clone)).stdout.trim()).toBe(second);
+    // Anonymous pushes are challenged even on public projects.
+    const anonymousPush = await request(`${site.url}/${open.path_with_namespace}.git/info/refs?service=git-receive-pack`);
+    expect(anonymousPush.statusCode).toBe(401);
+    await anonymousPush.body.dump();
+
+    const infoRefs = `${site.url}/${project.path_with_namespace}.git/info/refs?service=git-upload-pack`;
+    const anonymous = await request(infoRefs);
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe('Basic realm="GitLab"');
+    await anonymous.body.dump();
+    const badToken = await request(infoRefs, { headers: { authorization: `Basic ${Buffer.from('oauth2:nope').toString('base64')}` } });
+    expect(badToken.statusCode).toBe(401);
+    await badToken.body.dump();
+    const hidden = await request(infoRefs, { headers: { authorization: basic(stranger) } });
+    expect(hidden.statusCode).toBe(404);
+    await hidden.body.dump();
+    const unknown = await request(`${site.url}/nobody/nothing.git/info/refs?service=git-upload-pack`, { headers: { authorization: basic(stranger) } });
+    expect(unknown.statusCode).toBe(404);
+    await unknown.body.dump();
+
+    expect(await gitFails(['clone', '--quiet', remote(project, null), path.join(scratch, 'nope')])).toMatch(/Authentication failed|could not read Username|terminal prompts disabled/);
+    expect(await gitFails(['clone', '--quiet', remote(project, stranger), path.join(scratch, 'nope2')])).toMatch(/not found|404/);
+  });
+
+  it('serves the advertisement with git’s headers and takes gzip request bodies', async () => {
+    const advertised = await request(`${site.url}/${project.path_with_namespace}/info/refs?service=git-upload-pack`, { headers: { authorization: `Basic ${Buffer.from(`oauth2:${owner.token}`).toString('base64')}` } });
+    expect(advertised.statusCode).toBe(200);
+    expect(advertised.headers['content-type']).toBe('application/x-git-upload-pack-advertisement');
+    expect(advertised.headers['cache-control']).toBe('no-cache, max-age=0, must-revalidate');
+    const text = await advertised.body.text();
+    expect(text.startsWith('001e# service=git-upload-pack\n0000')).toBe(true);
+    expect(text).toContain(`${second} refs/heads/master`);
+
+    const want = `want ${second}\n`;
+    const body = gzipSync(Buffer.from(`${(want.length + 4).toString(16).padStart(4, '0')}${want}00000009done\n`));
+    const response = await request(`${site.url}/${project.path_with_namespace}.git/git-upload-pack`, {
+      method: 'POST',
+      headers: { authorization: basic(owner), 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': 'gzip' },
+      body,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/x-git-upload-pack-result');
+    const result = Buffer.from(await response.body.arrayBuffer());
+    expect(result.subarray(0, 8).toString()).toBe('0008NAK\n');
+    expect(result.includes(Buffer.from('PACK'))).toBe(true);
+  });
+});
