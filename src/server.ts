@@ -27,6 +27,9 @@ import { geoNodesRouter } from './api/geo-nodes.js';
 import { gitHttpRouter } from './api/git-http.js';
 import { hooksRouter } from './api/hooks.js';
 import { groupLdapRouter } from './api/group-ldap.js';
+import { repositoryRouter } from './api/repository.js';
+import { commitStatusesRouter } from './api/commit-statuses.js';
+import { jobsRouter } from './api/jobs.js';
 import { versionRouter } from './api/version.js';
 import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
@@ -145,6 +148,9 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(geoNodesRouter(ctx, geo));
   api.use(hooksRouter(ctx));
   api.use(groupLdapRouter(ctx));
+  api.use(repositoryRouter(ctx));
+  api.use(commitStatusesRouter(ctx));
+  api.use(jobsRouter(ctx));
   api.use(unknownRoute);
   api.use(errorHandler(ctx.log));
   // The API comes first: it takes nearly every request, so nothing else is matched before it.

@@ -15,6 +15,7 @@ import { countCommits, directorySize, repositoryPath, wikiRepositoryPath } from 
 import type { Actor } from './authentication.js';
 import { today } from './clock.js';
 import { ACCESS, isAdmin } from './permissions.js';
+import { projectArtifactsDir } from './ci/artifacts.js';
 
 /**
  * Preloads what the project views need for a page of rows: one query per relation, whatever
@@ -65,14 +66,14 @@ export async function withStatistics(rel: ProjectRelations, dataDir: string, row
   return { ...rel, statistics };
 }
 
-/** A project's statistics: repository and wiki bytes on disk and the commit count; LFS objects and job artifacts do not exist yet. */
+/** A project's statistics: repository, wiki and job artifact bytes on disk and the commit count; LFS objects do not exist yet. */
 export async function measureProject(dataDir: string, projectId: number): Promise<ProjectStatistics> {
   const repository = repositoryPath(dataDir, projectId);
   const [repositorySize, wikiSize] = await Promise.all([directorySize(repository), directorySize(wikiRepositoryPath(dataDir, projectId))]);
   // A repository not on disk (a secondary still syncing it) has no commits to count yet.
   const commitCount = repositorySize === 0 ? 0 : await countCommits(repository);
   const lfsObjectsSize = 0;
-  const jobArtifactsSize = 0;
+  const jobArtifactsSize = await directorySize(projectArtifactsDir(dataDir, projectId));
   return {
     commit_count: commitCount,
     storage_size: repositorySize + wikiSize + lfsObjectsSize + jobArtifactsSize,

@@ -24,6 +24,7 @@ import { removeRepository, repositoryPath, setRepositoryHead } from '../git/repo
 import type { Actor } from './authentication.js';
 import { projectAvatarDir, storeProjectAvatar } from './avatars.js';
 import { projectUploadsDir } from './uploads.js';
+import { projectArtifactsDir } from './ci/artifacts.js';
 import type { UploadedFile } from '../api/request-context.js';
 import { nowIso, today } from './clock.js';
 import { canProject, isAdmin, VISIBILITY } from './permissions.js';
@@ -85,6 +86,7 @@ export async function deleteProject(db: Db, dataDir: string, project: ProjectRow
   await removeRepository(dataDir, project.id);
   await rm(projectAvatarDir(dataDir, project.id), { recursive: true, force: true });
   await rm(projectUploadsDir(dataDir, project.id), { recursive: true, force: true });
+  await rm(projectArtifactsDir(dataDir, project.id), { recursive: true, force: true });
 }
 
 /** SPEC: DELETE /projects/:id, for owners and admins (403 otherwise). */

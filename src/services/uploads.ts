@@ -69,7 +69,7 @@ export function sanitizeFilename(name: string): string {
 }
 
 /** Copies `source` to `target` through a stream, returning the sha256 of what was written; the copy is flushed to disk. */
-async function copyWithDigest(source: string, target: string): Promise<{ sha256: string; size: number }> {
+export async function copyWithDigest(source: string, target: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
   const tap = new Transform({

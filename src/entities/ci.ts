@@ -1,0 +1,96 @@
+import type { JobArtifactRow, JobRow, PipelineRow } from '../db/tables/ci.js';
+import type { UserRow } from '../db/tables/users.js';
+import type { CommitSummary } from '../services/ci/git.js';
+import { userBasic, type EntityContext } from './users.js';
+
+/** What the CI views need besides the rows, preloaded per page (entities never query). */
+export interface CiRelations {
+  /** `<namespace full path>/<project path>`, for web URLs. */
+  readonly projectPath: string;
+  readonly users: ReadonlyMap<number, UserRow>;
+  readonly pipelines: ReadonlyMap<number, PipelineRow>;
+  readonly artifacts: ReadonlyMap<number, JobArtifactRow>;
+  readonly commits: ReadonlyMap<string, CommitSummary>;
+}
+
+const seconds = (start: string | null, end: string | null): number | null =>
+  start ? ((end ? Date.parse(end) : Date.now()) - Date.parse(start)) / 1000 : null;
+
+/** CommitStatus, as POST /projects/:id/statuses/:sha and the statuses list show it. */
+export function commitStatusView(job: JobRow, rel: Pick<CiRelations, 'users'>, ctx: EntityContext) {
+  const author = job.user_id === null ? undefined : rel.users.get(job.user_id);
+  return {
+    id: job.id,
+    sha: job.sha,
+    ref: job.ref,
+    status: job.status,
+    name: job.name,
+    target_url: job.target_url,
+    description: job.description,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    allow_failure: job.allow_failure === 1,
+    coverage: job.coverage,
+    author: author ? userBasic(author, ctx) : null,
+  };
+}
+
+/** PipelineBasic: lists and the pipeline embedded in a job. */
+export function pipelineBasic(pipeline: PipelineRow, rel: Pick<CiRelations, 'projectPath'>, ctx: EntityContext) {
+  return {
+    id: pipeline.id,
+    sha: pipeline.sha,
+    ref: pipeline.ref,
+    status: pipeline.status,
+    web_url: `${ctx.externalUrl}/${rel.projectPath}/pipelines/${pipeline.id}`,
+    created_at: pipeline.created_at,
+    updated_at: pipeline.updated_at,
+  };
+}
+
+/** Pipeline: one pipeline. */
+export function pipelineView(pipeline: PipelineRow, rel: Pick<CiRelations, 'projectPath' | 'users'>, ctx: EntityContext) {
+  const user = pipeline.user_id === null ? undefined : rel.users.get(pipeline.user_id);
+  return {
+    ...pipelineBasic(pipeline, rel, ctx),
+    before_sha: '0000000000000000000000000000000000000000',
+    tag: false,
+    yaml_errors: null,
+    user: user ? userBasic(user, ctx) : null,
+    started_at: pipeline.started_at,
+    finished_at: pipeline.finished_at,
+    committed_at: null,
+    duration: seconds(pipeline.started_at, pipeline.finished_at),
+    coverage: null,
+  };
+}
+
+/** Job. */
+export function jobView(job: JobRow, rel: CiRelations, ctx: EntityContext) {
+  const user = job.user_id === null ? undefined : rel.users.get(job.user_id);
+  const pipeline = rel.pipelines.get(job.pipeline_id);
+  const artifact = rel.artifacts.get(job.id);
+  return {
+    id: job.id,
+    status: job.status,
+    stage: job.stage,
+    name: job.name,
+    ref: job.ref,
+    tag: false,
+    coverage: job.coverage,
+    allow_failure: job.allow_failure === 1,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    duration: seconds(job.started_at, job.finished_at),
+    user: user ? userBasic(user, ctx) : null,
+    commit: rel.commits.get(job.sha) ?? { id: job.sha, short_id: job.sha.slice(0, 8) },
+    pipeline: pipeline ? { id: pipeline.id, sha: pipeline.sha, ref: pipeline.ref, status: pipeline.status } : null,
+    web_url: `${ctx.externalUrl}/${rel.projectPath}/-/jobs/${job.id}`,
+    artifacts_file: artifact ? { filename: artifact.filename, size: artifact.size } : null,
+    artifacts: artifact ? [{ file_type: artifact.file_type, size: artifact.size, filename: artifact.filename, file_format: 'zip' }] : [],
+    artifacts_expire_at: null,
+    runner: null,
+  };
+}

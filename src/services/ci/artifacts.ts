@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { UploadedFile } from '../../api/request-context.js';
+import { MAX_UPLOAD_BYTES } from '../../api/middleware/input.js';
+import type { Db } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
+import { deleteJobArtifact, findJob, findJobArtifact, insertJobArtifact, type JobArtifactRow, type JobRow } from '../../db/tables/ci.js';
+import type { ProjectRow } from '../../db/tables/projects.js';
+import { AppError, notFound } from '../../errors.js';
+import type { Actor } from '../authentication.js';
+import { nowIso } from '../clock.js';
+import { copyWithDigest, sanitizeFilename } from '../uploads.js';
+import { assertUpdateBuilds } from './access.js';
+import { getJob } from './jobs.js';
+
+/** Where a project's job artifacts live: DATA_DIR/artifacts/<project_id>/<job_id>/<filename>. */
+export function projectArtifactsDir(dataDir: string, projectId: number): string {
+  return path.join(dataDir, 'artifacts', String(projectId));
+}
+
+export function artifactFilePath(dataDir: string, artifact: Pick<JobArtifactRow, 'project_id' | 'job_id' | 'filename'>): string {
+  return path.join(projectArtifactsDir(dataDir, artifact.project_id), String(artifact.job_id), artifact.filename);
+}
+
+/**
+ * POST /projects/:id/jobs/:job_id/artifacts (developer): stores the archive streamed under a
+ * temporary name, flushed, then renamed; the row follows, replacing the job's earlier archive
+ * (whose file goes when its name differs). A row never names a missing or partial file.
+ */
+export async function uploadJobArtifact(db: Db, dataDir: string, actor: Actor, project: ProjectRow, jobId: number, file: UploadedFile): Promise<JobRow> {
+  const job = getJob(db, actor, project, jobId);
+  assertUpdateBuilds(db, actor, project);
+  if (file.size > MAX_UPLOAD_BYTES) throw new AppError('payload_too_large');
+  const filename = sanitizeFilename(file.filename || 'artifacts.zip');
+  const dir = path.join(projectArtifactsDir(dataDir, project.id), String(job.id));
+  const target = path.join(dir, filename);
+  const temporary = path.join(dir, `.tmp-${randomUUID()}`);
+  await mkdir(dir, { recursive: true });
+  let previous: JobArtifactRow | undefined;
+  try {
+    const { sha256, size } = await copyWithDigest(file.path, temporary);
+    await rename(temporary, target);
+    inTransaction(db, () => {
+      // The job may have been deleted meanwhile: then no row is written and the file goes below.
+      if (!findJob(db, project.id, job.id)) throw notFound('Job');
+      previous = findJobArtifact(db, job.id);
+      if (previous) deleteJobArtifact(db, previous.id);
+      insertJobArtifact(db, { project_id: project.id, job_id: job.id, file_type: 'archive', filename, size, sha256, created_at: nowIso() });
+    });
+    // Geo: the job-artifact created (and, for `previous`, deleted) blob events are appended here.
+  } catch (error) {
+    await rm(temporary, { force: true });
+    if (!findJobArtifact(db, job.id)) await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  if (previous && previous.filename !== filename) await rm(artifactFilePath(dataDir, previous), { force: true });
+  return job;
+}
+
+/** GET /projects/:id/jobs/:job_id/artifacts: the archive's row and file, for a reader of the jobs; 404 when there is none. */
+export function findJobArtifactFile(db: Db, dataDir: string, actor: Actor | null, project: ProjectRow, jobId: number): { artifact: JobArtifactRow; file: string } {
+  const job = getJob(db, actor, project, jobId);
+  const artifact = findJobArtifact(db, job.id);
+  if (!artifact) throw notFound();
+  return { artifact, file: artifactFilePath(dataDir, artifact) };
+}
+
+/** DELETE /projects/:id/jobs/:job_id/artifacts (developer): the row, then the file. */
+export async function deleteJobArtifacts(db: Db, dataDir: string, actor: Actor, project: ProjectRow, jobId: number): Promise<void> {
+  const job = getJob(db, actor, project, jobId);
+  assertUpdateBuilds(db, actor, project);
+  const artifact = inTransaction(db, () => {
+    const row = findJobArtifact(db, job.id);
+    if (!row) throw notFound();
+    deleteJobArtifact(db, row.id);
+    return row;
+  });
+  await rm(path.dirname(artifactFilePath(dataDir, artifact)), { recursive: true, force: true });
+  // Geo: the job-artifact deleted blob event is appended here.
+}

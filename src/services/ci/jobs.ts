@@ -1,0 +1,48 @@
+import type { Db } from '../../db/connection.js';
+import { artifactsByJobIds, findJob, listJobs, pipelinesByIds, type JobRow, type PipelineRow } from '../../db/tables/ci.js';
+import { usersByIds } from '../../db/tables/project-relations.js';
+import type { CiRelations } from '../../entities/ci.js';
+import { projectFullPath } from '../project-fork.js';
+import { readCommits } from './git.js';
+import type { Page, Paged } from '../../db/page.js';
+import type { ProjectRow } from '../../db/tables/projects.js';
+import { notFound } from '../../errors.js';
+import type { Actor } from '../authentication.js';
+import { assertReadBuilds } from './access.js';
+
+/** GET /projects/:id/jobs: newest first, optionally only the given statuses (`scope[]`). */
+export function listProjectJobs(db: Db, actor: Actor | null, project: ProjectRow, scope: readonly string[] | undefined, page: Page): Paged<JobRow> {
+  assertReadBuilds(db, actor, project);
+  return listJobs(db, project.id, { statuses: scope, sort: 'desc' }, page);
+}
+
+/** The job a path names, for a reader of the project's jobs; 404 `Job` otherwise. */
+export function getJob(db: Db, actor: Actor | null, project: ProjectRow, id: number): JobRow {
+  assertReadBuilds(db, actor, project);
+  const job = findJob(db, project.id, id);
+  if (!job) throw notFound('Job');
+  return job;
+}
+
+/**
+ * Preloads what the CI views need for a page of jobs or pipelines: one query per relation and one
+ * git call for the commits (only when asked: the statuses views show none).
+ */
+export async function loadCiRelations(
+  db: Db,
+  dataDir: string,
+  project: ProjectRow,
+  rows: { jobs?: readonly JobRow[]; pipelines?: readonly PipelineRow[]; commits?: boolean },
+): Promise<CiRelations> {
+  const jobs = rows.jobs ?? [];
+  const pipelines = new Map((rows.pipelines ?? []).map((row) => [row.id, row]));
+  for (const [id, row] of pipelinesByIds(db, jobs.map((job) => job.pipeline_id).filter((id) => !pipelines.has(id)))) pipelines.set(id, row);
+  const userIds = [...jobs.map((job) => job.user_id), ...[...pipelines.values()].map((row) => row.user_id)].filter((id): id is number => id !== null);
+  return {
+    projectPath: projectFullPath(db, project),
+    users: usersByIds(db, userIds),
+    pipelines,
+    artifacts: artifactsByJobIds(db, jobs.map((job) => job.id)),
+    commits: rows.commits ? await readCommits(dataDir, project.id, jobs.map((job) => job.sha)) : new Map(),
+  };
+}

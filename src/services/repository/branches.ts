@@ -1,0 +1,98 @@
+import type { ProjectRow } from '../../db/tables/projects.js';
+import type { BranchRecord } from '../../entities/repository.js';
+import { AppError, badRequest, notFound } from '../../errors.js';
+import { GitError } from '../../git/cli.js';
+import type { SiteContext } from '../../site-context.js';
+import type { Actor } from '../authentication.js';
+import { notifyPush } from './commit-writer.js';
+import { readCommits } from './commits.js';
+import { branchCommit, git, isValidBranchName, repositoryOf, resolveCommit, ZERO_SHA } from './git.js';
+
+/** Every branch as name -> sha, sorted by name. */
+async function allBranches(repository: string): Promise<{ name: string; sha: string }[]> {
+  const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']).catch(() => ({ stdout: '' }));
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => ({ sha: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** GitLab's branch search: a substring, `^x` a prefix, `x$` a suffix; case-insensitive. */
+function matches(name: string, search: string): boolean {
+  const lower = name.toLowerCase();
+  let term = search.toLowerCase();
+  const prefix = term.startsWith('^');
+  const suffix = term.endsWith('$');
+  if (prefix) term = term.slice(1);
+  if (suffix) term = term.slice(0, -1);
+  if (prefix && suffix) return lower === term;
+  if (prefix) return lower.startsWith(term);
+  if (suffix) return lower.endsWith(term);
+  return lower.includes(term);
+}
+
+/** Branches merged into the default one: its ancestors, not at its own head (GitLab's merged_to_root_ref?). */
+async function records(repository: string, project: ProjectRow, branches: { name: string; sha: string }[]): Promise<BranchRecord[]> {
+  const defaultSha = await branchCommit(repository, project.default_branch);
+  const merged = new Set<string>();
+  if (defaultSha && branches.length) {
+    const { stdout } = await git(repository, ['for-each-ref', `--merged=${defaultSha}`, '--format=%(refname:strip=2)', 'refs/heads/']);
+    for (const name of stdout.split('\n')) if (name) merged.add(name);
+  }
+  const commits = await readCommits(
+    repository,
+    branches.map((branch) => branch.sha),
+  );
+  const byId = new Map(commits.map((commit) => [commit.id, commit]));
+  return branches.map((branch) => ({
+    name: branch.name,
+    commit: byId.get(branch.sha)!,
+    isDefault: branch.name === project.default_branch,
+    merged: branch.name !== project.default_branch && branch.sha !== defaultSha && merged.has(branch.name),
+  }));
+}
+
+export async function listBranches(ctx: SiteContext, project: ProjectRow, search: string | undefined, offset: number, limit: number) {
+  const repository = repositoryOf(ctx, project);
+  const all = (await allBranches(repository)).filter((branch) => !search || matches(branch.name, search));
+  return { rows: await records(repository, project, all.slice(offset, offset + limit)), total: all.length };
+}
+
+export async function getBranch(ctx: SiteContext, project: ProjectRow, name: string): Promise<BranchRecord> {
+  const repository = repositoryOf(ctx, project);
+  const sha = await branchCommit(repository, name);
+  if (!sha) throw notFound('Branch');
+  return (await records(repository, project, [{ name, sha }]))[0]!;
+}
+
+export async function createBranch(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string, ref: string): Promise<BranchRecord> {
+  const repository = repositoryOf(ctx, project);
+  if (!(await isValidBranchName(name))) throw badRequest('Branch name is invalid');
+  if (await branchCommit(repository, name)) throw badRequest('Branch already exists');
+  const sha = await resolveCommit(repository, ref);
+  if (!sha) throw badRequest('Invalid reference name');
+  try {
+    await git(repository, ['update-ref', '-m', `geoforge: branch created by ${actor.user.username}`, `refs/heads/${name}`, sha, ZERO_SHA]);
+  } catch (error) {
+    if (error instanceof GitError) throw badRequest('Branch already exists');
+    throw error;
+  }
+  await notifyPush(ctx, project, actor, name, ZERO_SHA, sha);
+  return getBranch(ctx, project, name);
+}
+
+/** Deletes a branch; the default one is refused with GitLab's 405 `Cannot remove the default branch`. */
+export async function deleteBranch(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string): Promise<void> {
+  const repository = repositoryOf(ctx, project);
+  const sha = await branchCommit(repository, name);
+  if (!sha) throw notFound('Branch');
+  if (name === project.default_branch) throw new AppError('not_allowed', 'Cannot remove the default branch');
+  try {
+    await git(repository, ['update-ref', '-d', `refs/heads/${name}`, sha]);
+  } catch (error) {
+    if (error instanceof GitError) throw badRequest(`Could not delete branch '${name}': it was changed by another push; please retry`);
+    throw error;
+  }
+  await notifyPush(ctx, project, actor, name, sha, ZERO_SHA);
+}
