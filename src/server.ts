@@ -25,6 +25,7 @@ import { groupCustomAttributesRouter, groupsRouter } from './api/groups.js';
 import { membersRouter } from './api/members.js';
 import { geoNodesRouter } from './api/geo-nodes.js';
 import { gitHttpRouter } from './api/git-http.js';
+import { gitLfsRouter } from './api/git-lfs.js';
 import { hooksRouter } from './api/hooks.js';
 import { groupLdapRouter } from './api/group-ldap.js';
 import { repositoryRouter } from './api/repository.js';
@@ -160,6 +161,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use(avatarRouter(ctx));
   app.use(projectAvatarRouter(ctx));
   app.use(projectUploadsWebRouter(ctx, input));
+  app.use(gitLfsRouter(ctx));
   app.use(gitHttpRouter(ctx));
 
   app.use(unknownRoute);

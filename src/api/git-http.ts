@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectByFullPath, type ProjectRow } from '../db/tables/projects.js';
-import { repositoryPath } from '../git/repositories.js';
+import { createWikiRepository, repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
 import { advertiseRefs, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../git/smart-http.js';
-import { afterPush } from '../services/after-push.js';
+import { afterPush, afterWikiPush } from '../services/after-push.js';
 import { authenticateCredential, touchActivity, type Actor } from '../services/authentication.js';
 import { ACCESS, canProject, canReadProject, projectAccess, visibleWithoutMembership } from '../services/permissions.js';
 import type { SiteContext } from '../site-context.js';
@@ -18,15 +18,13 @@ function refuse(res: Response, status: 401 | 403 | 404 | 415, message: string): 
   res.status(status).type('text/plain').send(`${message}\n`);
 }
 
-const challenge = (res: Response) => refuse(res, 401, 'HTTP Basic: Access denied');
-
 type Basic = { actor: Actor | null } | 'invalid';
 
 /**
  * HTTP Basic with any username (`oauth2` among them) and a token as the password: personal,
  * impersonation or OAuth. A token must carry a repository scope (or `api`) for the service.
  */
-function basicActor(ctx: SiteContext, req: Request, service: GitService): Basic {
+export function basicActor(ctx: SiteContext, req: Request, service: GitService): Basic {
   const header = req.headers.authorization;
   if (!header || !/^basic\s+/i.test(header)) return { actor: null };
   const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
@@ -42,62 +40,83 @@ function basicActor(ctx: SiteContext, req: Request, service: GitService): Basic 
 }
 
 /** Downloading code needs what forking does: a project visible without membership, or reporter access (guests of a private project may not). */
-const canDownload = (ctx: SiteContext, actor: Actor | null, project: ProjectRow) =>
+export const canDownload = (ctx: SiteContext, actor: Actor | null, project: ProjectRow) =>
   visibleWithoutMembership(actor, project.visibility_level) || projectAccess(ctx.db, actor, project) >= ACCESS.reporter;
 
-interface Access {
+export interface Access {
   project: ProjectRow;
   actor: Actor | null;
   repository: string;
+  /** True when the path named the project's wiki (`<full path>.wiki.git`). */
+  wiki: boolean;
+}
+
+/** Why a request was refused: the status and the message git (or git-lfs) shows its user. */
+export interface Refusal {
+  status: 401 | 403 | 404;
+  message: string;
+}
+
+const NOT_FOUND: Refusal = { status: 404, message: 'The project you were looking for could not be found.' };
+const DENIED: Refusal = { status: 401, message: 'HTTP Basic: Access denied' };
+
+/**
+ * The project (or, for `<full path>.wiki`, the project whose wiki) a git path names. A real
+ * project whose path ends in `.wiki` wins over a wiki.
+ */
+function projectOfPath(ctx: SiteContext, fullPath: string): { project: ProjectRow; wiki: boolean } | null {
+  const project = findProjectByFullPath(ctx.db, fullPath);
+  if (project) return { project, wiki: false };
+  if (!fullPath.endsWith('.wiki')) return null;
+  const owner = findProjectByFullPath(ctx.db, fullPath.slice(0, -'.wiki'.length));
+  return owner ? { project: owner, wiki: true } : null;
 }
 
 /**
  * Who may use `service` on the project at `fullPath`, GitLab's way: anonymous callers are
  * challenged (401, so git asks for credentials) unless the project is public and they only pull;
  * signed-in callers get 404 for a project they cannot see and 403 for one they may not pull
- * from or push to. Responds itself and returns null when refused.
+ * from or push to. Checks the repository exists unless `checkRepository` is false. A wiki path
+ * names the project's wiki repository, created on first use when the wiki is enabled.
  */
-async function gate(ctx: SiteContext, req: Request, res: Response, fullPath: string, service: GitService): Promise<Access | null> {
+export async function authorizeGit(
+  ctx: SiteContext,
+  req: Request,
+  fullPath: string,
+  service: GitService,
+  options: { allowWiki?: boolean } = {},
+): Promise<Access | Refusal> {
   const basic = basicActor(ctx, req, service);
-  if (basic === 'invalid') {
-    challenge(res);
-    return null;
-  }
+  if (basic === 'invalid') return DENIED;
   const { actor } = basic;
-  const project = findProjectByFullPath(ctx.db, fullPath);
-  if (!project || !canReadProject(ctx.db, actor, project)) {
-    if (actor) refuse(res, 404, 'The project you were looking for could not be found.');
-    else challenge(res);
-    return null;
-  }
+  const found = projectOfPath(ctx, fullPath);
+  if (!found || !canReadProject(ctx.db, actor, found.project) || (found.wiki && options.allowWiki === false)) return actor ? NOT_FOUND : DENIED;
+  const { project, wiki } = found;
+  if (wiki && !project.wiki_enabled) return actor ? NOT_FOUND : DENIED;
   if (service === 'git-receive-pack') {
-    if (!actor) {
-      challenge(res);
-      return null;
-    }
-    if (ctx.config.role !== 'primary') {
-      refuse(res, 403, "You can't push code to a read-only GitLab instance.");
-      return null;
-    }
-    if (project.archived) {
-      refuse(res, 403, 'You are not allowed to push code to an archived project.');
-      return null;
-    }
-    if (!canProject(ctx.db, actor, 'push', project)) {
-      refuse(res, 403, 'You are not allowed to push code to this project.');
-      return null;
-    }
+    if (!actor) return DENIED;
+    if (ctx.config.role !== 'primary') return { status: 403, message: "You can't push code to a read-only GitLab instance." };
+    if (project.archived) return { status: 403, message: 'You are not allowed to push code to an archived project.' };
+    if (!canProject(ctx.db, actor, 'push', project)) return { status: 403, message: 'You are not allowed to push code to this project.' };
   } else if (!canDownload(ctx, actor, project)) {
-    if (actor) refuse(res, 403, 'You are not allowed to download code from this project.');
-    else challenge(res);
-    return null;
+    return actor ? { status: 403, message: 'You are not allowed to download code from this project.' } : DENIED;
   }
-  const repository = repositoryPath(ctx.config.dataDir, project.id);
+  const repository = wiki ? wikiRepositoryPath(ctx.config.dataDir, project.id) : repositoryPath(ctx.config.dataDir, project.id);
   if (!(await stat(repository).catch(() => null))?.isDirectory()) {
-    refuse(res, 404, 'The project you were looking for could not be found.');
+    // The wiki repository is created lazily, on the primary, the first time it is asked for.
+    if (!wiki || ctx.config.role !== 'primary') return NOT_FOUND;
+    await createWikiRepository(ctx.config.dataDir, project.id);
+  }
+  return { project, actor, repository, wiki };
+}
+
+async function gate(ctx: SiteContext, req: Request, res: Response, fullPath: string, service: GitService): Promise<Access | null> {
+  const result = await authorizeGit(ctx, req, fullPath, service);
+  if ('status' in result) {
+    refuse(res, result.status, result.message);
     return null;
   }
-  return { project, actor, repository };
+  return result;
 }
 
 /**
@@ -160,7 +179,7 @@ export function gitHttpRouter(ctx: SiteContext): Router {
         gzip: encoding === 'gzip',
         output: res,
         hooksDir: receive ? await siteHooksDir(ctx.config.dataDir) : undefined,
-        protectedRef: receive ? `refs/heads/${access.project.default_branch}` : undefined,
+        protectedRef: receive && !access.wiki ? `refs/heads/${access.project.default_branch}` : undefined,
         signal: abort.signal,
       });
     } catch (error) {
@@ -171,7 +190,7 @@ export function gitHttpRouter(ctx: SiteContext): Router {
     // The response ends after the push's follow-up, so a client (or test) that saw the push
     // finish sees its hooks queued too; git waits on post-receive work the same way.
     if (receive && access.actor && updates.length > 0) {
-      await afterPush(ctx, access.project, access.actor, updates).catch((error: unknown) => {
+      await (access.wiki ? afterWikiPush : afterPush)(ctx, access.project, access.actor, updates).catch((error: unknown) => {
         ctx.log.error({ err: error, project: access.project.id }, 'after-push work failed');
       });
     }

@@ -23,7 +23,7 @@ export async function sendProjects(
   const result = list(filters, page);
   let rel = loadProjectRelations(ctx.db, req.actor, result.rows);
   const basic = simple || !req.actor;
-  if (statistics && !basic) rel = await withStatistics(rel, ctx.config.dataDir, result.rows);
+  if (statistics && !basic) rel = await withStatistics(rel, ctx.config.dataDir, result.rows, ctx.db);
   const view = basic ? projectBasic : projectWithAccess;
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => view(row, rel, ctx)), result.total);
 }

@@ -55,7 +55,7 @@ export function projectsRouter(ctx: SiteContext): Router {
     const row = project(req);
     const { statistics } = readParams(req.input, { statistics: bool() });
     let rel = loadProjectRelations(ctx.db, req.actor, [row]);
-    if (statistics && req.actor) rel = await withStatistics(rel, ctx.config.dataDir, [row]);
+    if (statistics && req.actor) rel = await withStatistics(rel, ctx.config.dataDir, [row], ctx.db);
     sendJson(res, 200, req.actor ? projectWithAccess(row, rel, ctx) : projectBasic(row, rel, ctx));
   });
   router.get('/projects/:id/users', (req, res) => {

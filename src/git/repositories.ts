@@ -76,6 +76,14 @@ export async function createBareRepository(dataDir: string, projectId: number, d
   return target;
 }
 
+/** Creates the project's empty bare wiki repository (HEAD on master, as GitLab's wikis); an existing one is left as it is. */
+export async function createWikiRepository(dataDir: string, projectId: number): Promise<string> {
+  const target = wikiRepositoryPath(dataDir, projectId);
+  await runGit(['init', '--bare', '--quiet', target]);
+  await setRepositoryHead(target, 'master');
+  return target;
+}
+
 /** Points HEAD at refs/heads/<branch>; the branch need not exist yet. */
 export async function setRepositoryHead(repository: string, branch: string): Promise<void> {
   await runGit(['--git-dir', repository, 'symbolic-ref', 'HEAD', `refs/heads/${branch}`]);

@@ -1,9 +1,10 @@
+import path from 'node:path';
 import { inTransaction } from '../db/connection.js';
 import { findNamespaceById } from '../db/tables/namespaces.js';
 import { findProjectById, updateProjectRow, type ProjectRow } from '../db/tables/projects.js';
 import { userBasic } from '../entities/users.js';
 import { runGit } from '../git/cli.js';
-import { repositoryPath } from '../git/repositories.js';
+import { repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
 import type { RefUpdate } from '../git/smart-http.js';
 import type { SiteContext } from '../site-context.js';
 import type { Actor } from './authentication.js';
@@ -129,4 +130,67 @@ function hookProjectOf(ctx: SiteContext, project: ProjectRow): HookProject {
     default_branch: project.default_branch,
     ci_config_path: project.ci_config_path,
   };
+}
+
+/** Wiki page formats by file extension, as Gollum names them. */
+const WIKI_FORMATS: Readonly<Record<string, string>> = { md: 'markdown', markdown: 'markdown', rdoc: 'rdoc', adoc: 'asciidoc', asciidoc: 'asciidoc', org: 'org' };
+/** git's empty tree, the "before" of a wiki branch's first push. */
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+/**
+ * What follows a push to a project's wiki: one `wiki_page` hook per page file the push added,
+ * changed or removed (minimal: pages are the files with a wiki format extension, on any branch).
+ */
+export async function afterWikiPush(ctx: SiteContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
+  const repository = wikiRepositoryPath(ctx.config.dataDir, project.id);
+  const pages: { action: 'create' | 'update' | 'delete'; file: string; content: string; message: string }[] = [];
+  for (const update of updates) {
+    if (!update.ref.startsWith('refs/heads/') || isBlank(update.after)) continue;
+    const before = isBlank(update.before) ? EMPTY_TREE : update.before;
+    const { stdout } = await runGit(['-c', 'core.quotePath=false', '--git-dir', repository, 'diff', '--no-renames', '--name-status', before, update.after, '--']);
+    const message = (await runGit(['--git-dir', repository, 'log', '-n', '1', '--format=%B', update.after])).stdout.trim();
+    for (const line of stdout.split('\n')) {
+      const tab = line.indexOf('\t');
+      if (tab < 1) continue;
+      const file = line.slice(tab + 1);
+      const extension = path.extname(file).slice(1).toLowerCase();
+      if (!(extension in WIKI_FORMATS)) continue;
+      const action = line[0] === 'A' ? 'create' : line[0] === 'D' ? 'delete' : 'update';
+      const content = action === 'delete' ? '' : (await runGit(['--git-dir', repository, 'cat-file', 'blob', `${update.after}:${file}`])).stdout;
+      pages.push({ action, file, content, message });
+    }
+  }
+  inTransaction(ctx.db, () => {
+    updateProjectRow(ctx.db, project.id, { last_activity_at: nowIso() });
+    if (pages.length === 0) return;
+    const current = findProjectById(ctx.db, project.id) ?? project;
+    const hookProject = hookProjectOf(ctx, current);
+    const user = hookUserOf(ctx, actor);
+    const wiki = {
+      web_url: `${hookProject.web_url}/wikis/home`,
+      git_ssh_url: hookProject.git_ssh_url.replace(/\.git$/, '.wiki.git'),
+      git_http_url: hookProject.git_http_url.replace(/\.git$/, '.wiki.git'),
+      path_with_namespace: `${hookProject.path_with_namespace}.wiki`,
+      default_branch: 'master',
+    };
+    for (const page of pages) {
+      const extension = path.extname(page.file);
+      const slug = page.file.slice(0, page.file.length - extension.length);
+      fireProjectHooks(ctx, current, 'wiki_page', {
+        object_kind: 'wiki_page',
+        user,
+        project: hookProject,
+        wiki,
+        object_attributes: {
+          title: path.posix.basename(slug).replace(/-/g, ' '),
+          content: page.content,
+          format: WIKI_FORMATS[extension.slice(1).toLowerCase()],
+          message: page.message,
+          slug,
+          url: `${hookProject.web_url}/wikis/${slug}`,
+          action: page.action,
+        },
+      });
+    }
+  });
 }

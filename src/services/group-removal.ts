@@ -21,7 +21,7 @@ export async function groupStatistics(ctx: SiteContext, groups: readonly Namespa
   const work = projectsIn(ctx.db, groups.map((row) => row.id)).map((project) => ({ groupId: project.namespace_id, projectId: project.id }));
   for (let start = 0; start < work.length; start += MEASURE_CONCURRENCY) {
     const batch = work.slice(start, start + MEASURE_CONCURRENCY);
-    const measured = await Promise.all(batch.map((item) => measureProject(ctx.config.dataDir, item.projectId)));
+    const measured = await Promise.all(batch.map((item) => measureProject(ctx.config.dataDir, item.projectId, ctx.db)));
     batch.forEach((item, index) => {
       const sum = totals.get(item.groupId)!;
       sum.storage_size += measured[index].storage_size;

@@ -9,6 +9,7 @@ import {
   sharedGroups,
   usersByIds,
 } from '../db/tables/project-relations.js';
+import { lfsObjectsSize as linkedLfsBytes } from '../db/tables/lfs-objects.js';
 import type { ProjectRow } from '../db/tables/projects.js';
 import type { ProjectRelations, ProjectStatistics } from '../entities/projects.js';
 import { countCommits, directorySize, repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
@@ -55,24 +56,24 @@ const STATISTICS_CONCURRENCY = 8;
  * Adds statistics for the rows whose statistics the caller may read (reporter and above, or an
  * admin). Sizes are measured on disk and commits counted by git, so they are always current.
  */
-export async function withStatistics(rel: ProjectRelations, dataDir: string, rows: readonly ProjectRow[]): Promise<ProjectRelations> {
+export async function withStatistics(rel: ProjectRelations, dataDir: string, rows: readonly ProjectRow[], db?: Db): Promise<ProjectRelations> {
   const allowed = rows.filter((row) => (rel.effectiveAccess.get(row.id) ?? ACCESS.none) >= ACCESS.reporter);
   const statistics = new Map<number, ProjectStatistics>();
   for (let start = 0; start < allowed.length; start += STATISTICS_CONCURRENCY) {
     const batch = allowed.slice(start, start + STATISTICS_CONCURRENCY);
-    const measured = await Promise.all(batch.map((row) => measureProject(dataDir, row.id)));
+    const measured = await Promise.all(batch.map((row) => measureProject(dataDir, row.id, db)));
     batch.forEach((row, index) => statistics.set(row.id, measured[index]));
   }
   return { ...rel, statistics };
 }
 
-/** A project's statistics: repository, wiki and job artifact bytes on disk and the commit count; LFS objects do not exist yet. */
-export async function measureProject(dataDir: string, projectId: number): Promise<ProjectStatistics> {
+/** A project's statistics: repository, wiki and job artifact bytes on disk, the commit count, and (given the database) the bytes of its linked LFS objects. */
+export async function measureProject(dataDir: string, projectId: number, db?: Db): Promise<ProjectStatistics> {
   const repository = repositoryPath(dataDir, projectId);
   const [repositorySize, wikiSize] = await Promise.all([directorySize(repository), directorySize(wikiRepositoryPath(dataDir, projectId))]);
   // A repository not on disk (a secondary still syncing it) has no commits to count yet.
   const commitCount = repositorySize === 0 ? 0 : await countCommits(repository);
-  const lfsObjectsSize = 0;
+  const lfsObjectsSize = db ? linkedLfsBytes(db, projectId) : 0;
   const jobArtifactsSize = await directorySize(projectArtifactsDir(dataDir, projectId));
   return {
     commit_count: commitCount,

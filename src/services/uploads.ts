@@ -68,8 +68,8 @@ export function sanitizeFilename(name: string): string {
   return clean;
 }
 
-/** Copies `source` to `target` through a stream, returning the sha256 of what was written; the copy is flushed to disk. */
-export async function copyWithDigest(source: string, target: string): Promise<{ sha256: string; size: number }> {
+/** Copies `source` (a file or a stream, such as a request body) to `target`, returning the sha256 and size of what was written; the copy is flushed to disk. */
+export async function copyWithDigest(source: string | NodeJS.ReadableStream, target: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
   const tap = new Transform({
@@ -79,7 +79,7 @@ export async function copyWithDigest(source: string, target: string): Promise<{ 
       done(null, chunk);
     },
   });
-  await pipeline(createReadStream(source), tap, createWriteStream(target, { flags: 'wx' }));
+  await pipeline(typeof source === 'string' ? createReadStream(source) : source, tap, createWriteStream(target, { flags: 'wx' }));
   const handle = await open(target, 'r');
   try {
     await handle.sync();

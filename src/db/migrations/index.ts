@@ -5,7 +5,8 @@ import { groupsProjects } from './0003_groups_projects.js';
 import { hooks } from './0004_hooks.js';
 import { ldap } from './0005_ldap.js';
 import { uploads } from './0006_uploads.js';
+import { lfs } from './0007_lfs.js';
 import { ci } from './0008_ci.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, ci];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci];
