@@ -29,8 +29,12 @@ export interface CpuSample {
   readonly ours: number;
 }
 
-/** Machine-wide CPU time and the part used by `pids` (this process and its servers); zeros where /proc does not exist. */
-export function sampleCpu(pids: readonly number[]): CpuSample {
+/**
+ * Machine-wide CPU time and the part used by `pids` (this process and its servers); zeros where
+ * /proc does not exist. With `withChildren`, the time of their exited, reaped children counts as
+ * theirs too (cutime + cstime): the git processes a git scenario's clients and servers spawn.
+ */
+export function sampleCpu(pids: readonly number[], withChildren = false): CpuSample {
   const stat = readProc('/proc/stat');
   if (stat === null) return { total: 0, steal: 0, busy: 0, ours: 0 };
   // user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is already in user.
@@ -40,7 +44,7 @@ export function sampleCpu(pids: readonly number[]): CpuSample {
     total: jiffies.reduce((sum, value) => sum + value, 0),
     steal,
     busy: user + nice + system,
-    ours: pids.reduce((sum, pid) => sum + processJiffies(pid), 0),
+    ours: pids.reduce((sum, pid) => sum + processJiffies(pid, withChildren), 0),
   };
 }
 
@@ -58,13 +62,13 @@ export function cpuNoise(before: CpuSample, after: CpuSample): CpuNoise {
   return { stealPercent: (100 * (after.steal - before.steal)) / total, otherPercent: Math.max(0, (100 * other) / total) };
 }
 
-/** utime + stime of one process, all threads; 0 once it is gone. */
-function processJiffies(pid: number): number {
+/** utime + stime of one process, all threads (plus cutime + cstime of its reaped children with `withChildren`); 0 once it is gone. */
+function processJiffies(pid: number, withChildren: boolean): number {
   const stat = readProc(`/proc/${pid}/stat`);
   if (stat === null) return 0;
   // Fields after the parenthesised command name start at field 3 (state); utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  return Number(fields[11]) + Number(fields[12]) + (withChildren ? Number(fields[13]) + Number(fields[14]) : 0);
 }
 
 function readProc(file: string): string | null {
