@@ -41,53 +41,23 @@ export class GitError extends Error {
  */
 export function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, spawnOptions(options, 'ignore')) as ChildProcessByStdio<null, Readable, Readable>;
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outBytes = 0;
-    let errBytes = 0;
-    let failure: string | null = null;
-    const stop = (reason: string) => {
-      failure ??= reason;
-      child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const onAbort = () => stop('aborted');
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    const settle = () => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
-    child.stdout.on('data', (chunk: Buffer) => {
-      outBytes += chunk.length;
-      if (outBytes > maxOutput) return stop(`stdout exceeded ${maxOutput} bytes`);
-      out.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      errBytes += chunk.length;
-      if (errBytes <= maxOutput) err.push(chunk);
-    });
-    child.once('error', (error) => {
-      settle();
-      reject(new GitError(args, null, `could not start git: ${error.message}`));
-    });
-    child.once('close', (code) => {
-      settle();
-      const stderr = Buffer.concat(err).toString('utf8');
-      if (failure !== null) return reject(new GitError(args, code, `${failure}${stderr ? `; ${stderr}` : ''}`));
-      if (code !== 0) return reject(new GitError(args, code, stderr));
-      resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr });
-    });
+  const git = startGit(args, options, DEFAULT_TIMEOUT_MS);
+  git.stdin.end();
+  const out: Buffer[] = [];
+  let outBytes = 0;
+  git.stdout.on('data', (chunk: Buffer) => {
+    outBytes += chunk.length;
+    if (outBytes > maxOutput) return git.stop(`stdout exceeded ${maxOutput} bytes`);
+    out.push(chunk);
   });
+  return git.done.then(({ stderr }) => ({ stdout: Buffer.concat(out).toString('utf8'), stderr }));
 }
 
-function spawnOptions(options: GitOptions, stdin: 'ignore' | 'pipe') {
+function spawnOptions(options: GitOptions) {
   return {
     cwd: options.cwd,
     shell: false,
-    stdio: [stdin, 'pipe', 'pipe'] as ['ignore' | 'pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'] as ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...options.env },
   };
 }
@@ -110,8 +80,14 @@ const DEFAULT_STREAM_TIMEOUT_MS = 60 * 60_000;
  * are never buffered here, only stderr is kept (up to maxOutputBytes) for the error.
  */
 export function streamGit(args: readonly string[], options: GitOptions = {}): GitStream {
+  const git = startGit(args, options, DEFAULT_STREAM_TIMEOUT_MS);
+  return { stdin: git.stdin, stdout: git.stdout, done: git.done, kill: () => git.stop('killed') };
+}
+
+/** Spawns git with both pipes, the timeout, abort and the stderr cap; both modes above build on it. */
+function startGit(args: readonly string[], options: GitOptions, defaultTimeoutMs: number) {
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
-  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn('git', args, spawnOptions(options, 'pipe')) as ChildProcessByStdio<
+  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn('git', args, spawnOptions(options)) as ChildProcessByStdio<
     Writable,
     Readable,
     Readable
@@ -121,7 +97,7 @@ export function streamGit(args: readonly string[], options: GitOptions = {}): Gi
     failure ??= reason;
     child.kill('SIGKILL');
   };
-  const timeoutMs = options.timeoutMs ?? DEFAULT_STREAM_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
   const timer = setTimeout(() => stop(`timed out after ${timeoutMs} ms`), timeoutMs);
   const onAbort = () => stop('aborted');
   if (options.signal?.aborted) onAbort();
@@ -151,5 +127,5 @@ export function streamGit(args: readonly string[], options: GitOptions = {}): Gi
       resolve({ stderr });
     });
   });
-  return { stdin: child.stdin, stdout: child.stdout, done, kill: () => stop('killed') };
+  return { stdin: child.stdin, stdout: child.stdout, done, stop };
 }
