@@ -1,6 +1,4 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -11,12 +9,8 @@ import { repositoryPath } from '../../src/git/repositories.js';
 import { BLANK_SHA } from '../../src/services/webhooks/payloads.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
+import { gitClient, remoteUrl, startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
-
-interface Hooked {
-  headers: IncomingMessage['headers'];
-  body: any;
-}
 
 describe('git smart HTTP', () => {
   let site: TestSite;
@@ -26,17 +20,9 @@ describe('git smart HTTP', () => {
   let reporter: TestUser;
   let stranger: TestUser;
   let project: any;
-  let receiver: { server: Server; url: string; received: Hooked[] };
+  let receiver: HookReceiver;
 
-  const env = () => ({
-    HOME: scratch,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_AUTHOR_NAME: 'Test',
-    GIT_AUTHOR_EMAIL: 'test@example.com',
-    GIT_COMMITTER_NAME: 'Test',
-    GIT_COMMITTER_EMAIL: 'test@example.com',
-  });
-  const git = (args: string[], cwd?: string) => runGit(args, { cwd, env: env(), timeoutMs: 20_000 });
+  const git = (args: string[], cwd?: string) => gitClient(scratch, 20_000)(args, cwd);
   /** Runs git expecting failure; resolves to its stderr. */
   const gitFails = async (args: string[], cwd?: string) => {
     const error = await git(args, cwd).then(
@@ -47,8 +33,7 @@ describe('git smart HTTP', () => {
     return (error as GitError).stderr;
   };
   /** The project's HTTP URL, with the user's name and token in it when given. */
-  const remote = (p: { path_with_namespace: string }, user: TestUser | null, suffix = '.git') =>
-    `${site.url.replace('://', user ? `://${user.username}:${user.token}@` : '://')}/${p.path_with_namespace}${suffix}`;
+  const remote = (p: { path_with_namespace: string }, user: TestUser | null, suffix = '.git') => remoteUrl(site.url, p, user, suffix);
   const commitFile = async (work: string, file: string, content: string, message: string) => {
     await writeFile(path.join(work, file), content);
     await git(['add', '.'], work);
@@ -70,24 +55,13 @@ describe('git smart HTTP', () => {
     await addMember(site, 'projects', project.id, developer, 30, owner.token);
     await addMember(site, 'projects', project.id, reporter, 20, owner.token);
 
-    const received: Hooked[] = [];
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = { server, received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+    receiver = await startHookReceiver();
     const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, push_events: true, tag_push_events: true } });
     expect(hook.status).toBe(201);
   });
   afterAll(async () => {
     await site.stop();
-    receiver.server.closeAllConnections();
-    receiver.server.close();
+    receiver.close();
     await rm(scratch, { recursive: true, force: true });
   });
 

@@ -1,14 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitError, runGit } from '../../src/git/cli.js';
+import { GitError } from '../../src/git/cli.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
+import { gitClient, remoteUrl, startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const LFS_TYPE = 'application/vnd.git-lfs+json';
@@ -21,20 +20,10 @@ describe('git LFS and wikis over smart HTTP', () => {
   let reporter: TestUser;
   let stranger: TestUser;
   let project: any;
-  let receiver: { server: Server; received: { headers: IncomingMessage['headers']; body: any }[] };
+  let receiver: HookReceiver;
 
-  const env = () => ({
-    HOME: scratch,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Test',
-    GIT_AUTHOR_EMAIL: 'test@example.com',
-    GIT_COMMITTER_NAME: 'Test',
-    GIT_COMMITTER_EMAIL: 'test@example.com',
-  });
-  const git = (args: string[], cwd?: string) => runGit(args, { cwd, env: env(), timeoutMs: 60_000 });
-  const remote = (p: { path_with_namespace: string }, user: TestUser | null, suffix = '.git') =>
-    `${site.url.replace('://', user ? `://${user.username}:${user.token}@` : '://')}/${p.path_with_namespace}${suffix}`;
+  const git = (args: string[], cwd?: string, extraEnv?: Record<string, string>) => gitClient(scratch, 60_000)(args, cwd, extraEnv);
+  const remote = (p: { path_with_namespace: string }, user: TestUser | null, suffix = '.git') => remoteUrl(site.url, p, user, suffix);
   const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.username}:${user.token}`).toString('base64')}`;
   const batch = (p: { path_with_namespace: string }, user: TestUser | null, operation: string, objects: { oid: string; size: number }[]) =>
     request(`${site.url}/${p.path_with_namespace}.git/info/lfs/objects/batch`, {
@@ -54,25 +43,13 @@ describe('git LFS and wikis over smart HTTP', () => {
     stranger = await createUser(site);
     project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
     await addMember(site, 'projects', project.id, reporter, 20, owner.token);
-    const received: { headers: IncomingMessage['headers']; body: any }[] = [];
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = { server, received };
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url, wiki_page_events: true, push_events: false } });
+    receiver = await startHookReceiver();
+    const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, wiki_page_events: true, push_events: false } });
     expect(hook.status).toBe(201);
   });
   afterAll(async () => {
     await site?.stop();
-    receiver?.server.closeAllConnections();
-    receiver?.server.close();
+    receiver?.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
@@ -91,7 +68,7 @@ describe('git LFS and wikis over smart HTTP', () => {
     expect((await stat(stored)).size).toBe(big.length);
 
     const fresh = path.join(scratch, 'fresh');
-    await runGit(['clone', '--quiet', remote(project, reporter), fresh], { env: { ...env(), GIT_LFS_SKIP_SMUDGE: '1' }, timeoutMs: 60_000 });
+    await git(['clone', '--quiet', remote(project, reporter), fresh], undefined, { GIT_LFS_SKIP_SMUDGE: '1' });
     await git(['lfs', 'install', '--local'], fresh);
     // Skipped smudge: the work tree holds the pointer until `git lfs pull`.
     expect((await readFile(path.join(fresh, 'blob.bin'), 'utf8')).startsWith('version https://git-lfs')).toBe(true);

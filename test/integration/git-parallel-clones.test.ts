@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGit } from '../../src/git/cli.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { gitClient, remoteUrl } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const CLONES = 20;
@@ -15,17 +15,8 @@ describe('git smart HTTP under parallel clones', () => {
   let project: any;
   let head: string;
 
-  const env = () => ({
-    HOME: scratch,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Test',
-    GIT_AUTHOR_EMAIL: 'test@example.com',
-    GIT_COMMITTER_NAME: 'Test',
-    GIT_COMMITTER_EMAIL: 'test@example.com',
-  });
-  const git = (args: string[], cwd?: string) => runGit(args, { cwd, env: env(), timeoutMs: 30_000 });
-  const remote = () => `${site.url.replace('://', `://${owner.username}:${owner.token}@`)}/${project.path_with_namespace}.git`;
+  const git = (args: string[], cwd?: string) => gitClient(scratch, 30_000)(args, cwd);
+  const remote = () => remoteUrl(site.url, project, owner);
 
   beforeAll(async () => {
     site = await startSite();

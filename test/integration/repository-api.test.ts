@@ -1,6 +1,4 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +6,7 @@ import { runGit } from '../../src/git/cli.js';
 import { BLANK_SHA } from '../../src/services/webhooks/payloads.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
+import { startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 describe('repository API', () => {
@@ -19,7 +18,7 @@ describe('repository API', () => {
   let guest: TestUser;
   let stranger: TestUser;
   let project: any;
-  let receiver: { server: Server; url: string; received: any[] };
+  let receiver: HookReceiver;
   const repo = (suffix = '') => `/projects/${project.id}/repository${suffix}`;
 
   beforeAll(async () => {
@@ -34,24 +33,13 @@ describe('repository API', () => {
     await addMember(site, 'projects', project.id, developer, 30, owner.token);
     await addMember(site, 'projects', project.id, reporter, 20, owner.token);
     await addMember(site, 'projects', project.id, guest, 10, owner.token);
-    const received: any[] = [];
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = { server, received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
+    receiver = await startHookReceiver();
     const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, push_events: true } });
     expect(hook.status).toBe(201);
   });
   afterAll(async () => {
     await site.stop();
-    receiver.server.closeAllConnections();
-    receiver.server.close();
+    receiver.close();
     await rm(scratch, { recursive: true, force: true });
   });
 
@@ -209,11 +197,11 @@ describe('repository API', () => {
     const made = await site.api(repo('/files/hooked.txt'), { method: 'POST', as: developer.token, body: { branch: 'main', content: 'h', commit_message: 'hooked' } });
     expect(made.status).toBe(201);
     const sha = (await site.api(repo('/branches/main'), { as: reporter.token })).body.commit.id;
-    const push = await waitFor(() => receiver.received.find((hook) => hook.object_kind === 'push' && hook.after === sha), { message: 'push hook' });
+    const { body: push } = await waitFor(() => receiver.received.find(({ body }) => body.object_kind === 'push' && body.after === sha), { message: 'push hook' });
     expect(push).toMatchObject({ ref: 'refs/heads/main', user_username: developer.username, total_commits_count: 1 });
     expect(push.commits[0]).toMatchObject({ message: 'hooked\n', added: ['hooked.txt'] });
     // The first commit of the repository was announced as a new branch.
-    expect(receiver.received.some((hook) => hook.before === BLANK_SHA && hook.after === first)).toBe(true);
+    expect(receiver.received.some(({ body }) => body.before === BLANK_SHA && body.after === first)).toBe(true);
   });
 
   it('a clone over smart HTTP sees the API-made commits', async () => {
