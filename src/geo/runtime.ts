@@ -5,7 +5,7 @@ import { geoSiteRouter } from '../api/geo-site.js';
 import { geoHeaders } from '../api/middleware/geo-headers.js';
 import { sendJson } from '../api/respond.js';
 import { syncCaptureTriggers } from '../db/capture.js';
-import { inTransaction, openDatabase } from '../db/connection.js';
+import { inTransaction, openDatabase, type Db } from '../db/connection.js';
 import { migrate } from '../db/migrate.js';
 import { prepare } from '../db/connection.js';
 import { everySeconds, startJobs, type Job } from '../jobs/schedule.js';
@@ -117,10 +117,12 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
       dataDir: ctx.config.dataDir,
       externalUrl: () => ctx.externalUrl,
       log: ctx.log,
+      metrics: ctx.metrics.geo,
       db: () => ctx.db,
       swapDatabase: async (prepared) => {
         swapping = true;
         try {
+          carryRegistryInto(ctx.db, prepared);
           ctx.db.close();
           await swapInSnapshot(prepared, dbFile);
           const db = openDatabase(dbFile);
@@ -197,4 +199,17 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
       await agent.stop();
     },
   };
+}
+
+/**
+ * Copies the site-local sync registry into a prepared snapshot before it replaces the database:
+ * the copies on disk outlive a re-bootstrap, and so must what this site knows about them.
+ */
+function carryRegistryInto(db: Db, prepared: string): void {
+  db.prepare('ATTACH DATABASE ? AS snapshot').run(prepared);
+  try {
+    db.exec('DELETE FROM snapshot.geo_registry; INSERT INTO snapshot.geo_registry SELECT * FROM main.geo_registry;');
+  } finally {
+    db.exec('DETACH DATABASE snapshot');
+  }
 }

@@ -1,9 +1,22 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { BLOB_TYPES } from '../geo/blobs.js';
 
 export interface SiteMetrics {
   readonly registry: Registry;
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly geo: GeoSyncMetrics;
+}
+
+/** What a secondary's agent and sync workers count (the geo_* status gauges are collected from GeoNodeStatus). */
+export interface GeoSyncMetrics {
+  /** Events applied from the primary's log, by kind (row, blob, heartbeat). */
+  readonly eventsApplied: Counter<'kind'>;
+  /** Finished syncs by item type and outcome (synced, failed, deleted). */
+  readonly syncs: Counter<'type' | 'outcome'>;
+  readonly syncDuration: Histogram<'type' | 'outcome'>;
+  /** From the primary's event time to this site's synced time, per item type. */
+  readonly syncLag: Histogram<'type'>;
 }
 
 /** One registry per site, so two sites in one test process never mix their figures. */
@@ -21,5 +34,21 @@ export function createSiteMetrics(): SiteMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    geo: createGeoSyncMetrics(registry),
+  };
+}
+
+function createGeoSyncMetrics(registry: Registry): GeoSyncMetrics {
+  const registers = [registry];
+  const lagBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];
+  const syncs = new Counter({ name: 'geo_sync_total', help: 'Finished blob syncs by item type and outcome', labelNames: ['type', 'outcome'] as const, registers });
+  const syncLag = new Histogram({ name: 'geo_sync_lag_seconds', help: "Seconds from the primary's blob event to the synced copy on this site, by item type", labelNames: ['type'] as const, buckets: lagBuckets, registers });
+  // Zero series from the start, so dashboards and rate() see every type before its first sync.
+  for (const type of BLOB_TYPES) syncLag.zero({ type });
+  return {
+    eventsApplied: new Counter({ name: 'geo_events_applied_total', help: "Events applied from the primary's log, by kind", labelNames: ['kind'] as const, registers }),
+    syncs,
+    syncDuration: new Histogram({ name: 'geo_sync_duration_seconds', help: 'Duration of blob syncs by item type and outcome', labelNames: ['type', 'outcome'] as const, buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120], registers }),
+    syncLag,
   };
 }

@@ -7,6 +7,7 @@ import { ldap } from './0005_ldap.js';
 import { uploads } from './0006_uploads.js';
 import { lfs } from './0007_lfs.js';
 import { ci } from './0008_ci.js';
+import { geoBlobs } from './0009_geo_blobs.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs];

@@ -4,6 +4,7 @@ import { Applier, GapError, readCursor, type Cursor } from './applier.js';
 import { findGeoNode } from '../nodes.js';
 import { prepareSnapshot } from './bootstrap.js';
 import type { PrimaryClient } from './primary-client.js';
+import type { GeoSyncMetrics } from '../../observability/metrics.js';
 
 const LONG_POLL_MS = 10_000;
 /** Short: forwarded writes wait on this loop, so it must notice a returning primary quickly. */
@@ -30,6 +31,7 @@ export interface AgentHost {
   db(): Db;
   /** Closes the live database, moves the prepared snapshot in its place and reopens it. */
   swapDatabase(prepared: string): Promise<void>;
+  readonly metrics: GeoSyncMetrics;
   /** Called after every applied batch, so waiting requests can re-check the cursor. */
   onApplied(cursor: Cursor): void;
 }
@@ -115,6 +117,7 @@ export class GeoAgent {
     this.applier ??= new Applier(this.host.db());
     this.applier.apply(page.events);
     this.state.eventsApplied += page.events.length;
+    for (const event of page.events) this.host.metrics.eventsApplied.inc({ kind: event[2] });
     if (page.events.length) this.host.onApplied(readCursor(this.host.db())!);
   }
 

@@ -2,6 +2,8 @@ import type { Transaction } from 'better-sqlite3';
 import type { Db, Statement } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { replicatedTables } from '../../db/capture.js';
+import { parseBlobEvent } from '../blobs.js';
+import { recordBlobEvent } from '../registry/record-event.js';
 import type { WireEvent } from './primary-client.js';
 
 export interface Cursor {
@@ -32,7 +34,7 @@ export class Applier {
   private readonly deletes = new Map<string, Statement>();
   private readonly applyBatch: Transaction<(events: WireEvent[]) => void>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     for (const [table, columns] of replicatedTables(db)) {
       const names = columns.map(quote).join(', ');
       const values = columns.map((column) => `@${column}`).join(', ');
@@ -63,8 +65,14 @@ export class Applier {
     if (events.length) this.applyBatch.immediate(events);
   }
 
-  private applyOne([id, , kind, table, op, rowId, payload]: WireEvent): void {
-    if (kind !== 'row') return;
+  private applyOne([id, createdAt, kind, table, op, rowId, payload]: WireEvent): void {
+    if (kind === 'heartbeat') return;
+    if (kind === 'blob') {
+      const event = parseBlobEvent(payload);
+      if (!event) throw new Error(`event ${id}: malformed blob event`);
+      return recordBlobEvent(this.db, event, createdAt);
+    }
+    if (kind !== 'row') throw new Error(`event ${id}: unknown kind ${String(kind)}`);
     const statement = table === null ? undefined : op === 'delete' ? this.deletes.get(table) : this.upserts.get(table);
     if (!statement) throw new Error(`event ${id}: unknown table ${table}`);
     if (op === 'delete') statement.run(rowId);

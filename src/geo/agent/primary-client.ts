@@ -4,7 +4,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { geoAuthorization } from '../signing.js';
 
 /** One event as the primary sends it: [id, created_at, kind, table, op, row_id, payload]. */
-export type WireEvent = [number, number, 'row' | 'blob' | 'heartbeat', string | null, 'upsert' | 'delete' | null, number | null, Record<string, unknown> | null];
+export type WireEvent = [number, number, 'row' | 'blob' | 'heartbeat', string | null, string | null, number | null, Record<string, unknown> | null];
 
 export interface EventsPage {
   readonly events: WireEvent[];
