@@ -100,6 +100,9 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         });
         listening.once('error', reject);
         listening.keepAliveTimeout = 65_000;
+        // Node's 5-minute default would cut a large push or LFS upload mid-body; git's own
+        // streaming timeout (an hour) bounds those, and headers still must arrive within a minute.
+        listening.requestTimeout = 60 * 60_000;
         server = listening;
       }),
     stop: async () => {

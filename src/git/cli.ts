@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 
 export interface GitOptions {
@@ -73,6 +74,18 @@ export interface GitStream {
 }
 
 const DEFAULT_STREAM_TIMEOUT_MS = 60 * 60_000;
+/**
+ * Lowers a streaming git's CPU priority, so a burst of clones delays other clones rather than
+ * every API request. Set right after spawn: the pack-objects upload-pack starts later inherits it.
+ */
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    // Already exited (ESRCH): nothing left to slow down.
+  }
+}
 
 /**
  * The same wrapper's streaming mode, for data too large to hold (packs over smart HTTP): spawned
@@ -81,6 +94,7 @@ const DEFAULT_STREAM_TIMEOUT_MS = 60 * 60_000;
  */
 export function streamGit(args: readonly string[], options: GitOptions = {}): GitStream {
   const git = startGit(args, options, DEFAULT_STREAM_TIMEOUT_MS);
+  lowerPriority(git.pid);
   return { stdin: git.stdin, stdout: git.stdout, done: git.done, kill: () => git.stop('killed') };
 }
 
@@ -127,5 +141,5 @@ function startGit(args: readonly string[], options: GitOptions, defaultTimeoutMs
       resolve({ stderr });
     });
   });
-  return { stdin: child.stdin, stdout: child.stdout, done, stop };
+  return { stdin: child.stdin, stdout: child.stdout, done, stop, pid: child.pid };
 }
