@@ -35,6 +35,7 @@ import { versionRouter } from './api/version.js';
 import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
 import { createSiteMetrics } from './observability/metrics.js';
+import { geoNodeFigures } from './observability/geo-gauges.js';
 import { ensureRoot } from './services/bootstrap.js';
 import { ProjectImportWorker } from './services/project-import.js';
 import { HookQueue } from './services/webhooks/queue.js';
@@ -74,6 +75,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   if (config.role === 'primary') await ensureRoot(db, config, log);
   const revision = await readRevision();
   const geo = createGeoRuntime(ctx, revision);
+  ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
   if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
   const app = buildApp(ctx, geo, revision);
 
@@ -154,7 +156,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(groupLdapRouter(ctx));
   api.use(repositoryRouter(ctx));
   api.use(commitStatusesRouter(ctx));
-  api.use(jobsRouter(ctx));
+  api.use(jobsRouter(ctx, geo.reads));
   api.use(unknownRoute);
   api.use(errorHandler(ctx.log));
   // The API comes first: it takes nearly every request, so nothing else is matched before it.
@@ -163,9 +165,9 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use(signInRouter(ctx, input));
   app.use(avatarRouter(ctx));
   app.use(projectAvatarRouter(ctx));
-  app.use(projectUploadsWebRouter(ctx, input));
-  app.use(gitLfsRouter(ctx));
-  app.use(gitHttpRouter(ctx));
+  app.use(projectUploadsWebRouter(ctx, input, geo.reads));
+  app.use(gitLfsRouter(ctx, geo.reads));
+  app.use(gitHttpRouter(ctx, geo.reads));
 
   app.use(unknownRoute);
   app.use(errorHandler(ctx.log));

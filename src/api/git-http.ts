@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectByFullPath, type ProjectRow } from '../db/tables/projects.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { createWikiRepository, repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
 import { advertiseRefs, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../git/smart-http.js';
 import { afterPush, afterWikiPush } from '../services/after-push.js';
@@ -110,6 +111,17 @@ export async function authorizeGit(
   return { project, actor, repository, wiki };
 }
 
+/**
+ * On a secondary: whether this site answers a git request itself. A push always goes to the
+ * primary (GitLab proxies pushes too); a pull stays here only when the local copy is current.
+ * A path naming no project here is answered here (404), as every read of a replicated row is.
+ */
+function servedHere(ctx: SiteContext, reads: ReadRouting, fullPath: string, service: GitService): boolean {
+  if (service === 'git-receive-pack') return false;
+  const found = projectOfPath(ctx, fullPath);
+  return found === null || reads.isCurrent(found.wiki ? 'wiki' : 'repository', found.project.id);
+}
+
 async function gate(ctx: SiteContext, req: Request, res: Response, fullPath: string, service: GitService): Promise<Access | null> {
   const result = await authorizeGit(ctx, req, fullPath, service);
   if ('status' in result) {
@@ -124,7 +136,7 @@ async function gate(ctx: SiteContext, req: Request, res: Response, fullPath: str
  * upload-pack and receive-pack streamed both ways. Outside /api/v4 and before any body parser:
  * the request body is the pack.
  */
-export function gitHttpRouter(ctx: SiteContext): Router {
+export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
   const router = Router();
 
   router.get(INFO_REFS, async (req, res) => {
@@ -136,6 +148,7 @@ export function gitHttpRouter(ctx: SiteContext): Router {
       refuse(res, 403, 'Only the smart HTTP protocol is supported.');
       return;
     }
+    if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
     const access = await gate(ctx, req, res, params[0]!, service);
     if (!access) return;
     res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-advertisement`);
@@ -152,6 +165,7 @@ export function gitHttpRouter(ctx: SiteContext): Router {
     const params = req.params as unknown as Record<string, string>;
     const service = params[1] as GitService;
     res.locals.route = `/:namespace/:project.git/${service}`;
+    if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
     const access = await gate(ctx, req, res, params[0]!, service);
     if (!access) return;
     if (req.headers['content-type'] !== `application/x-${service}-request`) {

@@ -8,6 +8,7 @@ import { inTransaction } from '../db/connection.js';
 import { ensureLfsObject, findLfsObject, isLfsObjectLinked, linkLfsObject } from '../db/tables/lfs-objects.js';
 import { findNamespaceById } from '../db/tables/namespaces.js';
 import { findProjectById, type ProjectRow } from '../db/tables/projects.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import type { GitService } from '../git/smart-http.js';
 import { nowIso } from '../services/clock.js';
 import { copyWithDigest } from '../services/uploads.js';
@@ -78,14 +79,29 @@ async function lfsGate(ctx: SiteContext, req: Request, res: Response, fullPath: 
 }
 
 /** Whether the project (or a project it was forked from) has the object, stored on disk. */
-async function projectHasObject(ctx: SiteContext, project: ProjectRow, oid: string): Promise<{ size: number } | null> {
+async function projectHasObject(ctx: SiteContext, project: ProjectRow, oid: string): Promise<{ id: number; size: number } | null> {
   const object = findLfsObject(ctx.db, oid);
   if (!object || !isLfsObjectLinked(ctx.db, object.id, projectAndSources(ctx, project))) return null;
   if (!(await stat(lfsObjectPath(ctx.config.dataDir, oid)).catch(() => null))?.isFile()) return null;
-  return { size: object.size };
+  return { id: object.id, size: object.size };
 }
 
-async function readJson(req: Request): Promise<unknown> {
+/** On a secondary: whether this site holds a synced copy of the object for the project, else the primary answers. */
+async function servedHere(ctx: SiteContext, reads: ReadRouting, project: ProjectRow, oid: string): Promise<boolean> {
+  const stored = await projectHasObject(ctx, project, oid);
+  return stored !== null && reads.isCurrent('lfs_object', stored.id);
+}
+
+/** A download batch stays on a secondary only when every object in it does; else the primary answers it whole. */
+async function everyObjectServedHere(ctx: SiteContext, reads: ReadRouting, project: ProjectRow, objects: unknown[]): Promise<boolean> {
+  for (const item of objects) {
+    const oid = (item as { oid?: unknown } | null)?.oid;
+    if (typeof oid === 'string' && OID.test(oid) && !(await servedHere(ctx, reads, project, oid))) return false;
+  }
+  return true;
+}
+
+async function readBody(req: Request): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -93,22 +109,24 @@ async function readJson(req: Request): Promise<unknown> {
     if (total > MAX_BATCH_BYTES) throw new Error('too large');
     chunks.push(chunk);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  return Buffer.concat(chunks);
 }
 
 /**
  * Git LFS (GITLAB-NOTES 5): the batch API and the basic transfer's object download and upload,
  * beside git smart HTTP. Outside /api/v4 and before any body parser: an upload body is the object.
  */
-export function gitLfsRouter(ctx: SiteContext): Router {
+export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
   const router = Router();
 
   router.post(BATCH, async (req, res) => {
     res.locals.route = '/:namespace/:project.git/info/lfs/objects/batch';
     const params = req.params as unknown as Record<string, string>;
+    let raw: Buffer;
     let body: { operation?: unknown; objects?: unknown };
     try {
-      body = (await readJson(req)) as typeof body;
+      raw = await readBody(req);
+      body = JSON.parse(raw.toString('utf8')) as typeof body;
     } catch {
       lfsError(res, 422, 'Unprocessable batch request.');
       return;
@@ -118,9 +136,12 @@ export function gitLfsRouter(ctx: SiteContext): Router {
       lfsError(res, 422, 'Unprocessable batch request: operation must be download or upload, with objects.');
       return;
     }
+    // A secondary takes no uploads: the primary answers, and its actions point the client at itself.
+    if (reads && operation === 'upload') return reads.fromPrimary(req, res, raw);
     const access = await lfsGate(ctx, req, res, params[0]!, operation === 'upload' ? 'git-receive-pack' : 'git-upload-pack');
     if (!access) return;
     const { project } = access;
+    if (reads && operation === 'download' && !(await everyObjectServedHere(ctx, reads, project, body.objects as unknown[]))) return reads.fromPrimary(req, res, raw);
     const namespace = findNamespaceById(ctx.db, project.namespace_id);
     const base = `${ctx.externalUrl}/${namespace?.full_path ?? ''}/${project.path}.git/gitlab-lfs/objects`;
     const header = req.headers.authorization ? { Authorization: req.headers.authorization } : {};
@@ -156,6 +177,7 @@ export function gitLfsRouter(ctx: SiteContext): Router {
     const access = await lfsGate(ctx, req, res, params[0]!, 'git-upload-pack');
     if (!access) return;
     const oid = params[1]!;
+    if (reads && !(await servedHere(ctx, reads, access.project, oid))) return reads.fromPrimary(req, res);
     const stored = await projectHasObject(ctx, access.project, oid);
     if (!stored) {
       lfsError(res, 404, 'Object does not exist on the server or you don\'t have permissions to access it');
@@ -172,6 +194,7 @@ export function gitLfsRouter(ctx: SiteContext): Router {
 
   router.put(UPLOAD, async (req, res) => {
     res.locals.route = '/:namespace/:project.git/gitlab-lfs/objects/:oid/:size';
+    if (reads) return reads.fromPrimary(req, res);
     const params = req.params as unknown as Record<string, string>;
     const access = await lfsGate(ctx, req, res, params[0]!, 'git-receive-pack');
     if (!access) return;

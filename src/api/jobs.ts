@@ -5,6 +5,7 @@ import { pipeline as pipe } from 'node:stream/promises';
 import { JOB_STATUSES } from '../db/tables/ci.js';
 import { jobView, pipelineBasic, pipelineView } from '../entities/ci.js';
 import { badRequest, notFound } from '../errors.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { deleteJobArtifacts, findJobArtifactFile, uploadJobArtifact } from '../services/ci/artifacts.js';
 import { getJob, listProjectJobs, loadCiRelations } from '../services/ci/jobs.js';
 import { getPipeline, listProjectPipelines } from '../services/ci/pipelines.js';
@@ -18,7 +19,7 @@ import { sendJson, sendNoContent } from './respond.js';
 const PIPELINE_STATUSES = [...JOB_STATUSES, 'manual'] as const;
 
 /** Pipelines, jobs and job artifacts (DESIGN "Beyond the SPEC"). */
-export function jobsRouter(ctx: SiteContext): Router {
+export function jobsRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
   const router = Router();
   const project = (req: Request) => findVisibleProject(ctx.db, req.actor, idOrPath(String(req.params.id)));
 
@@ -77,7 +78,8 @@ export function jobsRouter(ctx: SiteContext): Router {
   router.get('/projects/:id/jobs/:job_id/artifacts', async (req, res) => {
     const row = project(req);
     const { artifact, file } = findJobArtifactFile(ctx.db, ctx.config.dataDir, req.actor, row, pathInt(req.params.job_id, 'job_id'));
-    // A secondary that has the row but not yet the file answers 404 like a missing archive.
+    // A secondary without a synced copy has the primary answer.
+    if (reads && !reads.isCurrent('job_artifact', artifact.id)) return reads.fromPrimary(req, res);
     const info = await stat(file).catch(() => null);
     if (!info?.isFile()) throw notFound();
     res.setHeader('Content-Type', 'application/octet-stream');

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { findNamespaceById } from '../db/tables/namespaces.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { uploadView } from '../entities/uploads.js';
 import { badRequest, notFound } from '../errors.js';
 import { findVisibleProject } from '../services/resolve.js';
@@ -37,9 +38,10 @@ const UPLOAD_PATH = /^\/(.+)\/([^/]+)\/uploads\/([0-9a-f]{32})\/([^/]+)$/;
 /**
  * Serves project uploads at the project's web path (`url` of the Upload result is relative to
  * the project's web_url). Outside /api/v4, so it reads the API's credentials itself; a project
- * the caller may not read is 404 like a missing file.
+ * the caller may not read is 404 like a missing file. A secondary without a synced copy has the
+ * primary answer.
  */
-export function projectUploadsWebRouter(ctx: SiteContext, input: RequestHandler): Router {
+export function projectUploadsWebRouter(ctx: SiteContext, input: RequestHandler, reads: ReadRouting | null): Router {
   const router = Router();
   router.get(UPLOAD_PATH, input, async (req, res) => {
     res.locals.route = '/:namespace/:project/uploads/:secret/:filename';
@@ -47,6 +49,7 @@ export function projectUploadsWebRouter(ctx: SiteContext, input: RequestHandler)
     const actor = resolveActor(ctx, req);
     req.actor = actor;
     const { upload, file } = findReadableUpload(ctx.db, ctx.config.dataDir, actor, `${params[0]}/${params[1]}`, params[2], params[3]);
+    if (reads && !reads.isCurrent('attachment', upload.id)) return reads.fromPrimary(req, res);
     const info = await stat(file).catch(() => null);
     if (!info?.isFile()) throw notFound();
     res.setHeader('Content-Type', upload.mimetype);

@@ -23,6 +23,11 @@ export function lastEventId(db: Db): number {
   return (prepare(db, "SELECT seq FROM sqlite_sequence WHERE name = 'geo_event_log'").pluck().get() as number | undefined) ?? 0;
 }
 
+/** The creation time (ms) of the oldest kept event after `afterId`, or null when there is none: what a cursor at `afterId` has yet to apply. */
+export function firstEventAtAfter(db: Db, afterId: number): number | null {
+  return (prepare(db, 'SELECT created_at FROM geo_event_log WHERE id > ? ORDER BY id LIMIT 1').pluck().get(afterId) as number | undefined) ?? null;
+}
+
 /**
  * Events after `afterId`, oldest first, as one JSON array text: each event is
  * `[id, created_at, kind, table, op, row_id, payload]` with the payload embedded as raw JSON,

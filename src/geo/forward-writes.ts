@@ -21,40 +21,44 @@ function positionOf(req: Request): number | null {
   return raw && /^\d{1,15}$/.test(raw) ? Number(raw) : null;
 }
 
-/**
- * A secondary's write path. Writes go to the primary with the caller's credentials; the answer
- * is held until this site has applied the primary's post-commit event, so the caller reads its
- * own write here. A read carrying a position (header or cookie) waits likewise, and goes to the
- * primary if this site cannot catch up in time. When the primary is unreachable a write gets a
- * 503: nothing is queued silently.
- */
-export function forwardWrites(options: { primaryUrl: string; nodeName: () => string; waiter: CursorWaiter; waitMs: number }): RequestHandler {
-  const dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 30_000 });
+/** How to proxy one request: a body already read from the request, what to say when the primary is down, work before the answer goes out. */
+export interface ProxyOptions {
+  /** The request body when the handler has read it already; otherwise a write's body is streamed from the request. */
+  body?: Buffer;
+  /** The 503 message when the primary cannot be reached. */
+  unreachable: string;
+  /** Runs once the primary's answer has arrived, before it is sent on (its headers are set after, so they win). */
+  beforeAnswer?: (upstream: Dispatcher.ResponseData) => Promise<void>;
+}
 
-  const proxy = async (req: Request, res: Response, waitForWrite: boolean) => {
+export type PrimaryProxy = (req: Request, res: Response, options: ProxyOptions) => Promise<void>;
+
+/**
+ * A secondary's one way to have the primary answer a request: the same method, path and
+ * headers (the caller's own credentials among them), the body streamed both ways, the primary's
+ * status and headers passed back (X-Geoforge-Node then names the primary as the site that answered).
+ */
+export function createPrimaryProxy(options: { primaryUrl: string; nodeName: () => string }): PrimaryProxy {
+  const dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 30_000 });
+  return async (req, res, proxy) => {
     res.locals.route = 'forwarded to primary';
     let upstream: Dispatcher.ResponseData;
     try {
       upstream = await request(`${options.primaryUrl}${req.originalUrl}`, {
         method: req.method as Dispatcher.HttpMethod,
         headers: forwardedHeaders(req.headers, options.nodeName()),
-        body: isWrite(req) ? req : undefined,
+        body: proxy.body ?? (isWrite(req) ? req : undefined),
         dispatcher,
         headersTimeout: 120_000,
         bodyTimeout: 120_000,
       });
     } catch (error) {
-      sendJson(res, 503, { message: `503 Service Unavailable - the primary site cannot be reached, so this secondary cannot take writes now (${(error as Error).message})` });
+      sendJson(res, 503, { message: `503 Service Unavailable - ${proxy.unreachable} (${(error as Error).message})` });
       return;
     }
-    const eventId = Number(upstream.headers[EVENT_ID_HEADER]);
-    if (waitForWrite && Number.isInteger(eventId) && eventId > 0) {
-      const reached = await options.waiter.waitFor(eventId, options.waitMs);
-      res.setHeader('X-Geoforge-Replication', reached ? 'applied' : 'pending');
-      res.append('Set-Cookie', `${POSITION_COOKIE}=${eventId}; Path=/; HttpOnly; SameSite=Lax`);
-    }
+    await proxy.beforeAnswer?.(upstream);
     res.statusCode = upstream.statusCode;
-    // The primary's headers win (X-Geoforge-Node names the site that answered); cookies add up.
+    // The primary's headers win; cookies add up.
     for (const [name, value] of Object.entries(upstream.headers)) {
       if (value === undefined || HOP_BY_HOP.has(name)) continue;
       if (name === 'set-cookie') res.append(name, value);
@@ -64,13 +68,32 @@ export function forwardWrites(options: { primaryUrl: string; nodeName: () => str
     upstream.body.once('error', () => res.destroy());
     upstream.body.pipe(res);
   };
+}
+
+/**
+ * A secondary's write path. Writes go to the primary with the caller's credentials; the answer
+ * is held until this site has applied the primary's post-commit event, so the caller reads its
+ * own write here. A read carrying a position (header or cookie) waits likewise, and goes to the
+ * primary if this site cannot catch up in time. When the primary is unreachable a write gets a
+ * 503: nothing is queued silently.
+ */
+export function forwardWrites(options: { proxy: PrimaryProxy; waiter: CursorWaiter; waitMs: number }): RequestHandler {
+  const unreachable = 'the primary site cannot be reached, so this secondary cannot take writes now';
+  const waitForWrite = (res: Response) => async (upstream: Dispatcher.ResponseData) => {
+    const eventId = Number(upstream.headers[EVENT_ID_HEADER]);
+    if (!Number.isInteger(eventId) || eventId <= 0) return;
+    const reached = await options.waiter.waitFor(eventId, options.waitMs);
+    res.setHeader('X-Geoforge-Replication', reached ? 'applied' : 'pending');
+    res.append('Set-Cookie', `${POSITION_COOKIE}=${eventId}; Path=/; HttpOnly; SameSite=Lax`);
+  };
 
   return (req: Request, res: Response, next: NextFunction) => {
     if (!isForwardable(req)) return next();
-    if (isWrite(req)) return void proxy(req, res, true).catch(next);
+    if (isWrite(req)) return void options.proxy(req, res, { unreachable, beforeAnswer: waitForWrite(res) }).catch(next);
     const position = positionOf(req);
     if (position === null) return next();
-    options.waiter.waitFor(position, options.waitMs).then((reached) => (reached ? next() : proxy(req, res, false)), next);
+    const behind = 'the primary site cannot be reached, and this secondary has not caught up with your last write yet';
+    options.waiter.waitFor(position, options.waitMs).then((reached) => (reached ? next() : options.proxy(req, res, { unreachable: behind })), next);
   };
 }
 

@@ -18,8 +18,9 @@ import { PrimaryClient, PrimaryError } from './agent/primary-client.js';
 import { CursorWaiter } from './cursor-waiter.js';
 import { appendHeartbeat, lastEventId, logPosition, pruneEvents } from './event-log.js';
 import { EventWaiter } from './event-waiter.js';
-import { forwardWrites } from './forward-writes.js';
+import { createPrimaryProxy, forwardWrites } from './forward-writes.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
+import { createReadRouting, type ReadRouting } from './read-routing.js';
 import { primarySelfStatus } from './node-statuses.js';
 import { ageStoredStatus, buildStatus, noBlobs, type GeoNodeStatus } from './status.js';
 
@@ -31,6 +32,8 @@ export interface GeoRuntime {
   readonly early: RequestHandler[];
   /** Routes under /api/v4 (the site-to-site API, on the primary). */
   readonly apiRouter: Router;
+  /** On a secondary, where blob reads (git, LFS, uploads, artifacts) are served; null on the primary, which serves them all. */
+  readonly reads: ReadRouting | null;
   /** The live status of the site serving the request; null before its node is known. */
   currentStatus(): GeoNodeStatus | null;
   /** The status to show for another node: the last stored report, aged. */
@@ -73,6 +76,7 @@ function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     ready: () => true,
     early: [geoHeaders(() => ctx.nodeName, () => lastEventId(ctx.db)), notifyOnWrite],
     apiRouter: geoSiteRouter(ctx, waiter),
+    reads: null,
     currentStatus: () => {
       const node = findGeoNodeByName(ctx.db, ctx.nodeName);
       return node ? primarySelfStatus(ctx.db, node.id, { version: versionString(ctx.config.edition), revision, now: Date.now() }) : null;
@@ -112,6 +116,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
   const waiter = new CursorWaiter(cursorOf);
   let swapping = false;
   const client = new PrimaryClient(primaryUrl, geoSecret, () => ctx.nodeName);
+  const proxy = createPrimaryProxy({ primaryUrl, nodeName: () => ctx.nodeName });
   const agent = new GeoAgent(
     {
       dataDir: ctx.config.dataDir,
@@ -173,6 +178,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
         if (!status) return;
         // A 404 means an admin deleted this node on the primary: register again at the next step.
         await client.reportStatus(status).catch((error: unknown) => {
+          ctx.metrics.geoStatus.countFailedStatusCheck({ name: ctx.nodeName, url: ctx.externalUrl });
           if (error instanceof PrimaryError && error.status === 404) agent.forgetNode();
           throw error;
         });
@@ -184,9 +190,10 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     early: [
       geoHeaders(() => ctx.nodeName, null),
       requireReady,
-      forwardWrites({ primaryUrl, nodeName: () => ctx.nodeName, waiter, waitMs: ctx.config.geo.readYourWritesMs }),
+      forwardWrites({ proxy, waiter, waitMs: ctx.config.geo.readYourWritesMs }),
     ],
     apiRouter: Router(),
+    reads: createReadRouting(ctx, proxy),
     currentStatus,
     storedStatus: (nodeId) => (ready() ? storedStatusOf(ctx, nodeId) : null),
     start: () => {

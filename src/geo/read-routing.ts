@@ -1,0 +1,25 @@
+import type { Request, Response } from 'express';
+import type { SiteContext } from '../site-context.js';
+import type { BlobType } from './blobs.js';
+import type { PrimaryProxy } from './forward-writes.js';
+import { isCopyCurrent } from './registry/current.js';
+
+/**
+ * Reading from the nearest site (DESIGN, Reads and writes on a secondary): a secondary serves a
+ * repository, wiki or file from its own copy only when that copy is current, and has the primary
+ * answer otherwise, so a client never gets stale or missing data silently. The response's
+ * X-Geoforge-Node names the site that answered.
+ */
+export interface ReadRouting {
+  /** Whether this site's copy of the item may answer. */
+  isCurrent(type: BlobType, itemId: number): boolean;
+  /** Has the primary answer the request, streamed both ways with the caller's own credentials. */
+  fromPrimary(req: Request, res: Response, body?: Buffer): Promise<void>;
+}
+
+export function createReadRouting(ctx: SiteContext, proxy: PrimaryProxy): ReadRouting {
+  return {
+    isCurrent: (type, itemId) => isCopyCurrent(ctx.db, type, itemId),
+    fromPrimary: (req, res, body) => proxy(req, res, { body, unreachable: 'the primary site cannot be reached, and this secondary has no current copy of what you asked for' }),
+  };
+}
