@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { createReadStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,9 +7,11 @@ import { AppError, notFound } from '../errors.js';
 import { eventsAfterJson, logPosition } from '../geo/event-log.js';
 import type { EventWaiter } from '../geo/event-waiter.js';
 import { findGeoNodeByName, findGeoNodeByUrl, storeNodeStatus, upsertGeoNode } from '../geo/nodes.js';
-import { verifyGeoToken, GEO_AUTH_SCHEME, type GeoClaims } from '../geo/signing.js';
 import { createSnapshot } from '../geo/snapshot.js';
 import type { SiteContext } from '../site-context.js';
+import { geoGitRouter } from './geo-git.js';
+import { geoTransfersRouter } from './geo-transfers.js';
+import { requireGeoCaller } from './middleware/geo-caller.js';
 import { int, readParams, required, str } from './params.js';
 import { sendJson } from './respond.js';
 
@@ -23,21 +25,14 @@ const STATUS_NUMBERS: Record<string, (value: number) => boolean> = {
   db_replication_lag_seconds: Number.isFinite,
 };
 
-/** The signed caller; anything unsigned, expired or signed with another secret is a 401. */
-function requireGeoCaller(ctx: SiteContext, req: Request): GeoClaims {
-  const header = req.headers.authorization ?? '';
-  const token = header.startsWith(`${GEO_AUTH_SCHEME} `) ? header.slice(GEO_AUTH_SCHEME.length + 1) : null;
-  const claims = token && ctx.config.geoSecret ? verifyGeoToken(ctx.config.geoSecret, token) : null;
-  if (!claims) throw new AppError('unauthorized');
-  return claims;
-}
-
 /**
  * The primary's site-to-site API, mounted at /api/v4/geo: database snapshot, event stream,
- * node registration and status reports (DESIGN.md, Replication).
+ * node registration and status reports, file transfers and git fetch (DESIGN.md, Replication).
  */
 export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
   const router = Router();
+  router.use('/git', geoGitRouter(ctx));
+  router.use('/transfers', geoTransfersRouter(ctx));
   router.get('/snapshot', async (req, res) => {
     requireGeoCaller(ctx, req);
     const { file, lastEventId } = await createSnapshot(ctx.db, path.join(ctx.config.dataDir, 'tmp'));

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectByFullPath, type ProjectRow } from '../db/tables/projects.js';
 import type { ReadRouting } from '../geo/read-routing.js';
+import { recordRepositoryChange } from '../geo/repository-events.js';
 import { createWikiRepository, repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
 import { advertiseRefs, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../git/smart-http.js';
 import { afterPush, afterWikiPush } from '../services/after-push.js';
@@ -107,6 +108,7 @@ export async function authorizeGit(
     // The wiki repository is created lazily, on the primary, the first time it is asked for.
     if (!wiki || ctx.config.role !== 'primary') return NOT_FOUND;
     await createWikiRepository(ctx.config.dataDir, project.id);
+    await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'created');
   }
   return { project, actor, repository, wiki };
 }

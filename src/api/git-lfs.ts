@@ -8,6 +8,7 @@ import { inTransaction } from '../db/connection.js';
 import { ensureLfsObject, findLfsObject, isLfsObjectLinked, linkLfsObject } from '../db/tables/lfs-objects.js';
 import { findNamespaceById } from '../db/tables/namespaces.js';
 import { findProjectById, type ProjectRow } from '../db/tables/projects.js';
+import { recordFileChange } from '../geo/file-events.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import type { GitService } from '../git/smart-http.js';
 import { nowIso } from '../services/clock.js';
@@ -220,7 +221,10 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
       else await rename(temporary, target);
       inTransaction(ctx.db, () => {
         const now = nowIso();
-        linkLfsObject(ctx.db, ensureLfsObject(ctx.db, oid, size, now).id, access.project.id, now);
+        const known = findLfsObject(ctx.db, oid);
+        const object = known ?? ensureLfsObject(ctx.db, oid, size, now);
+        if (!known) recordFileChange(ctx.db, ctx.config.dataDir, { type: 'lfs_object', action: 'created', id: object.id, projectId: null, file: target, sha256: oid, size });
+        linkLfsObject(ctx.db, object.id, access.project.id, now);
       });
     } catch (error) {
       await rm(temporary, { force: true }).catch(() => undefined);

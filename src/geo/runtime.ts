@@ -18,6 +18,7 @@ import { PrimaryClient, PrimaryError } from './agent/primary-client.js';
 import { CursorWaiter } from './cursor-waiter.js';
 import { appendHeartbeat, lastEventId, logPosition, pruneEvents } from './event-log.js';
 import { EventWaiter } from './event-waiter.js';
+import { fillRepositoryStates } from './fill-repository-states.js';
 import { createPrimaryProxy, forwardWrites } from './forward-writes.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
 import { createReadRouting, type ReadRouting } from './read-routing.js';
@@ -59,6 +60,15 @@ function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     next();
   };
   let stopJobs: (() => Promise<void>) | null = null;
+  let initialFill: Promise<void> | null = null;
+  const repositoryStatesJob: Job = {
+    name: 'geo-repository-states',
+    expression: '30 * * * * *',
+    run: async () => {
+      const written = await fillRepositoryStates(ctx.db, ctx.config.dataDir);
+      if (written) ctx.log.info({ job: 'geo-repository-states', written }, 'repository states filled');
+    },
+  };
   const jobs: Job[] = [
     {
       name: 'geo-heartbeat',
@@ -71,6 +81,7 @@ function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
       },
     },
     { name: 'geo-prune-event-log', expression: '0 * * * * *', run: () => void pruneLog(ctx) },
+    repositoryStatesJob,
   ];
   return {
     ready: () => true,
@@ -85,10 +96,13 @@ function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     start: () => {
       inTransaction(ctx.db, () => upsertGeoNode(ctx.db, { name: ctx.nodeName, url: ctx.externalUrl, primary: true }));
       stopJobs = startJobs(jobs, ctx.log);
+      // Once at start too: a primary upgraded with existing projects lists them within seconds, not a minute.
+      initialFill = Promise.resolve(repositoryStatesJob.run()).catch((error: unknown) => ctx.log.error({ err: error, job: repositoryStatesJob.name }, 'scheduled job failed'));
     },
     stop: async () => {
       waiter.close();
       await stopJobs?.();
+      await initialFill;
     },
   };
 }

@@ -3,6 +3,7 @@ import { inTransaction } from '../db/connection.js';
 import { findNamespaceById } from '../db/tables/namespaces.js';
 import { findProjectById, updateProjectRow, type ProjectRow } from '../db/tables/projects.js';
 import { userBasic } from '../entities/users.js';
+import { recordRepositoryChange } from '../geo/repository-events.js';
 import { runGit } from '../git/cli.js';
 import { repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
 import type { RefUpdate } from '../git/smart-http.js';
@@ -16,11 +17,13 @@ const isBlank = (sha: string) => /^0+$/.test(sha);
 
 /**
  * What follows a push that changed refs (GitLab's PostReceive): the project's activity time and
- * the push / tag push hooks, one per ref. Later work (merge requests marked unchecked, Geo
- * repository events) belongs here too. Git has already moved the refs: nothing here can refuse.
+ * the push / tag push hooks, one per ref, after the Geo repository event. Later work (merge
+ * requests marked unchecked) belongs here too. Git has already moved the refs: nothing here can refuse.
  */
 export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
   if (updates.length === 0) return;
+  // First, so no failure in the hooks' work below can lose the Geo event of a push that landed.
+  await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'repository', 'updated');
   const repository = repositoryPath(ctx.config.dataDir, project.id);
   // The git reads happen before the transaction: it holds no lock while git runs.
   const events: { event: 'push' | 'tag_push'; update: RefUpdate; commits: HookCommit[]; total: number; message: string | null }[] = [];
@@ -142,6 +145,8 @@ const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
  * changed or removed (minimal: pages are the files with a wiki format extension, on any branch).
  */
 export async function afterWikiPush(ctx: SiteContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
+  if (updates.length === 0) return;
+  await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'updated');
   const repository = wikiRepositoryPath(ctx.config.dataDir, project.id);
   const pages: { action: 'create' | 'update' | 'delete'; file: string; content: string; message: string }[] = [];
   for (const update of updates) {

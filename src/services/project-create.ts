@@ -5,6 +5,7 @@ import { findNamespaceById, findUserNamespace, type NamespaceRow } from '../db/t
 import { countPersonalProjects, deleteProjectRow, findProjectById, insertProject, insertProjectMember, type ProjectColumns, type ProjectRow } from '../db/tables/projects.js';
 import { findUserById } from '../db/tables/users.js';
 import { AppError, forbidden, invalid, notFound } from '../errors.js';
+import { recordRepositoryChange } from '../geo/repository-events.js';
 import { createBareRepository, removeRepository } from '../git/repositories.js';
 import type { Actor } from './authentication.js';
 import { nowIso } from './clock.js';
@@ -123,6 +124,7 @@ export async function createProject(
     await removeRepository(dataDir, project.id).catch(() => undefined);
     throw new AppError('invalid', { base: ['Failed to create repository'] }, { cause: error });
   }
+  await recordRepositoryChange(db, dataDir, project.id, 'repository', 'created');
   return project;
 }
 

@@ -4,6 +4,7 @@ import type { Role } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { inTransaction, prepare } from '../db/connection.js';
 import { findProjectById, updateProjectRow, type ProjectRow } from '../db/tables/projects.js';
+import { recordRepositoryChange } from '../geo/repository-events.js';
 import { GitError } from '../git/cli.js';
 import { cloneBareRepository, removeRepository, repositoryPath, stagingRepositoryPath } from '../git/repositories.js';
 import { nowIso } from './clock.js';
@@ -74,6 +75,8 @@ export async function importProject(db: Db, dataDir: string, projectId: number, 
     // Deleted while cloning: deleteProject found no repository yet, so this clone is ours to remove.
     if (!findProjectById(db, projectId)) return await removeRepository(dataDir, projectId);
     setImportState(db, projectId, { import_status: 'finished', import_error: null, default_branch: head });
+    // Also on a resumed import: the crash may have come between the rename and this event.
+    await recordRepositoryChange(db, dataDir, projectId, 'repository', 'created');
   } catch (error) {
     if (signal?.aborted) throw error;
     setImportState(db, projectId, { import_status: 'failed', import_error: importErrorText(error, from.labels) });

@@ -20,6 +20,7 @@ import {
 } from '../db/tables/projects.js';
 import type { UserRow } from '../db/tables/users.js';
 import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '../errors.js';
+import { recordProjectDeleted, recordProjectRenamed, recordRepositoryChange } from '../geo/repository-events.js';
 import { removeRepository, repositoryPath, setRepositoryHead } from '../git/repositories.js';
 import type { Actor } from './authentication.js';
 import { projectAvatarDir, storeProjectAvatar } from './avatars.js';
@@ -66,12 +67,16 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
     });
     if (Object.keys(errors).length) throw invalid(errors);
     updateProjectRow(db, current.id, columns);
+    if (next.name !== current.name || next.path !== current.path) recordProjectRenamed(db, current.id);
     return next;
   });
   if (updated.default_branch !== project.default_branch) {
     const repository = repositoryPath(dataDir, project.id);
     // A repository not on disk yet takes the branch from the row when it is created.
-    if (await stat(repository).catch(() => null)) await setRepositoryHead(repository, updated.default_branch);
+    if (await stat(repository).catch(() => null)) {
+      await setRepositoryHead(repository, updated.default_branch);
+      await recordRepositoryChange(db, dataDir, project.id, 'repository', 'updated');
+    }
   }
   return updated;
 }
@@ -82,7 +87,10 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
  * directories. The groups family calls this for each project of a group it deletes.
  */
 export async function deleteProject(db: Db, dataDir: string, project: ProjectRow): Promise<void> {
-  inTransaction(db, () => deleteProjectRow(db, project.id));
+  inTransaction(db, () => {
+    deleteProjectRow(db, project.id);
+    recordProjectDeleted(db, project.id);
+  });
   await removeRepository(dataDir, project.id);
   await rm(projectAvatarDir(dataDir, project.id), { recursive: true, force: true });
   await rm(projectUploadsDir(dataDir, project.id), { recursive: true, force: true });
@@ -196,6 +204,7 @@ export function transferProject(db: Db, project: ProjectRow, group: NamespaceRow
     if (taken.name || taken.path || shadowsSubgroup(db, group, project.path)) throw failed('Project with same name or path in target namespace already exists');
     const columns = { namespace_id: group.id, visibility_level: Math.min(project.visibility_level, group.visibility_level), updated_at: nowIso() };
     updateProjectRow(db, project.id, columns);
+    recordProjectRenamed(db, project.id);
     return { ...project, ...columns };
   });
 }

@@ -11,6 +11,7 @@ import { inTransaction } from '../db/connection.js';
 import { findProjectByFullPath, type ProjectRow } from '../db/tables/projects.js';
 import { findUpload, insertUpload, type UploadRow } from '../db/tables/uploads.js';
 import { AppError, forbidden, notFound } from '../errors.js';
+import { recordFileChange } from '../geo/file-events.js';
 import type { Actor } from './authentication.js';
 import { nowIso } from './clock.js';
 import { canProject, canReadProject } from './permissions.js';
@@ -108,9 +109,11 @@ export async function uploadToProject(db: Db, dataDir: string, actor: Actor, pro
     await rename(temporary, target);
     const extension = extensionOf(filename);
     const mimetype = EMBEDDED_TYPES[extension] ?? DANGEROUS_TYPES[extension] ?? (file.mimetype || 'application/octet-stream');
-    return inTransaction(db, () =>
-      insertUpload(db, { project_id: project.id, secret, filename, size, sha256, mimetype, uploaded_by_id: actor.user.id, created_at: nowIso() }),
-    );
+    return inTransaction(db, () => {
+      const upload = insertUpload(db, { project_id: project.id, secret, filename, size, sha256, mimetype, uploaded_by_id: actor.user.id, created_at: nowIso() });
+      recordFileChange(db, dataDir, { type: 'attachment', action: 'created', id: upload.id, projectId: project.id, file: target, sha256, size });
+      return upload;
+    });
   } catch (error) {
     // The project may have been deleted meanwhile (no row can be written): leave nothing behind.
     await rm(dir, { recursive: true, force: true });

@@ -177,6 +177,10 @@ export function findJobArtifact(db: Db, jobId: number): JobArtifactRow | undefin
   return prepare(db, "SELECT * FROM ci_job_artifacts WHERE job_id = ? AND file_type = 'archive'").get(jobId) as JobArtifactRow | undefined;
 }
 
+export function findJobArtifactById(db: Db, id: number): JobArtifactRow | undefined {
+  return prepare(db, 'SELECT * FROM ci_job_artifacts WHERE id = ?').get(id) as JobArtifactRow | undefined;
+}
+
 export function artifactsByJobIds(db: Db, jobIds: readonly number[]): Map<number, JobArtifactRow> {
   if (!jobIds.length) return new Map();
   const rows = prepare(db, `SELECT * FROM ci_job_artifacts WHERE file_type = 'archive' AND job_id IN ${IDS}`).all(JSON.stringify(jobIds)) as JobArtifactRow[];

@@ -12,6 +12,10 @@ export function findLfsObject(db: Db, oid: string): LfsObjectRow | undefined {
   return prepare(db, 'SELECT * FROM lfs_objects WHERE oid = ?').get(oid) as LfsObjectRow | undefined;
 }
 
+export function findLfsObjectById(db: Db, id: number): LfsObjectRow | undefined {
+  return prepare(db, 'SELECT * FROM lfs_objects WHERE id = ?').get(id) as LfsObjectRow | undefined;
+}
+
 /** The object row for `oid`, inserted when missing. */
 export function ensureLfsObject(db: Db, oid: string, size: number, now: string): LfsObjectRow {
   prepare(db, 'INSERT INTO lfs_objects (oid, size, created_at) VALUES (?, ?, ?) ON CONFLICT (oid) DO NOTHING').run(oid, size, now);

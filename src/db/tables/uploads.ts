@@ -22,6 +22,10 @@ export function insertUpload(db: Db, upload: Omit<UploadRow, 'id'>): UploadRow {
   return { id: Number(result.lastInsertRowid), ...upload };
 }
 
+export function findUploadById(db: Db, id: number): UploadRow | undefined {
+  return prepare(db, 'SELECT * FROM uploads WHERE id = ?').get(id) as UploadRow | undefined;
+}
+
 /** The upload a download URL names: exact secret and filename within the project. */
 export function findUpload(db: Db, projectId: number, secret: string, filename: string): UploadRow | undefined {
   return prepare(db, 'SELECT * FROM uploads WHERE project_id = ? AND secret = ? AND filename = ?').get(projectId, secret, filename) as UploadRow | undefined;

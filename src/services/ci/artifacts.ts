@@ -8,6 +8,7 @@ import { inTransaction } from '../../db/connection.js';
 import { deleteJobArtifact, findJob, findJobArtifact, insertJobArtifact, type JobArtifactRow, type JobRow } from '../../db/tables/ci.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { AppError, notFound } from '../../errors.js';
+import { recordFileChange } from '../../geo/file-events.js';
 import type { Actor } from '../authentication.js';
 import { nowIso } from '../clock.js';
 import { copyWithDigest, sanitizeFilename } from '../uploads.js';
@@ -45,10 +46,13 @@ export async function uploadJobArtifact(db: Db, dataDir: string, actor: Actor, p
       // The job may have been deleted meanwhile: then no row is written and the file goes below.
       if (!findJob(db, project.id, job.id)) throw notFound('Job');
       previous = findJobArtifact(db, job.id);
-      if (previous) deleteJobArtifact(db, previous.id);
-      insertJobArtifact(db, { project_id: project.id, job_id: job.id, file_type: 'archive', filename, size, sha256, created_at: nowIso() });
+      if (previous) {
+        deleteJobArtifact(db, previous.id);
+        recordFileChange(db, dataDir, { type: 'job_artifact', action: 'deleted', id: previous.id, projectId: project.id, file: artifactFilePath(dataDir, previous) });
+      }
+      const artifact = insertJobArtifact(db, { project_id: project.id, job_id: job.id, file_type: 'archive', filename, size, sha256, created_at: nowIso() });
+      recordFileChange(db, dataDir, { type: 'job_artifact', action: 'created', id: artifact.id, projectId: project.id, file: target, sha256, size });
     });
-    // Geo: the job-artifact created (and, for `previous`, deleted) blob events are appended here.
   } catch (error) {
     await rm(temporary, { force: true });
     if (!findJobArtifact(db, job.id)) await rm(dir, { recursive: true, force: true });
@@ -74,8 +78,8 @@ export async function deleteJobArtifacts(db: Db, dataDir: string, actor: Actor, 
     const row = findJobArtifact(db, job.id);
     if (!row) throw notFound();
     deleteJobArtifact(db, row.id);
+    recordFileChange(db, dataDir, { type: 'job_artifact', action: 'deleted', id: row.id, projectId: project.id, file: artifactFilePath(dataDir, row) });
     return row;
   });
   await rm(path.dirname(artifactFilePath(dataDir, artifact)), { recursive: true, force: true });
-  // Geo: the job-artifact deleted blob event is appended here.
 }

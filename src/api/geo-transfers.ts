@@ -1,0 +1,89 @@
+import { Router, type Response } from 'express';
+import { open } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import type { Db } from '../db/connection.js';
+import { findJobArtifactById } from '../db/tables/ci.js';
+import { findLfsObjectById } from '../db/tables/lfs-objects.js';
+import { findUploadById } from '../db/tables/uploads.js';
+import { badRequest } from '../errors.js';
+import { artifactFilePath } from '../services/ci/artifacts.js';
+import { uploadFilePath } from '../services/uploads.js';
+import type { SiteContext } from '../site-context.js';
+import { lfsObjectPath } from './git-lfs.js';
+import { requireGeoCaller } from './middleware/geo-caller.js';
+import { pathInt } from './params.js';
+import { sendJson } from './respond.js';
+
+/** A file a row names: where it lives on this site and the sha256 recorded with it. */
+interface StoredFile {
+  readonly file: string;
+  readonly sha256: string;
+}
+
+interface TransferKind {
+  /** The resource named in a 404: `404 <label> Not Found`. */
+  readonly label: string;
+  find(db: Db, dataDir: string, id: number): StoredFile | null;
+}
+
+const LFS_OBJECT: TransferKind = {
+  label: 'LFS Object',
+  find: (db, dataDir, id) => {
+    const row = findLfsObjectById(db, id);
+    return row ? { file: lfsObjectPath(dataDir, row.oid), sha256: row.oid } : null;
+  },
+};
+
+/** The URL words the transfers answer to (issue #6: lfs, attachment, job_artifact; `lfs_object` as the registry names it). */
+const KINDS: Readonly<Record<string, TransferKind>> = {
+  lfs: LFS_OBJECT,
+  lfs_object: LFS_OBJECT,
+  attachment: {
+    label: 'Attachment',
+    find: (db, dataDir, id) => {
+      const row = findUploadById(db, id);
+      return row ? { file: uploadFilePath(dataDir, row), sha256: row.sha256 } : null;
+    },
+  },
+  job_artifact: {
+    label: 'Job Artifact',
+    find: (db, dataDir, id) => {
+      const row = findJobArtifactById(db, id);
+      return row ? { file: artifactFilePath(dataDir, row), sha256: row.sha256 } : null;
+    },
+  },
+};
+
+/** GitLab Geo's answer for a file the primary cannot serve; the secondary records it as missing on the primary. */
+const fileNotFound = (res: Response, label: string) => sendJson(res, 404, { message: `404 ${label} Not Found`, geo_code: 'FILE_NOT_FOUND' });
+
+/**
+ * GET /api/v4/geo/transfers/:type/:id (site-to-site only): the file of an LFS object, upload or
+ * job artifact, streamed from an open handle (never buffered) with its size and the sha256 its
+ * row recorded in `X-Geo-Sha256`; the secondary checks the bytes against it before keeping them.
+ */
+export function geoTransfersRouter(ctx: SiteContext): Router {
+  const router = Router();
+  router.get('/:type/:id', async (req, res) => {
+    requireGeoCaller(ctx, req);
+    const kind = Object.hasOwn(KINDS, req.params.type) ? KINDS[req.params.type]! : null;
+    if (!kind) throw badRequest(`type does not have a valid value: one of ${Object.keys(KINDS).join(', ')}`);
+    const id = pathInt(req.params.id, 'id');
+    const stored = kind.find(ctx.db, ctx.config.dataDir, id);
+    // The handle is opened before answering: a file gone or unreadable is a 404, never a cut-off 200.
+    const handle = stored ? await open(stored.file, 'r').catch(() => null) : null;
+    if (!stored || !handle) return fileNotFound(res, kind.label);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) return fileNotFound(res, kind.label);
+      res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(info.size), 'X-Geo-Sha256': stored.sha256 });
+      await pipeline(handle.createReadStream({ autoClose: false }), res);
+    } catch (error) {
+      ctx.log.warn({ err: error, type: req.params.type, id }, 'geo transfer failed');
+      res.destroy();
+    } finally {
+      await handle.close();
+    }
+  });
+  return router;
+}

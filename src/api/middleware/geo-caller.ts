@@ -1,0 +1,18 @@
+import type { Request } from 'express';
+import { AppError } from '../../errors.js';
+import { GEO_AUTH_SCHEME, verifyGeoToken, type GeoClaims } from '../../geo/signing.js';
+import type { SiteContext } from '../../site-context.js';
+
+/** The site that signed the request (`Authorization: GL-Geo <token>`); null when unsigned, expired or signed with another secret. */
+export function geoCaller(ctx: SiteContext, req: Request): GeoClaims | null {
+  const header = req.headers.authorization ?? '';
+  const token = header.startsWith(`${GEO_AUTH_SCHEME} `) ? header.slice(GEO_AUTH_SCHEME.length + 1) : null;
+  return token && ctx.config.geoSecret ? verifyGeoToken(ctx.config.geoSecret, token) : null;
+}
+
+/** The signed caller of a site-to-site API call; anything else is a 401. */
+export function requireGeoCaller(ctx: SiteContext, req: Request): GeoClaims {
+  const claims = geoCaller(ctx, req);
+  if (!claims) throw new AppError('unauthorized');
+  return claims;
+}
