@@ -46,6 +46,21 @@ export interface GeoTuning {
   readonly logRetentionHours: number;
   /** How long a forwarded write or a read carrying a position waits for the local copy to catch up. */
   readonly readYourWritesMs: number;
+  /** Blob syncs at once (repositories and wikis; files) until this node's geo_nodes row gives its own capacities. */
+  readonly reposMaxCapacity: number;
+  readonly filesMaxCapacity: number;
+  /** How often the sync scheduler looks for retries that came due (events wake it at once). */
+  readonly syncPollMs: number;
+  /** A failed sync retries after base * 2^retries (with jitter), up to the cap; longer when the primary lacks the item. */
+  readonly retryBaseMs: number;
+  readonly retryCapSeconds: number;
+  readonly missingRetryCapSeconds: number;
+  /** How often the backfill compares the primary's inventory with the registry, and its page size. */
+  readonly backfillSeconds: number;
+  readonly backfillBatch: number;
+  /** Synced items are re-verified once their last verification is this old, this many per backfill tick. */
+  readonly reverifySeconds: number;
+  readonly verifyBatch: number;
 }
 
 export const defaults: Config = {
@@ -70,6 +85,16 @@ export const defaults: Config = {
     logKeepMin: 10_000,
     logRetentionHours: 168,
     readYourWritesMs: 5000,
+    reposMaxCapacity: 25,
+    filesMaxCapacity: 10,
+    syncPollMs: 1000,
+    retryBaseMs: 5000,
+    retryCapSeconds: 3600,
+    missingRetryCapSeconds: 14_400,
+    backfillSeconds: 30,
+    backfillBatch: 1000,
+    reverifySeconds: 86_400,
+    verifyBatch: 10,
   },
 };
 
@@ -102,6 +127,16 @@ const settings = {
   geoLogKeepMin: 'GEOFORGE_GEO_LOG_KEEP_MIN',
   geoLogRetentionHours: 'GEOFORGE_GEO_LOG_RETENTION_HOURS',
   geoReadYourWritesMs: 'GEOFORGE_GEO_READ_YOUR_WRITES_MS',
+  geoReposMaxCapacity: 'GEOFORGE_GEO_REPOS_MAX_CAPACITY',
+  geoFilesMaxCapacity: 'GEOFORGE_GEO_FILES_MAX_CAPACITY',
+  geoSyncPollMs: 'GEOFORGE_GEO_SYNC_POLL_MS',
+  geoRetryBaseMs: 'GEOFORGE_GEO_RETRY_BASE_MS',
+  geoRetryCapSeconds: 'GEOFORGE_GEO_RETRY_CAP_SECONDS',
+  geoMissingRetryCapSeconds: 'GEOFORGE_GEO_MISSING_RETRY_CAP_SECONDS',
+  geoBackfillSeconds: 'GEOFORGE_GEO_BACKFILL_SECONDS',
+  geoBackfillBatch: 'GEOFORGE_GEO_BACKFILL_BATCH',
+  geoReverifySeconds: 'GEOFORGE_GEO_REVERIFY_SECONDS',
+  geoVerifyBatch: 'GEOFORGE_GEO_VERIFY_BATCH',
 } as const;
 
 type Key = keyof typeof settings;
@@ -197,6 +232,16 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       logKeepMin: count('geoLogKeepMin', defaults.geo.logKeepMin, 0, 100_000_000),
       logRetentionHours: count('geoLogRetentionHours', defaults.geo.logRetentionHours, 1, 100_000),
       readYourWritesMs: count('geoReadYourWritesMs', defaults.geo.readYourWritesMs, 0, 60_000),
+      reposMaxCapacity: count('geoReposMaxCapacity', defaults.geo.reposMaxCapacity, 0, 1000),
+      filesMaxCapacity: count('geoFilesMaxCapacity', defaults.geo.filesMaxCapacity, 0, 1000),
+      syncPollMs: count('geoSyncPollMs', defaults.geo.syncPollMs, 50, 60_000),
+      retryBaseMs: count('geoRetryBaseMs', defaults.geo.retryBaseMs, 10, 3_600_000),
+      retryCapSeconds: count('geoRetryCapSeconds', defaults.geo.retryCapSeconds, 1, 604_800),
+      missingRetryCapSeconds: count('geoMissingRetryCapSeconds', defaults.geo.missingRetryCapSeconds, 1, 604_800),
+      backfillSeconds: count('geoBackfillSeconds', defaults.geo.backfillSeconds, 1, 59),
+      backfillBatch: count('geoBackfillBatch', defaults.geo.backfillBatch, 1, 100_000),
+      reverifySeconds: count('geoReverifySeconds', defaults.geo.reverifySeconds, 1, 31_536_000),
+      verifyBatch: count('geoVerifyBatch', defaults.geo.verifyBatch, 0, 10_000),
     },
     ...options.overrides,
   };

@@ -23,7 +23,8 @@ import { createPrimaryProxy, forwardWrites } from './forward-writes.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
 import { createReadRouting, type ReadRouting } from './read-routing.js';
 import { primarySelfStatus } from './node-statuses.js';
-import { ageStoredStatus, buildStatus, noBlobs, type GeoNodeStatus } from './status.js';
+import { createBlobReplication } from './sync/blob-replication.js';
+import { ageStoredStatus, buildStatus, type GeoNodeStatus } from './status.js';
 
 /** The Geo side of one site: what runs, what it adds to the request path, and its live status. */
 export interface GeoRuntime {
@@ -131,6 +132,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
   let swapping = false;
   const client = new PrimaryClient(primaryUrl, geoSecret, () => ctx.nodeName);
   const proxy = createPrimaryProxy({ primaryUrl, nodeName: () => ctx.nodeName });
+  const blobs = createBlobReplication(ctx, client, () => ready());
   const agent = new GeoAgent(
     {
       dataDir: ctx.config.dataDir,
@@ -139,6 +141,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
       metrics: ctx.metrics.geo,
       db: () => ctx.db,
       swapDatabase: async (prepared) => {
+        await blobs.beforeSwap();
         swapping = true;
         try {
           carryRegistryInto(ctx.db, prepared);
@@ -151,8 +154,12 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
         } finally {
           swapping = false;
         }
+        blobs.afterSwap();
       },
-      onApplied: (cursor) => waiter.applied(cursor.lastEventId),
+      onApplied: (cursor) => {
+        waiter.applied(cursor.lastEventId);
+        blobs.onApplied();
+      },
     },
     client,
   );
@@ -176,7 +183,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
       cursorEventId: cursor?.lastEventId ?? null,
       cursorEventAt: cursor?.lastEventAt ?? null,
       problems,
-      blobs: noBlobs(),
+      blobs: blobs.counts(),
       version: versionString(ctx.config.edition),
       revision,
       now: Date.now(),
@@ -184,6 +191,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
   };
   let stopJobs: (() => Promise<void>) | null = null;
   const jobs: Job[] = [
+    ...blobs.jobs,
     {
       name: 'geo-status-report',
       expression: everySeconds(ctx.config.geo.statusIntervalSeconds),
@@ -212,10 +220,12 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     storedStatus: (nodeId) => (ready() ? storedStatusOf(ctx, nodeId) : null),
     start: () => {
       agent.start();
+      blobs.start();
       stopJobs = startJobs(jobs, ctx.log);
     },
     stop: async () => {
       await stopJobs?.();
+      await blobs.stop();
       waiter.close();
       await agent.stop();
     },

@@ -115,7 +115,7 @@ export function unreportedStatus(nodeId: number): GeoNodeStatus {
   });
 }
 
-/** Per-kind blob counts; every kind counts nothing until blob replication keeps a registry. */
+/** Per-kind blob counts at zero: for a node that reports none (never reported, or a primary, which replicates nothing). */
 export function noBlobs(): Record<BlobKind, BlobCounts> {
   return Object.fromEntries(BLOB_KINDS.map((kind) => [kind, { count: 0, synced: 0, failed: 0 }])) as Record<BlobKind, BlobCounts>;
 }

@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { geoAuthorization } from '../signing.js';
@@ -12,6 +13,9 @@ export interface EventsPage {
   readonly lastEventAt: number | null;
   readonly oldestEventId: number | null;
 }
+
+/** The URL word of each file type under /api/v4/geo/transfers. */
+export type TransferType = 'lfs' | 'attachment' | 'job_artifact';
 
 export class PrimaryError extends Error {
   constructor(message: string, readonly status: number | null, options?: { cause?: unknown }) {
@@ -72,6 +76,28 @@ export class PrimaryClient {
   async reportStatus(status: object): Promise<void> {
     const response = await this.call('POST', '/status', { body: status });
     await response.body.dump();
+  }
+
+  /**
+   * Streams one file from GET /transfers/:type/:id with the sha256 and size the primary vouches
+   * for. A file the primary lacks is a PrimaryError with status 404 (geo_code FILE_NOT_FOUND).
+   */
+  async transfer(type: TransferType, id: number, signal?: AbortSignal): Promise<{ body: Readable; sha256: string | null; size: number | null }> {
+    const response = await this.call('GET', `/transfers/${type}/${id}`, { timeoutMs: 120_000, signal });
+    const sha256 = response.headers['x-geo-sha256'];
+    const size = Number(response.headers['content-length']);
+    return { body: response.body, sha256: typeof sha256 === 'string' ? sha256 : null, size: Number.isSafeInteger(size) ? size : null };
+  }
+
+  /**
+   * Where git fetches a repository or wiki from, and the environment that signs it: the header
+   * goes through GIT_CONFIG_* so the token never shows in a process list. Sign afresh per command.
+   */
+  gitRemote(type: 'repository' | 'wiki', projectId: number): { url: string; env: Record<string, string> } {
+    return {
+      url: `${this.primaryUrl}/api/v4/geo/git/${type}/${projectId}.git`,
+      env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: ${geoAuthorization(this.secret, this.nodeName())}` },
+    };
   }
 
   async close(): Promise<void> {

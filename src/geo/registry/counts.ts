@@ -1,0 +1,39 @@
+import type { Db } from '../../db/connection.js';
+import { prepare } from '../../db/connection.js';
+import type { BlobType } from '../blobs.js';
+import type { BlobCounts, BlobKind } from '../status.js';
+
+/** The status kind of each registry item type. */
+const KIND_OF: Readonly<Record<BlobType, BlobKind>> = {
+  repository: 'repositories',
+  wiki: 'wikis',
+  lfs_object: 'lfs_objects',
+  job_artifact: 'job_artifacts',
+  attachment: 'attachments',
+};
+
+/** What the primary holds, per kind, as the replicated database lists it (each an indexed count). */
+const INVENTORY_COUNTS: Readonly<Record<BlobKind, string>> = {
+  repositories: 'SELECT count(*) FROM repository_states WHERE repository_checksum IS NOT NULL',
+  wikis: 'SELECT count(*) FROM repository_states WHERE wiki_checksum IS NOT NULL',
+  lfs_objects: 'SELECT count(*) FROM lfs_objects',
+  job_artifacts: 'SELECT count(*) FROM ci_job_artifacts',
+  attachments: 'SELECT count(*) FROM uploads',
+};
+
+/**
+ * Per kind: the primary's inventory, and this site's synced and failed items. A deleted item is
+ * never synced or failed (marking it to_delete makes it pending), so the registry counts need no
+ * more than a count over the (item_type, state, failure_type) index.
+ */
+export function registryBlobCounts(db: Db): Record<BlobKind, BlobCounts> {
+  const counts = Object.fromEntries(
+    Object.entries(INVENTORY_COUNTS).map(([kind, sql]) => [kind, { count: prepare(db, sql).pluck().get() as number, synced: 0, failed: 0 }]),
+  ) as Record<BlobKind, { count: number; synced: number; failed: number }>;
+  const count = prepare(db, 'SELECT count(*) FROM geo_registry WHERE item_type = ? AND state = ?').pluck();
+  for (const [type, kind] of Object.entries(KIND_OF)) {
+    counts[kind].synced = count.get(type, 'synced') as number;
+    counts[kind].failed = count.get(type, 'failed') as number;
+  }
+  return counts;
+}

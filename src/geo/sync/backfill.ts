@@ -1,0 +1,67 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Db } from '../../db/connection.js';
+import { BLOB_TYPES } from '../blobs.js';
+import { reconcileRegistryPage, scheduleMissingItems } from '../registry/inventory.js';
+
+export interface BackfillDeps {
+  db(): Db;
+  ready(): boolean;
+  readonly batch: number;
+  /** Called after a pass that changed the registry: the scheduler has work. */
+  onScheduled(): void;
+}
+
+export interface BackfillResult {
+  added: number;
+  deleted: number;
+  stale: number;
+}
+
+/**
+ * Compares the primary's inventory (the replicated database) with the registry, page by page, so
+ * nothing depends on every event arriving: missing items become pending, items gone from the
+ * primary are marked for deletion, repositories whose checksum moved are synced again. Each page is
+ * one short transaction and the loop yields between pages; it stops if the database goes away.
+ */
+export async function runBackfill(deps: BackfillDeps, now = Date.now()): Promise<BackfillResult> {
+  const result: BackfillResult = { added: 0, deleted: 0, stale: 0 };
+  for (const type of BLOB_TYPES) {
+    for (let after: number | null = 0; after !== null && deps.ready(); await yieldToLoop()) {
+      const page = scheduleMissingItems(deps.db(), type, after, deps.batch, now);
+      result.added += page.added;
+      after = page.lastKey;
+      if (page.added) deps.onScheduled();
+    }
+  }
+  for (let after: number | null = 0; after !== null && deps.ready(); await yieldToLoop()) {
+    const page = reconcileRegistryPage(deps.db(), after, deps.batch);
+    result.deleted += page.deleted;
+    result.stale += page.stale;
+    after = page.lastId;
+  }
+  if (result.deleted || result.stale) deps.onScheduled();
+  return result;
+}
+
+/** Runs the backfill on demand and from its schedule, never twice at once: a request during a run makes one more run. */
+export function backfillRunner(deps: BackfillDeps, onError: (error: unknown) => void): { run(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  let again = false;
+  const loop = async () => {
+    do {
+      again = false;
+      if (deps.ready()) await runBackfill(deps).catch(onError);
+    } while (again);
+    running = null;
+  };
+  return {
+    run: () => {
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = loop();
+      return running;
+    },
+  };
+}

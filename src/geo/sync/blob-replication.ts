@@ -1,0 +1,88 @@
+import { everySeconds, type Job } from '../../jobs/schedule.js';
+import type { SiteContext } from '../../site-context.js';
+import type { PrimaryClient } from '../agent/primary-client.js';
+import { findGeoNodeByName } from '../nodes.js';
+import { registryBlobCounts } from '../registry/counts.js';
+import { resetFailed } from '../registry/queue.js';
+import { noBlobs, type BlobCounts, type BlobKind } from '../status.js';
+import { backfillRunner } from './backfill.js';
+import { SyncScheduler } from './scheduler.js';
+import { reverifyBatch } from './verify.js';
+
+/** A secondary's blob replication, as its runtime drives it. */
+export interface BlobReplication {
+  /** Scheduled work: the backfill and the re-verification. */
+  readonly jobs: Job[];
+  start(): void;
+  stop(): Promise<void>;
+  /** Events were applied (or a bootstrap finished): new registry rows may be due. */
+  onApplied(): void;
+  /** Before the database is swapped for a snapshot: interrupt syncs, their items back to pending. */
+  beforeSwap(): Promise<void>;
+  /** After the swap (a repair or a fall behind the pruned log): failed items retry now, and a backfill follows. */
+  afterSwap(): void;
+  counts(): Record<BlobKind, BlobCounts>;
+}
+
+/** Wires the scheduler, the backfill and the verification of a secondary to its context. */
+export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, ready: () => boolean): BlobReplication {
+  const tuning = ctx.config.geo;
+  const retry = { baseMs: tuning.retryBaseMs, capMs: tuning.retryCapSeconds * 1000 };
+  const scheduler = new SyncScheduler({
+    dataDir: ctx.config.dataDir,
+    log: ctx.log,
+    metrics: ctx.metrics.geo,
+    client,
+    db: () => ctx.db,
+    ready,
+    capacity: () => {
+      const node = findGeoNodeByName(ctx.db, ctx.nodeName);
+      return { repos: node?.repos_max_capacity ?? tuning.reposMaxCapacity, files: node?.files_max_capacity ?? tuning.filesMaxCapacity };
+    },
+    retry,
+    missingRetry: { baseMs: tuning.retryBaseMs, capMs: tuning.missingRetryCapSeconds * 1000 },
+    pollMs: tuning.syncPollMs,
+  });
+  const backfill = backfillRunner(
+    { db: () => ctx.db, ready, batch: tuning.backfillBatch, onScheduled: () => scheduler.wake() },
+    (error) => ctx.log.error({ err: error }, 'geo backfill failed'),
+  );
+  // A bootstrap brings a database whose items no event announced: the backfill finds them.
+  let backfillDue = true;
+  return {
+    jobs: [
+      { name: 'geo-backfill', expression: everySeconds(tuning.backfillSeconds), run: () => backfill.run() },
+      {
+        name: 'geo-reverify',
+        expression: everySeconds(tuning.backfillSeconds),
+        run: async () => {
+          if (!ready() || tuning.verifyBatch === 0) return;
+          const result = await reverifyBatch({ dataDir: ctx.config.dataDir, db: () => ctx.db, retry, maxAgeMs: tuning.reverifySeconds * 1000, batch: tuning.verifyBatch });
+          if (result.failed) scheduler.wake();
+        },
+      },
+    ],
+    start: () => {
+      scheduler.start();
+      if (ready()) {
+        backfillDue = false;
+        void backfill.run();
+      }
+    },
+    stop: () => scheduler.stop(),
+    onApplied: () => {
+      scheduler.wake();
+      if (backfillDue && ready()) {
+        backfillDue = false;
+        void backfill.run();
+      }
+    },
+    beforeSwap: () => scheduler.pause(),
+    afterSwap: () => {
+      resetFailed(ctx.db);
+      backfillDue = true;
+      scheduler.resume();
+    },
+    counts: () => (ready() ? registryBlobCounts(ctx.db) : noBlobs()),
+  };
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../../db/connection.js';
+import { prepare } from '../../db/connection.js';
+import { copyWithDigest } from '../../services/uploads.js';
+import { PrimaryError, type PrimaryClient, type TransferType } from '../agent/primary-client.js';
+import type { RegistryItem } from '../registry/queue.js';
+import { SyncFailure } from './failure.js';
+import { localCopyPath } from './local-copy.js';
+
+export interface FileSyncDeps {
+  readonly dataDir: string;
+  readonly db: () => Db;
+  readonly client: PrimaryClient;
+  readonly signal: AbortSignal;
+}
+
+type FileType = 'lfs_object' | 'job_artifact' | 'attachment';
+
+const TRANSFER_TYPE: Readonly<Record<FileType, TransferType>> = { lfs_object: 'lfs', job_artifact: 'job_artifact', attachment: 'attachment' };
+
+/** The sha256 and size the replicated row records for a file (an LFS object's oid is its sha256). */
+const ROW_SQL: Readonly<Record<FileType, string>> = {
+  lfs_object: 'SELECT oid AS sha256, size FROM lfs_objects WHERE id = ?',
+  job_artifact: 'SELECT sha256, size FROM ci_job_artifacts WHERE id = ?',
+  attachment: 'SELECT sha256, size FROM uploads WHERE id = ?',
+};
+
+/**
+ * Downloads a file from the primary to a temporary name beside its target, hashing as it writes,
+ * and renames it into place (flushed) only when its sha256 and size equal the replicated row's and
+ * the primary's X-Geo-Sha256: a wrong copy is never in place, never synced. Resolves with the sha256.
+ */
+export async function syncFile(item: RegistryItem, deps: FileSyncDeps): Promise<string> {
+  const type = item.item_type as FileType;
+  const row = prepare(deps.db(), ROW_SQL[type]).get(item.item_id) as { sha256: string; size: number } | undefined;
+  if (!row) throw new Error(`${type} ${item.item_id} is not in the replicated database (deleted on the primary?)`);
+  const target = localCopyPath(deps.dataDir, item);
+  await mkdir(path.dirname(target), { recursive: true });
+  const temporary = path.join(path.dirname(target), `.geo-tmp-${randomUUID()}`);
+  try {
+    const transfer = await deps.client.transfer(TRANSFER_TYPE[type], item.item_id, deps.signal).catch((error: unknown) => {
+      if (error instanceof PrimaryError && error.status === 404) {
+        throw new SyncFailure('sync', `the ${type.replace('_', ' ')} is missing on the primary: ${error.message}`, true, { cause: error });
+      }
+      throw error;
+    });
+    if (transfer.sha256 !== row.sha256) {
+      transfer.body.destroy();
+      throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
+    }
+    const copy = await copyWithDigest(transfer.body, temporary);
+    if (copy.sha256 !== row.sha256 || copy.size !== row.size) {
+      throw new SyncFailure('checksum_mismatch', `downloaded ${copy.size} bytes with sha256 ${copy.sha256}, expected ${row.size} bytes with sha256 ${row.sha256}`);
+    }
+    await rename(temporary, target);
+    return copy.sha256;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}

@@ -1,0 +1,88 @@
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Db } from '../../db/connection.js';
+import { prepare } from '../../db/connection.js';
+import { GitError, runGit } from '../../git/cli.js';
+import { setRepositoryHead } from '../../git/repositories.js';
+import type { PrimaryClient } from '../agent/primary-client.js';
+import type { RegistryItem } from '../registry/queue.js';
+import { refsChecksum } from '../repository-checksum.js';
+import { SyncFailure } from './failure.js';
+import { localCopyPath, repositoryStagingPath } from './local-copy.js';
+
+export interface RepositorySyncDeps {
+  readonly dataDir: string;
+  readonly db: () => Db;
+  readonly client: PrimaryClient;
+  readonly signal: AbortSignal;
+}
+
+const GIT_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * Brings the bare mirror of a repository or wiki up to the primary's: `git fetch --prune` of every
+ * ref into the existing copy, or a `git clone --mirror` into a staging directory renamed into place
+ * when complete (the final path never holds half a repository). Then the copy's refs checksum must
+ * equal the primary's; resolves with it.
+ */
+export async function syncRepository(item: RegistryItem, deps: RepositorySyncDeps): Promise<string> {
+  const type = item.item_type === 'wiki' ? 'wiki' : 'repository';
+  const local = localCopyPath(deps.dataDir, item);
+  const git = (args: string[]) => {
+    const remote = deps.client.gitRemote(type, item.item_id);
+    return runGit(args.map((arg) => (arg === REMOTE ? remote.url : arg)), { env: remote.env, signal: deps.signal, timeoutMs: GIT_TIMEOUT_MS }).catch((error: unknown) => {
+      throw asSyncFailure(error, type);
+    });
+  };
+  if (await stat(local).catch(() => null)) {
+    await git(['--git-dir', local, 'fetch', '--prune', '--quiet', '--no-write-fetch-head', REMOTE, '+refs/*:refs/*']);
+  } else {
+    await cloneMirror(local, git);
+  }
+  let checksum = await refsChecksum(local);
+  const expected = primaryChecksum(deps.db(), item);
+  if (expected !== null && checksum !== expected) {
+    // Refs fetched but HEAD never is: the branch it names may have changed on the primary.
+    const head = /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec((await git(['ls-remote', '--symref', REMOTE, 'HEAD'])).stdout)?.[1];
+    if (head) await setRepositoryHead(local, head.slice('refs/heads/'.length));
+    checksum = await refsChecksum(local);
+  }
+  if (checksum === null) throw new Error(`the local copy at ${item.path} vanished during the sync`);
+  if (expected !== null && checksum !== expected) {
+    throw new SyncFailure('checksum_mismatch', `refs checksum of the local copy (${checksum}) differs from the primary's (${expected}) after fetching`);
+  }
+  return checksum;
+}
+
+/** Stands for the remote URL in an argument list: the URL is only built, with a fresh token, when git runs. */
+const REMOTE = '\0remote';
+
+async function cloneMirror(local: string, git: (args: string[]) => Promise<unknown>): Promise<void> {
+  const staging = repositoryStagingPath(local);
+  await mkdir(path.dirname(local), { recursive: true });
+  await rm(staging, { recursive: true, force: true });
+  try {
+    await git(['clone', '--mirror', '--quiet', REMOTE, staging]);
+    // Later fetches name the primary explicitly; the copy keeps no remote, like the primary's own.
+    await git(['--git-dir', staging, 'config', '--remove-section', 'remote.origin']);
+    await rename(staging, local);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The primary's checksum: its replicated repository_states (as fresh as the applied events), else the newest event's. */
+function primaryChecksum(db: Db, item: RegistryItem): string | null {
+  const column = item.item_type === 'wiki' ? 'wiki_checksum' : 'repository_checksum';
+  const state = prepare(db, `SELECT ${column} AS checksum FROM repository_states WHERE project_id = ?`).get(item.item_id) as { checksum: string | null } | undefined;
+  return state?.checksum ?? item.expected_checksum;
+}
+
+/** git's answer to the primary's 404 is "repository '<url>' not found": the primary does not have it (decision 16). */
+function asSyncFailure(error: unknown, type: 'repository' | 'wiki'): unknown {
+  if (error instanceof GitError && /repository '[^']*' not found/.test(error.stderr)) {
+    return new SyncFailure('sync', `the ${type} is missing on the primary (it answered 404): ${error.stderr.trim()}`, true, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,38 @@
+import { ROOT_TOKEN, type SiteProcess } from './multisite.js';
+
+/** Short timings so each step settles in well under a second. */
+export const FAST_SYNC_ENV = {
+  GEOFORGE_GEO_SYNC_POLL_MS: '100',
+  GEOFORGE_GEO_RETRY_BASE_MS: '200',
+  GEOFORGE_GEO_RETRY_CAP_SECONDS: '2',
+  GEOFORGE_GEO_MISSING_RETRY_CAP_SECONDS: '2',
+  GEOFORGE_GEO_BACKFILL_SECONDS: '2',
+};
+
+/** A multipart POST as root (SiteProcess.api speaks JSON only). */
+export async function postFile(site: SiteProcess, apiPath: string, filename: string, content: Buffer): Promise<any> {
+  const form = new FormData();
+  form.append('file', new Blob([content]), filename);
+  const response = await fetch(`${site.url}/api/v4${apiPath}`, { method: 'POST', body: form, headers: { 'private-token': ROOT_TOKEN } });
+  if (response.status !== 201) throw new Error(`POST ${apiPath}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** The live status of `site` (a secondary), from its own /geo_nodes/:id/status. */
+export async function ownStatus(site: SiteProcess): Promise<Record<string, any>> {
+  const nodes = await site.api('/geo_nodes');
+  const node = nodes.body.find((candidate: { name: string }) => candidate.name === site.name);
+  if (!node) throw new Error(`${site.name} is not registered yet`);
+  return (await site.api(`/geo_nodes/${node.id}/status`)).body;
+}
+
+/** The secondary's registry rows, read from its file. */
+export function registryOf(site: SiteProcess): Record<string, any>[] {
+  const db = site.openReadOnly();
+  try {
+    return db.prepare('SELECT * FROM geo_registry ORDER BY id').all() as Record<string, any>[];
+  } finally {
+    db.close();
+  }
+}
+

@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refsChecksum } from '../../src/geo/repository-checksum.js';
+import { FAST_SYNC_ENV, ownStatus, postFile, registryOf } from '../helpers/geo-blobs.js';
+import { runConcurrently, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+const REPOSITORIES = 200;
+
+/** The failures a secondary lists for one type, from its own /geo_nodes/current/failures. */
+async function failuresOf(site: SiteProcess, type: string): Promise<any[]> {
+  const response = await site.api(`/geo_nodes/current/failures?type=${type}&per_page=100`);
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+describe('geo blob sync under faults: unreadable and corrupted files on the primary, a secondary killed mid-sync', () => {
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  let primary: SiteProcess;
+  let secondary: SiteProcess;
+  let project: any;
+  let hidden: { file: string; content: Buffer };
+  let corrupted: { file: string; content: Buffer };
+
+  beforeAll(async () => {
+    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
+    ({ primary } = cluster);
+    [secondary] = cluster.secondaries;
+    // Few syncs at once, from the node's own settings, so the kill below lands mid-sync.
+    const node = (await primary.api('/geo_nodes')).body.find((candidate: any) => candidate.name === secondary.name);
+    expect((await primary.api(`/geo_nodes/${node.id}`, { method: 'PUT', body: { repos_max_capacity: 4 } })).status).toBe(200);
+    await waitFor(async () => (await secondary.api(`/geo_nodes/${node.id}`)).body.repos_max_capacity === 4, { message: 'capacity replicated' });
+    await secondary.kill('SIGTERM');
+
+    // While the secondary is down: 200 repositories, and two attachments, one hidden and one corrupted on the primary's disk.
+    await runConcurrently(REPOSITORIES, 8, async (index) => {
+      const created = await primary.api('/projects', { method: 'POST', body: { name: `fault-${index}`, initialize_with_readme: index % 10 === 0 } });
+      expect(created.status).toBe(201);
+      project ??= created.body;
+    });
+    const upload = async (name: string, content: Buffer) => {
+      await postFile(primary, `/projects/${project.id}/uploads`, name, content);
+      const db = primary.openReadOnly();
+      const row = db.prepare('SELECT secret FROM uploads WHERE project_id = ? AND filename = ?').get(project.id, name) as { secret: string };
+      db.close();
+      return { file: path.join(primary.dataDir, 'uploads', String(project.id), row.secret, name), content };
+    };
+    hidden = await upload('hidden.txt', Buffer.from('a file the primary cannot read for a while\n'));
+    corrupted = await upload('corrupted.bin', Buffer.from('the bytes the row vouches for\n'));
+    // Running as root, chmod 000 would not stop the primary reading it: take it away instead.
+    await rename(hidden.file, `${hidden.file}.away`);
+    await writeFile(corrupted.file, Buffer.from('THE BYTES THE ROW VOUCHES FOR\n'));
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+
+  it('leaves no half-written repository at a final path when killed mid-sync, and completes after restart', async () => {
+    await secondary.start();
+    await waitFor(() => registryOf(secondary).filter((row) => row.item_type === 'repository' && row.state === 'synced').length >= 12, {
+      timeoutMs: 20_000,
+      intervalMs: 10,
+      message: 'some repositories synced',
+    });
+    await secondary.kill('SIGKILL');
+    const rows = registryOf(secondary).filter((row) => row.item_type === 'repository');
+    expect(rows.some((row) => row.state !== 'synced')).toBe(true);
+    // Every final path holds a whole copy (its refs match the primary's) or nothing; staging directories are not final paths.
+    for (const row of rows) {
+      const local = path.join(secondary.dataDir, row.path);
+      if (!(await stat(local).catch(() => null))) continue;
+      expect(await refsChecksum(local), row.path).toBe(await refsChecksum(path.join(primary.dataDir, row.path)));
+    }
+
+    await secondary.start();
+    await waitFor(
+      async () => {
+        const status = await ownStatus(secondary);
+        expect([status.repositories_count, status.repositories_synced_in_percentage]).toEqual([REPOSITORIES, '100.00%']);
+        return true;
+      },
+      { timeoutMs: 40_000, message: 'all repositories synced after the restart' },
+    );
+    const after = registryOf(secondary).filter((row) => row.item_type === 'repository');
+    expect(after.every((row) => row.state === 'synced')).toBe(true);
+    for (const row of after.slice(0, 40)) expect(await refsChecksum(path.join(secondary.dataDir, row.path))).toBe(row.checksum);
+  }, 60_000);
+
+  it('lists a file missing on the primary as failed with a growing retry count and the real text, then recovers once it is back', async () => {
+    const failure = await waitFor(
+      async () => {
+        const row = (await failuresOf(secondary, 'attachment')).find((candidate) => candidate.missing_on_primary);
+        expect(row?.retry_count).toBeGreaterThanOrEqual(3);
+        return row;
+      },
+      { timeoutMs: 20_000, message: 'hidden file failed three times' },
+    );
+    expect(failure).toMatchObject({
+      type: 'attachment',
+      project_id: project.id,
+      failure_type: 'sync',
+      missing_on_primary: true,
+      repository_retry_count: null,
+      last_repository_sync_failure: null,
+    });
+    expect(failure.last_sync_failure).toMatch(/missing on the primary.*404/);
+    expect(failure.retry_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    const status = await ownStatus(secondary);
+    expect(status.attachments_failed_count).toBe(2);
+    expect(status.healthy).toBe(true);
+    const metrics = await secondary.api('/-/metrics', { as: null });
+    expect(metrics.text).toMatch(/^geo_attachments_failed\{[^}]*\} 2$/m);
+
+    await rename(`${hidden.file}.away`, hidden.file);
+    await waitFor(
+      async () => {
+        const rows = registryOf(secondary).filter((row) => row.item_type === 'attachment' && row.path.endsWith('/hidden.txt'));
+        expect(rows).toMatchObject([{ state: 'synced', retry_count: 0, missing_on_primary: 0, last_sync_failure: null }]);
+        expect(sha256(await readFile(path.join(secondary.dataDir, rows[0].path)))).toBe(sha256(hidden.content));
+        return true;
+      },
+      { timeoutMs: 15_000, message: 'hidden file synced once back' },
+    );
+  }, 60_000);
+
+  it('never marks a corrupted transfer synced: checksum_mismatch, no copy in place, no temporary left', async () => {
+    const relative = path.relative(primary.dataDir, corrupted.file);
+    await waitFor(async () => (await failuresOf(secondary, 'attachment')).find((row) => row.failure_type === 'checksum_mismatch' && row.retry_count >= 3), {
+      timeoutMs: 20_000,
+      message: 'corrupted file failed three times',
+    });
+    const [row] = await failuresOf(secondary, 'attachment');
+    expect(row.last_sync_failure).toMatch(/sha256 [0-9a-f]{64}, expected \d+ bytes with sha256 [0-9a-f]{64}/);
+    expect((await secondary.api('/geo_nodes/current/failures?failure_type=checksum_mismatch')).body).toHaveLength(1);
+    expect((await secondary.api('/geo_nodes/current/failures?failure_type=verification')).body).toEqual([]);
+    const registry = registryOf(secondary).find((candidate) => candidate.path === relative)!;
+    expect(registry).toMatchObject({ state: 'failed', last_successful_sync_at: null, checksum: null });
+    const dir = path.dirname(path.join(secondary.dataDir, relative));
+    expect(await readdir(dir).catch(() => [])).not.toContain('corrupted.bin');
+    expect((await readdir(dir).catch(() => [])).filter((name) => name.startsWith('.geo-tmp-'))).toEqual([]);
+
+    // Restored on the primary, it syncs with the retry that comes next.
+    await writeFile(corrupted.file, corrupted.content);
+    await waitFor(async () => registryOf(secondary).find((candidate) => candidate.path === relative)?.state === 'synced', { timeoutMs: 15_000, message: 'restored file synced' });
+    expect(await readFile(path.join(secondary.dataDir, relative))).toEqual(corrupted.content);
+    expect((await ownStatus(secondary)).attachments_synced_in_percentage).toBe('100.00%');
+  }, 60_000);
+});
