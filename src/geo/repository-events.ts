@@ -47,8 +47,8 @@ function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
  * or a new HEAD): the refs checksum is computed first (git runs outside any transaction),
  * then repository_states and the blob event commit together. A project deleted meanwhile gets
  * nothing (its `deleted` events were appended with its deletion). Call it after the change is
- * durable; it never rejects: a checksum that fails still appends the event (checksum null) and
- * drops the project's repository_states row, which the fill job then recomputes
+ * durable. A checksum that fails does not fail the caller: the event is appended (checksum
+ * null) and the project's repository_states row dropped, for the fill job to recompute
  * (fillRepositoryStates), so no change goes unreplicated.
  */
 export function recordRepositoryChange(
@@ -58,8 +58,9 @@ export function recordRepositoryChange(
   type: RepositoryType,
   action: 'created' | 'updated',
 ): Promise<void> {
-  return oneAtATime(`${type}:${projectId}`, async () => {
-    const checksum = await refsChecksum(repositoryOnDisk(dataDir, projectId, type)).then(
+  const repository = repositoryOnDisk(dataDir, projectId, type);
+  return oneAtATime(repository, async () => {
+    const checksum = await refsChecksum(repository).then(
       (value) => ({ value }),
       () => null,
     );
