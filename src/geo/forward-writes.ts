@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { pipeline } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Agent, request, type Dispatcher } from 'undici';
 import { sendJson } from '../api/respond.js';
@@ -64,9 +65,10 @@ export function createPrimaryProxy(options: { primaryUrl: string; nodeName: () =
       if (name === 'set-cookie') res.append(name, value);
       else res.setHeader(name, value);
     }
-    // A primary that dies mid-answer must not leave the client waiting on a half-sent body.
-    upstream.body.once('error', () => res.destroy());
-    upstream.body.pipe(res);
+    // Either side breaking off ends the other: a primary that dies mid-answer must not leave the
+    // client waiting on a half-sent body, and a client gone mid-clone must not keep the primary's
+    // answer streaming. Both are already torn down by then, so the error needs no other handling.
+    pipeline(upstream.body, res, () => undefined);
   };
 }
 
