@@ -119,6 +119,25 @@ describe('Geo Prometheus metrics on a primary and a secondary', () => {
     });
   });
 
+  it('counts repositories as the secondary syncs them, on the secondary and as reported to the primary', async () => {
+    const before = valueOf((await scrape(secondary)).samples, 'geo_repositories_synced', secondary.name)!;
+    const created = await primary.api('/projects', { method: 'POST', body: { name: `metrics-${Date.now()}` } });
+    expect(created.status).toBe(201);
+    for (const site of [secondary, primary]) {
+      await waitFor(
+        async () => {
+          const samples = (await scrape(site)).samples;
+          const synced = valueOf(samples, 'geo_repositories_synced', secondary.name)!;
+          expect(synced).toBeGreaterThan(before);
+          expect(synced).toBe(valueOf(samples, 'geo_repositories', secondary.name));
+          expect(valueOf(samples, 'geo_repositories_failed', secondary.name)).toBe(0);
+          return true;
+        },
+        { timeoutMs: 20_000, message: `geo_repositories_synced on ${site.name}` },
+      );
+    }
+  });
+
   it('counts failed status checks and growing lag for a silent secondary, and drops the series of a deleted node', async () => {
     // Scrapes before the first report counted too: a node that never reported failed its checks.
     const before = valueOf((await scrape(primary)).samples, 'geo_status_failed_total', secondary.name)!;
