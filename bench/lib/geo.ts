@@ -32,6 +32,8 @@ export interface GeoSiteSpec {
   readonly env?: Readonly<Record<string, string>>;
   /** Extra node flags before the script, e.g. --cpu-prof. */
   readonly nodeFlags?: readonly string[];
+  /** The core it runs on (default: the server core). */
+  readonly core?: number;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function startGeoSite(scope: Scope, spec: GeoSiteSpec): Promise<Run
     port,
     readyPath: '/-/readiness',
     logFile: spec.logFile,
+    core: spec.core,
   });
   return { ...server, port };
 }

@@ -17,6 +17,8 @@ export interface ServerSpec {
   readonly readyPath: string;
   /** Receives the server's stdout and stderr; the request log is part of the measured stack, so it is written, not dropped. */
   readonly logFile: string;
+  /** The core it runs on: the server core unless it plays the client (a Geo secondary pulling from a primary). */
+  readonly core?: number;
 }
 
 export interface RunningServer {
@@ -48,9 +50,9 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a node server pinned to the server core and waits until it is ready; the scope stops it. */
+/** Starts a node server pinned to its core (the server core by default) and waits until it is ready; the scope stops it. */
 export async function startServer(scope: Scope, spec: ServerSpec): Promise<RunningServer> {
-  const { command, args } = onCore(SERVER_CORE, process.execPath, spec.nodeArgs);
+  const { command, args } = onCore(spec.core ?? SERVER_CORE, process.execPath, spec.nodeArgs);
   const log = openSync(spec.logFile, 'w');
   const child = spawn(command, args, { cwd: REPO_ROOT, env: serverEnv(spec.env), stdio: ['ignore', log, log] });
   closeSync(log);

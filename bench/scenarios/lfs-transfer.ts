@@ -30,7 +30,7 @@ const TARGETS = ['upload', 'download', 'static'] as const;
 type Target = (typeof TARGETS)[number];
 const LABELS: Record<Target, string> = { upload: 'geoforge LFS PUT', download: 'geoforge LFS GET', static: 'node:http static GET' };
 
-interface RandomFile {
+export interface RandomFile {
   readonly file: string;
   readonly size: number;
   readonly oid: string;
@@ -139,7 +139,7 @@ export const lfsTransfer: Scenario = {
 };
 
 /** `size` random (incompressible) bytes written to `file`, with their sha256 (the LFS oid). */
-async function writeRandomFile(file: string, size: number): Promise<RandomFile> {
+export async function writeRandomFile(file: string, size: number): Promise<RandomFile> {
   const hash = createHash('sha256');
   const handle = await open(file, 'w');
   try {

@@ -1,0 +1,260 @@
+import Database from 'better-sqlite3';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { request } from 'undici';
+import { lfsObjectPath } from '../../src/api/git-lfs.js';
+import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.js';
+import { downloadToFile } from '../lib/download.js';
+import { count, ms } from '../lib/format.js';
+import { SECONDARY_NODE, primaryEnv, siteDb, startGeoSite } from '../lib/geo.js';
+import { RegistryReader, countSetting, startFreshSecondary, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
+import { ROOT_TOKEN } from '../lib/geoforge.js';
+import { mapLimit } from '../lib/pool.js';
+import { interleave } from '../lib/rounds.js';
+import type { Scenario } from '../lib/scenario.js';
+import { tempDir, type Scope } from '../lib/scope.js';
+import { freePort, startServer, type RunningServer } from '../lib/server.js';
+import { median } from '../lib/stats.js';
+import { createProject } from './git-clone.js';
+import { writeRandomFile } from './lfs-transfer.js';
+
+const MIB = 1024 * 1024;
+/** BENCHMARKS.md scenario 8: 1 x 256 MiB plus 1,000 x 64 KiB objects. */
+const LARGE_MIB = 256;
+const SMALL_OBJECTS = 1_000;
+const SMALL_BYTES = 64 * 1024;
+const ROUNDS = 3;
+const GOAL_LARGE = 0.8;
+const GOAL_SMALL = 0.7;
+/** geo_nodes.files_max_capacity's default, until the secondary's row says otherwise. */
+const DEFAULT_FILES_CAPACITY = 10;
+const SEED_PARALLEL = 4;
+const VERIFY_PARALLEL = 4;
+const NOISY_PERCENT = 10;
+const STALL_MS = 60_000;
+const STATUS_TIMEOUT_MS = 15_000;
+
+const TARGETS = ['geoforge', 'baseline'] as const;
+type Target = (typeof TARGETS)[number];
+const LABELS: Record<Target, string> = { geoforge: 'geoforge secondary', baseline: 'undici from node:http' };
+
+interface LfsObject {
+  readonly oid: string;
+  readonly size: number;
+}
+
+/** One primary and what it holds: the large object alone on one, the small ones on the other, so each rate is measured on its own. */
+interface Source {
+  readonly primary: RunningServer;
+  readonly dataDir: string;
+  readonly objects: readonly LfsObject[];
+}
+
+interface Round {
+  /** MiB/s of the large object: its transfer alone (geoforge: from the registry's start of the item to its sync). */
+  readonly largeMiBps: number;
+  /** Objects/s of the small ones: first start to last sync (geoforge) or the pool's wall time (baseline). */
+  readonly smallPerS: number;
+  /** geoforge only: from the secondary's spawn until the large object, then all small ones, were synced. */
+  readonly largeFromSpawnMs: number | null;
+  readonly smallFromSpawnMs: number | null;
+  /** Files whose sha256 differs from their LFS oid. */
+  readonly mismatched: number;
+}
+
+/** BENCHMARKS.md scenario 8: a fresh secondary pulls LFS objects (sha256 verified) vs a plain streamed download of the same bytes. */
+export const geoBlobSync: Scenario = {
+  name: 'geo-blob-sync',
+  summary: 'a fresh secondary syncs 1 x 256 MiB and 1,000 x 64 KiB LFS objects, MiB/s and objects/s; vs undici stream-to-file from node:http',
+  async run(scope) {
+    const largeMiB = countSetting('BENCH_GEO_LARGE_MIB', LARGE_MIB);
+    const smallObjects = countSetting('BENCH_GEO_FILES', SMALL_OBJECTS);
+    const rounds = countSetting('BENCH_GEO_ROUNDS', ROUNDS);
+    const dir = await tempDir(scope, 'geo-blob-sync');
+    const baselineDir = path.join(dir, 'baseline');
+
+    let started = performance.now();
+    const largeFile = await writeRandomFile(path.join(dir, 'large.bin'), largeMiB * MIB);
+    const large = await startSource(scope, dir, 'large', async (lfs) => [await lfs(createReadStream(largeFile.file, { highWaterMark: MIB }), largeFile.oid, largeFile.size)]);
+    const small = await startSource(scope, dir, 'small', (lfs) =>
+      mapLimit(Array.from({ length: smallObjects }), SEED_PARALLEL, () => {
+        const bytes = randomBytes(SMALL_BYTES);
+        return lfs(bytes, createHash('sha256').update(bytes).digest('hex'), bytes.length);
+      }),
+    );
+    console.log(`seeded 1 x ${largeMiB} MiB and ${count(smallObjects)} x ${SMALL_BYTES / 1024} KiB LFS objects through the LFS API of two primaries in ${ms(performance.now() - started)}`);
+
+    const statics = {
+      large: await startStatic(scope, dir, 'static large', lfsObjectPath(large.dataDir, largeFile.oid)),
+      small: await startStatic(scope, dir, 'static small', small.dataDir),
+    };
+    const smallUrl = (object: LfsObject) => `${statics.small.url}/${path.relative(small.dataDir, lfsObjectPath(small.dataDir, object.oid)).split(path.sep).join('/')}`;
+
+    let secondaries = 0;
+    /** A fresh secondary of `source` until its every LFS object is synced: the registry rows' times, and the files checked. */
+    const syncFrom = async (source: Source) => {
+      const dataDir = path.join(dir, 'secondary');
+      const secondary = await startFreshSecondary(scope, source.primary.url, dataDir, path.join(dir, `secondary-${++secondaries}.log`));
+      const reader = new RegistryReader(dataDir, ['lfs_object']);
+      try {
+        const doneAt = await waitUntilSynced(reader, source.objects.length, STALL_MS, `secondary ${secondaries}`);
+        const span = reader.db
+          .prepare("SELECT min(started_at) AS first, max(last_successful_sync_at) AS last FROM geo_registry WHERE item_type = 'lfs_object' AND state = 'synced'")
+          .get() as { first: number; last: number };
+        await waitForFullStatus(secondary.server.url, ['lfs_objects'], STATUS_TIMEOUT_MS);
+        const mismatched = await countMismatches(source.objects, (object) => lfsObjectPath(dataDir, object.oid));
+        return { fromSpawnMs: doneAt - secondary.spawnedAt, spanMs: Math.max(1, span.last - span.first), mismatched };
+      } finally {
+        reader.close();
+        await secondary.scope.close();
+      }
+    };
+
+    const measure: Record<Target, () => Promise<Round>> = {
+      geoforge: async () => {
+        const largeSync = await syncFrom(large);
+        const smallSync = await syncFrom(small);
+        return {
+          largeMiBps: largeFile.size / MIB / (largeSync.spanMs / 1000),
+          smallPerS: smallObjects / (smallSync.spanMs / 1000),
+          largeFromSpawnMs: largeSync.fromSpawnMs,
+          smallFromSpawnMs: smallSync.fromSpawnMs,
+          mismatched: largeSync.mismatched + smallSync.mismatched,
+        };
+      },
+      baseline: async () => {
+        await rm(baselineDir, { recursive: true, force: true });
+        await mkdir(baselineDir, { recursive: true });
+        let mismatched = 0;
+        const fetchOne = async (url: string, object: LfsObject, file: string) => {
+          if ((await downloadToFile(url, file)) !== object.oid) mismatched++;
+        };
+        let startedAt = performance.now();
+        await fetchOne(statics.large.url, large.objects[0], path.join(baselineDir, 'large'));
+        const largeMs = performance.now() - startedAt;
+        const capacity = filesCapacity(large.dataDir);
+        startedAt = performance.now();
+        await mapLimit(small.objects, capacity, (object, i) => fetchOne(smallUrl(object), object, path.join(baselineDir, String(i))));
+        const smallMs = performance.now() - startedAt;
+        return { largeMiBps: largeFile.size / MIB / (largeMs / 1000), smallPerS: smallObjects / (smallMs / 1000), largeFromSpawnMs: null, smallFromSpawnMs: null, mismatched };
+      },
+    };
+
+    const pids = [process.pid, large.primary.pid, small.primary.pid, statics.large.pid, statics.small.pid];
+    const before = sampleCpu(pids, true);
+    started = performance.now();
+    const results = await interleave(TARGETS, rounds, async (target, round) => {
+      const result = await measure[target]();
+      console.log(`round ${round} ${LABELS[target].padEnd(22)} ${describeRound(result)}`);
+      return result;
+    });
+    const noise = cpuNoise(before, sampleCpu(pids, true));
+    return summarize({ results, rounds, largeMiB, smallObjects, capacity: filesCapacity(large.dataDir), noise });
+  },
+};
+
+type PutLfs = (body: Buffer | Readable, oid: string, size: number) => Promise<LfsObject>;
+
+/**
+ * A primary (on the server core, like every benched server) with one project whose LFS objects
+ * `seed` uploads through the Git LFS API (PUT .../gitlab-lfs/objects/:oid/:size), the path a
+ * client's push takes: the object is stored, its row inserted and its blob event appended there.
+ */
+async function startSource(scope: Scope, dir: string, name: string, seed: (lfs: PutLfs) => Promise<LfsObject[]>): Promise<Source> {
+  const dataDir = path.join(dir, `primary-${name}`);
+  const primary = await startGeoSite(scope, { name: `geoforge primary (${name})`, dataDir, logFile: path.join(dir, `primary-${name}.log`), env: primaryEnv() });
+  const project = await createProject(primary.url, `bench-${name}`);
+  const base = `${primary.url}/${project.path_with_namespace}.git/gitlab-lfs/objects`;
+  const authorization = `Basic ${Buffer.from(`root:${ROOT_TOKEN}`).toString('base64')}`;
+  const objects = await seed(async (body, oid, size) => {
+    const response = await request(`${base}/${oid}/${size}`, {
+      method: 'PUT',
+      headers: { authorization, 'content-type': 'application/octet-stream', 'content-length': String(size) },
+      body,
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`LFS upload of ${oid} to the ${name} primary: ${response.statusCode} ${text}`);
+    return { oid, size };
+  });
+  return { primary, dataDir, objects };
+}
+
+async function startStatic(scope: Scope, dir: string, name: string, served: string): Promise<RunningServer> {
+  const port = await freePort();
+  return startServer(scope, {
+    name,
+    nodeArgs: ['--import', 'tsx', 'bench/baselines/static-file.ts', served, String(port)],
+    port,
+    readyPath: '/ready',
+    logFile: path.join(dir, `${name.replace(/ /g, '-')}.log`),
+  });
+}
+
+/** The secondary's files_max_capacity as its geo_nodes row on the primary says (the default before it first registered). */
+function filesCapacity(primaryDir: string): number {
+  const db = new Database(siteDb(primaryDir), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('SELECT files_max_capacity FROM geo_nodes WHERE name = ?').pluck().get(SECONDARY_NODE) as number | undefined) ?? DEFAULT_FILES_CAPACITY;
+  } finally {
+    db.close();
+  }
+}
+
+/** Files whose sha256 is not their oid (a missing file counts too), hashed as streams. */
+async function countMismatches(objects: readonly LfsObject[], fileOf: (object: LfsObject) => string): Promise<number> {
+  const results = await mapLimit(objects, VERIFY_PARALLEL, async (object) => {
+    const hash = createHash('sha256');
+    try {
+      await pipeline(createReadStream(fileOf(object)), hash);
+    } catch {
+      return 1;
+    }
+    return hash.digest('hex') === object.oid ? 0 : 1;
+  });
+  return results.reduce((sum: number, mismatch) => sum + mismatch, 0);
+}
+
+const seconds = (value: number): string => `${(value / 1000).toFixed(1)} s`;
+
+function describeRound(round: Round): string {
+  const fromSpawn =
+    round.largeFromSpawnMs === null || round.smallFromSpawnMs === null ? '' : ` (from spawn: large ${seconds(round.largeFromSpawnMs)}, small ${seconds(round.smallFromSpawnMs)})`;
+  return `large ${round.largeMiBps.toFixed(1)} MiB/s, small ${round.smallPerS.toFixed(0)} objects/s${fromSpawn}, ${round.mismatched ? `${round.mismatched} CHECKSUM MISMATCHES` : 'sha256 all match'}`;
+}
+
+function summarize(input: {
+  results: Record<Target, Round[]>;
+  rounds: number;
+  largeMiB: number;
+  smallObjects: number;
+  capacity: number;
+  noise: ReturnType<typeof cpuNoise>;
+}): { ratio: number; details: string } {
+  const { results, rounds, largeMiB, smallObjects, capacity, noise } = input;
+  const rate = (target: Target, key: 'largeMiBps' | 'smallPerS') => median(results[target].map((round) => round[key]));
+  const largeRatios = results.geoforge.map((round, i) => round.largeMiBps / results.baseline[i].largeMiBps);
+  const smallRatios = results.geoforge.map((round, i) => round.smallPerS / results.baseline[i].smallPerS);
+  const largeRatio = rate('geoforge', 'largeMiBps') / rate('baseline', 'largeMiBps');
+  const smallRatio = rate('geoforge', 'smallPerS') / rate('baseline', 'smallPerS');
+  const mismatched = TARGETS.map((target) => `${LABELS[target]} ${results[target].reduce((sum, round) => sum + round.mismatched, 0)}`);
+  const fromSpawn = (key: 'largeFromSpawnMs' | 'smallFromSpawnMs') => seconds(median(results.geoforge.map((round) => round[key] ?? 0)));
+  const noisy = noise.stealPercent > NOISY_PERCENT || noise.otherPercent > NOISY_PERCENT;
+  const details = [
+    `large ${rate('geoforge', 'largeMiBps').toFixed(1)} vs ${rate('baseline', 'largeMiBps').toFixed(1)} MiB/s (rounds ${largeRatios.map((ratio) => ratio.toFixed(2)).join('/')}, goal >= ${GOAL_LARGE} met in ${largeRatios.filter((ratio) => ratio >= GOAL_LARGE).length}/${rounds})`,
+    `small ${rate('geoforge', 'smallPerS').toFixed(0)} vs ${rate('baseline', 'smallPerS').toFixed(0)} objects/s = ${smallRatio.toFixed(2)}x (rounds ${smallRatios.map((ratio) => ratio.toFixed(2)).join('/')}, goal >= ${GOAL_SMALL} met in ${smallRatios.filter((ratio) => ratio >= GOAL_SMALL).length}/${rounds})`,
+    `ratio = large MiB/s ours / baseline`,
+    `geoforge timed by its registry (item started to synced); from the secondary's spawn: large ${fromSpawn('largeFromSpawnMs')}, all small ${fromSpawn('smallFromSpawnMs')}`,
+    `checksum mismatches: ${mismatched.join(', ')}`,
+    `1 x ${largeMiB} MiB + ${count(smallObjects)} x ${SMALL_BYTES / 1024} KiB LFS objects, each size on its own primary; baseline small at concurrency ${capacity} (files_max_capacity), both fsync and rename`,
+    `steal ${noise.stealPercent.toFixed(1)}%`,
+    `other processes ${noise.otherPercent.toFixed(1)}% CPU`,
+    `noisy ${noisy ? 'yes' : 'no'}`,
+    canPin ? `primaries and static servers on core ${SERVER_CORE}, secondary and baseline client on core ${LOAD_CORE}` : 'unpinned (no taskset or < 2 cores)',
+    `x${rounds} rounds`,
+  ];
+  return { ratio: largeRatio, details: details.join(', ') };
+}
