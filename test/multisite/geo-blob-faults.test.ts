@@ -139,7 +139,23 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
     expect(registry).toMatchObject({ state: 'failed', last_successful_sync_at: null, checksum: null });
     const dir = path.dirname(path.join(secondary.dataDir, relative));
     expect(await readdir(dir).catch(() => [])).not.toContain('corrupted.bin');
-    expect((await readdir(dir).catch(() => [])).filter((name) => name.startsWith('.geo-tmp-'))).toEqual([]);
+    // A retry may be writing one right now; none stays.
+    await waitFor(async () => (await readdir(dir)).every((name) => !name.startsWith('.geo-tmp-')), { timeoutMs: 3000, message: 'no temporary file left' });
+
+    // A repair (a re-bootstrap) retries every failed item now, its count starting over.
+    await waitFor(async () => registryOf(secondary).find((candidate) => candidate.path === relative)!.retry_count >= 5, { timeoutMs: 20_000, message: 'five retries' });
+    const bootstrappedAt = secondary.cursor()!.bootstrapped_at;
+    const node = (await primary.api('/geo_nodes')).body.find((candidate: any) => candidate.name === secondary.name);
+    expect((await primary.api(`/geo_nodes/${node.id}/repair`, { method: 'POST' })).status).toBe(201);
+    await waitFor(
+      () => {
+        const cursor = secondary.cursor();
+        return cursor !== null && cursor.bootstrapped_at !== bootstrappedAt;
+      },
+      { timeoutMs: 20_000, message: 're-bootstrapped' },
+    );
+    // Reset within the swap; from 0 it takes over 2 s of backoff to fail five times again.
+    await waitFor(() => registryOf(secondary).find((candidate) => candidate.path === relative)!.retry_count < 5, { timeoutMs: 2000, message: 'retry count reset' });
 
     // Restored on the primary, it syncs with the retry that comes next.
     await writeFile(corrupted.file, corrupted.content);

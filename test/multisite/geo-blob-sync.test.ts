@@ -20,7 +20,7 @@ describe('geo blob sync: repositories, wikis, LFS objects, uploads and job artif
   const git = gitClient(tmpdir(), 60_000);
 
   beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
+    cluster = await startCluster(1, { secondaryEnv: { ...FAST_SYNC_ENV, GEOFORGE_GEO_REVERIFY_SECONDS: '1' } });
     ({ primary } = cluster);
     [secondary] = cluster.secondaries;
     scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-blob-sync-'));
@@ -104,6 +104,27 @@ describe('geo blob sync: repositories, wikis, LFS objects, uploads and job artif
       expect(row.checksum).toBe(sha256(copy));
     }
     expect(sha256(await readFile(path.join(secondary.dataDir, files.find((row) => row.item_type === 'lfs_object')!.path)))).toBe(sha256(big));
+
+    // Re-verification finds local copies changed behind the registry's back and syncs them again.
+    const attachmentRow = files.find((row) => row.item_type === 'attachment')!;
+    const codeRepository = rows.find((row) => row.item_type === 'repository' && row.item_id === code.id)!;
+    await writeFile(path.join(secondary.dataDir, attachmentRow.path), 'tampered\n');
+    await git(['--git-dir', path.join(secondary.dataDir, codeRepository.path), 'update-ref', '-d', 'refs/heads/master']);
+    await waitFor(
+      async () => {
+        const now = registryOf(secondary);
+        for (const before of [attachmentRow, codeRepository]) {
+          expect(now.find((row) => row.id === before.id)).toMatchObject({ state: 'synced', checksum: before.checksum });
+          expect(now.find((row) => row.id === before.id).last_successful_sync_at).toBeGreaterThan(before.last_successful_sync_at);
+        }
+        return true;
+      },
+      { timeoutMs: 15_000, message: 'tampered copies verified and synced again' },
+    );
+    expect(await readFile(path.join(secondary.dataDir, attachmentRow.path))).toEqual(note);
+    expect(await refsChecksum(path.join(secondary.dataDir, codeRepository.path))).toBe(codeRepository.checksum);
+    const metrics = (await secondary.api('/-/metrics', { as: null })).text;
+    expect(metrics).toMatch(/^geo_sync_total\{type="attachment",outcome="synced"\} 2$/m);
 
     // Deletes on the primary remove the copies on the secondary, and their registry rows.
     const artifactRow = files.find((row) => row.item_type === 'job_artifact')!;

@@ -79,7 +79,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
     },
     beforeSwap: () => scheduler.pause(),
     afterSwap: () => {
-      resetFailed(ctx.db);
+      ctx.log.info({ reset: resetFailed(ctx.db) }, 'geo sync: new database in place; every failed item retries now');
       backfillDue = true;
       scheduler.resume();
     },

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../../db/connection.js';
@@ -38,7 +37,9 @@ export async function syncFile(item: RegistryItem, deps: FileSyncDeps): Promise<
   if (!row) throw new Error(`${type} ${item.item_id} is not in the replicated database (deleted on the primary?)`);
   const target = localCopyPath(deps.dataDir, item);
   await mkdir(path.dirname(target), { recursive: true });
-  const temporary = path.join(path.dirname(target), `.geo-tmp-${randomUUID()}`);
+  // One name per item: a sync runs once per item at a time, and the next attempt clears what a crash left.
+  const temporary = path.join(path.dirname(target), `.geo-tmp-${path.basename(target)}`);
+  await rm(temporary, { force: true });
   try {
     const transfer = await deps.client.transfer(TRANSFER_TYPE[type], item.item_id, deps.signal).catch((error: unknown) => {
       if (error instanceof PrimaryError && error.status === 404) {
