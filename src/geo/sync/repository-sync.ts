@@ -62,9 +62,8 @@ async function cloneMirror(local: string, git: (args: string[]) => Promise<unkno
   await mkdir(path.dirname(local), { recursive: true });
   await rm(staging, { recursive: true, force: true });
   try {
+    // The origin it records holds no credential (the token travels in the environment); later fetches name the URL anyway.
     await git(['clone', '--mirror', '--quiet', REMOTE, staging]);
-    // Later fetches name the primary explicitly; the copy keeps no remote, like the primary's own.
-    await git(['--git-dir', staging, 'config', '--remove-section', 'remote.origin']);
     await rename(staging, local);
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
