@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BlobType } from '../../src/geo/blobs.js';
 import { LOAD_CORE } from './cpu.js';
 import { count } from './format.js';
-import { SECONDARY_NODE, childScope, secondaryEnv, siteDb, startGeoSite } from './geo.js';
+import { SECONDARY_NODE, childScope, profileFlags, secondaryEnv, siteDb, startGeoSite } from './geo.js';
 import { ROOT_TOKEN } from './geoforge.js';
 import type { Scope } from './scope.js';
 import type { RunningServer } from './server.js';
@@ -31,13 +31,22 @@ export interface FreshSecondary {
  * A secondary on an empty data dir (the directory is wiped first), on the load core: it plays the
  * client, as the git or HTTP clients of the baseline do, while its primary serves on the server
  * core. It bootstraps from the primary's snapshot, registers (the same node name every round, so
- * the primary keeps one geo_nodes row) and syncs everything in the inventory.
+ * the primary keeps one geo_nodes row) and syncs everything in the inventory. BENCH_CPU_PROF
+ * profiles it as it does the replication scenarios' sites.
  */
 export async function startFreshSecondary(parent: Scope, primaryUrl: string, dataDir: string, logFile: string, extraEnv: Record<string, string> = {}): Promise<FreshSecondary> {
   await rm(dataDir, { recursive: true, force: true });
   const scope = childScope(parent);
   const spawnedAt = performance.now();
-  const server = await startGeoSite(scope, { name: 'geoforge secondary', dataDir, logFile, env: secondaryEnv(primaryUrl, extraEnv), core: LOAD_CORE });
+  const server = await startGeoSite(scope, {
+    name: 'geoforge secondary',
+    dataDir,
+    logFile,
+    env: secondaryEnv(primaryUrl, extraEnv),
+    core: LOAD_CORE,
+    nodeFlags: profileFlags(),
+  });
+  if (profileFlags().length) console.log(`  profiling the secondary, pid ${server.pid}`);
   return { server, scope, spawnedAt };
 }
 
@@ -180,5 +189,15 @@ export async function waitForFullStatus(secondaryUrl: string, kinds: readonly st
       throw new Error(`the secondary's status never reached 100.00%: ${shown.join(', ')}`);
     }
     await sleep(100);
+  }
+}
+
+/** The highest RSS a process has had (VmHWM), in MiB; null where /proc cannot tell. Forking git costs a node process more the larger it is. */
+export function peakRssMiB(pid: number): number | null {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
   }
 }

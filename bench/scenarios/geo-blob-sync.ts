@@ -10,7 +10,7 @@ import { lfsObjectPath } from '../../src/api/git-lfs.js';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.js';
 import { downloadToFile } from '../lib/download.js';
 import { count, ms } from '../lib/format.js';
-import { SECONDARY_NODE, primaryEnv, siteDb, startGeoSite } from '../lib/geo.js';
+import { SECONDARY_NODE, primaryEnv, profileFlags, siteDb, startGeoSite } from '../lib/geo.js';
 import { RegistryReader, countSetting, startFreshSecondary, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
 import { ROOT_TOKEN } from '../lib/geoforge.js';
 import { mapLimit } from '../lib/pool.js';
@@ -64,6 +64,9 @@ interface Round {
   readonly smallFromSpawnMs: number | null;
   /** Files whose sha256 differs from their LFS oid. */
   readonly mismatched: number;
+  /** CPU seconds over the small objects: the serving side (primary or static server) and the pulling side (the secondary's whole life, or this process during the downloads). */
+  readonly smallServerCpuS: number;
+  readonly smallClientCpuS: number;
 }
 
 /** BENCHMARKS.md scenario 8: a fresh secondary pulls LFS objects (sha256 verified) vs a plain streamed download of the same bytes. */
@@ -98,6 +101,7 @@ export const geoBlobSync: Scenario = {
     /** A fresh secondary of `source` until its every LFS object is synced: the registry rows' times, and the files checked. */
     const syncFrom = async (source: Source) => {
       const dataDir = path.join(dir, 'secondary');
+      const serverBefore = cpuSeconds(source.primary.pid);
       const secondary = await startFreshSecondary(scope, source.primary.url, dataDir, path.join(dir, `secondary-${++secondaries}.log`));
       const reader = new RegistryReader(dataDir, ['lfs_object']);
       try {
@@ -106,8 +110,10 @@ export const geoBlobSync: Scenario = {
           .prepare("SELECT min(started_at) AS first, max(last_successful_sync_at) AS last FROM geo_registry WHERE item_type = 'lfs_object' AND state = 'synced'")
           .get() as { first: number; last: number };
         await waitForFullStatus(secondary.server.url, ['lfs_objects'], STATUS_TIMEOUT_MS);
+        const serverCpuS = cpuSeconds(source.primary.pid) - serverBefore;
+        const clientCpuS = cpuSeconds(secondary.server.pid);
         const mismatched = await countMismatches(source.objects, (object) => lfsObjectPath(dataDir, object.oid));
-        return { fromSpawnMs: doneAt - secondary.spawnedAt, spanMs: Math.max(1, span.last - span.first), mismatched };
+        return { fromSpawnMs: doneAt - secondary.spawnedAt, spanMs: Math.max(1, span.last - span.first), mismatched, serverCpuS, clientCpuS };
       } finally {
         reader.close();
         await secondary.scope.close();
@@ -124,6 +130,8 @@ export const geoBlobSync: Scenario = {
           largeFromSpawnMs: largeSync.fromSpawnMs,
           smallFromSpawnMs: smallSync.fromSpawnMs,
           mismatched: largeSync.mismatched + smallSync.mismatched,
+          smallServerCpuS: smallSync.serverCpuS,
+          smallClientCpuS: smallSync.clientCpuS,
         };
       },
       baseline: async () => {
@@ -137,10 +145,20 @@ export const geoBlobSync: Scenario = {
         await fetchOne(statics.large.url, large.objects[0], path.join(baselineDir, 'large'));
         const largeMs = performance.now() - startedAt;
         const capacity = filesCapacity(large.dataDir);
+        const serverBefore = cpuSeconds(statics.small.pid);
+        const clientBefore = cpuSeconds(process.pid);
         startedAt = performance.now();
         await mapLimit(small.objects, capacity, (object, i) => fetchOne(smallUrl(object), object, path.join(baselineDir, String(i))));
         const smallMs = performance.now() - startedAt;
-        return { largeMiBps: largeFile.size / MIB / (largeMs / 1000), smallPerS: smallObjects / (smallMs / 1000), largeFromSpawnMs: null, smallFromSpawnMs: null, mismatched };
+        return {
+          largeMiBps: largeFile.size / MIB / (largeMs / 1000),
+          smallPerS: smallObjects / (smallMs / 1000),
+          largeFromSpawnMs: null,
+          smallFromSpawnMs: null,
+          mismatched,
+          smallServerCpuS: cpuSeconds(statics.small.pid) - serverBefore,
+          smallClientCpuS: cpuSeconds(process.pid) - clientBefore,
+        };
       },
     };
 
@@ -166,7 +184,14 @@ type PutLfs = (body: Buffer | Readable, oid: string, size: number) => Promise<Lf
  */
 async function startSource(scope: Scope, dir: string, name: string, seed: (lfs: PutLfs) => Promise<LfsObject[]>): Promise<Source> {
   const dataDir = path.join(dir, `primary-${name}`);
-  const primary = await startGeoSite(scope, { name: `geoforge primary (${name})`, dataDir, logFile: path.join(dir, `primary-${name}.log`), env: primaryEnv() });
+  const primary = await startGeoSite(scope, {
+    name: `geoforge primary (${name})`,
+    dataDir,
+    logFile: path.join(dir, `primary-${name}.log`),
+    env: primaryEnv(),
+    nodeFlags: profileFlags(),
+  });
+  if (profileFlags().length) console.log(`profiling into ${process.env.BENCH_CPU_PROF}: ${name} primary pid ${primary.pid}`);
   const project = await createProject(primary.url, `bench-${name}`);
   const base = `${primary.url}/${project.path_with_namespace}.git/gitlab-lfs/objects`;
   const authorization = `Basic ${Buffer.from(`root:${ROOT_TOKEN}`).toString('base64')}`;
@@ -220,10 +245,17 @@ async function countMismatches(objects: readonly LfsObject[], fileOf: (object: L
 
 const seconds = (value: number): string => `${(value / 1000).toFixed(1)} s`;
 
+/** CPU seconds a process has used, all its threads (/proc counts clock ticks, 100 per second). */
+const cpuSeconds = (pid: number): number => sampleCpu([pid]).ours / 100;
+
 function describeRound(round: Round): string {
   const fromSpawn =
     round.largeFromSpawnMs === null || round.smallFromSpawnMs === null ? '' : ` (from spawn: large ${seconds(round.largeFromSpawnMs)}, small ${seconds(round.smallFromSpawnMs)})`;
-  return `large ${round.largeMiBps.toFixed(1)} MiB/s, small ${round.smallPerS.toFixed(0)} objects/s${fromSpawn}, ${round.mismatched ? `${round.mismatched} CHECKSUM MISMATCHES` : 'sha256 all match'}`;
+  return (
+    `large ${round.largeMiBps.toFixed(1)} MiB/s, small ${round.smallPerS.toFixed(0)} objects/s${fromSpawn}, ` +
+    `CPU over the small ones: serving ${round.smallServerCpuS.toFixed(1)} s, pulling ${round.smallClientCpuS.toFixed(1)} s${round.smallFromSpawnMs === null ? '' : ' (whole life)'}, ` +
+    `${round.mismatched ? `${round.mismatched} CHECKSUM MISMATCHES` : 'sha256 all match'}`
+  );
 }
 
 function summarize(input: {
@@ -241,6 +273,7 @@ function summarize(input: {
   const largeRatio = rate('geoforge', 'largeMiBps') / rate('baseline', 'largeMiBps');
   const smallRatio = rate('geoforge', 'smallPerS') / rate('baseline', 'smallPerS');
   const mismatched = TARGETS.map((target) => `${LABELS[target]} ${results[target].reduce((sum, round) => sum + round.mismatched, 0)}`);
+  const cpu = (target: Target, key: 'smallServerCpuS' | 'smallClientCpuS') => median(results[target].map((round) => round[key])).toFixed(1);
   const fromSpawn = (key: 'largeFromSpawnMs' | 'smallFromSpawnMs') => seconds(median(results.geoforge.map((round) => round[key] ?? 0)));
   const noisy = noise.stealPercent > NOISY_PERCENT || noise.otherPercent > NOISY_PERCENT;
   const details = [
@@ -249,6 +282,7 @@ function summarize(input: {
     `ratio = large MiB/s ours / baseline`,
     `geoforge timed by its registry (item started to synced); from the secondary's spawn: large ${fromSpawn('largeFromSpawnMs')}, all small ${fromSpawn('smallFromSpawnMs')}`,
     `checksum mismatches: ${mismatched.join(', ')}`,
+    `median CPU over the small ones: primary ${cpu('geoforge', 'smallServerCpuS')} s + secondary ${cpu('geoforge', 'smallClientCpuS')} s (whole life), static server ${cpu('baseline', 'smallServerCpuS')} s + undici client ${cpu('baseline', 'smallClientCpuS')} s`,
     `1 x ${largeMiB} MiB + ${count(smallObjects)} x ${SMALL_BYTES / 1024} KiB LFS objects, each size on its own primary; baseline small at concurrency ${capacity} (files_max_capacity), both fsync and rename`,
     `steal ${noise.stealPercent.toFixed(1)}%`,
     `other processes ${noise.otherPercent.toFixed(1)}% CPU`,

@@ -3,8 +3,8 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, onCore, sampleCpu } from '../lib/cpu.js';
 import { count, ms } from '../lib/format.js';
-import { primaryEnv, startGeoSite } from '../lib/geo.js';
-import { RegistryReader, countSetting, startFreshSecondary, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
+import { primaryEnv, profileFlags, startGeoSite } from '../lib/geo.js';
+import { RegistryReader, countSetting, peakRssMiB, startFreshSecondary, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
 import { gitClient, gitClientEnv } from '../lib/git.js';
 import { mapLimit } from '../lib/pool.js';
 import { interleave } from '../lib/rounds.js';
@@ -39,9 +39,11 @@ interface Round {
   readonly wallMs: number;
   /** geoforge only: from the first registry item started to the last synced, by the registry's own clock. */
   readonly syncSpanMs: number | null;
-  /** CPU seconds of the serving side (primary or bridge, with their git children) and of the pulling side (secondary or xargs, with theirs). */
-  readonly serverCpuS: number;
-  readonly clientCpuS: number;
+  /** CPU of the serving side (primary or bridge) and of the pulling side (secondary, or xargs and its clones). */
+  readonly server: CpuSplit;
+  readonly client: CpuSplit;
+  /** geoforge only: the secondary's peak RSS. */
+  readonly peakRssMiB: number | null;
   /** Copies whose refs or HEAD differ from the primary's. */
   readonly mismatched: string[];
 }
@@ -60,7 +62,8 @@ export const geoInitialSync: Scenario = {
     const mirrorDir = path.join(dir, 'mirrors');
     const env = await gitClientEnv(dir);
 
-    const primary = await startGeoSite(scope, { name: 'geoforge primary', dataDir: primaryDir, logFile: path.join(dir, 'primary.log'), env: primaryEnv() });
+    const primary = await startGeoSite(scope, { name: 'geoforge primary', dataDir: primaryDir, logFile: path.join(dir, 'primary.log'), env: primaryEnv(), nodeFlags: profileFlags() });
+    if (profileFlags().length) console.log(`profiling into ${process.env.BENCH_CPU_PROF}: primary pid ${primary.pid}`);
     let started = performance.now();
     const repositories = await seedRepositories(primary.url, primaryDir, { small, medium });
     console.log(`seeded ${count(small)} small projects with wikis and ${count(medium)} medium ones (${count(repositories.length)} repositories) in ${ms(performance.now() - started)}`);
@@ -86,37 +89,40 @@ export const geoInitialSync: Scenario = {
 
     const measure: Record<Target, (round: number) => Promise<Round>> = {
       geoforge: async (round) => {
-        const serverBefore = sampleCpu([primary.pid], true).ours;
-        const clientBefore = sampleCpu([process.pid], true).ours;
+        const serverBefore = cpuOf(primary.pid);
         const secondary = await startFreshSecondary(scope, primary.url, secondaryDir, path.join(dir, `secondary-${round}.log`));
         const reader = new RegistryReader(secondaryDir, ['repository', 'wiki']);
         let syncSpanMs: number;
         let wallMs: number;
+        let client: CpuSplit;
+        let peakRss: number | null;
         try {
           wallMs = (await waitUntilSynced(reader, repositories.length, STALL_MS, `round ${round} geoforge`)) - secondary.spawnedAt;
           syncSpanMs = registrySpan(reader);
           const status = await waitForFullStatus(secondary.server.url, ['repositories', 'wikis'], STATUS_TIMEOUT_MS);
           assertInventoryCounts(status, small + medium, small);
+          // Every sync has ended, so every git child of the secondary has been reaped and counts.
+          client = cpuOf(secondary.server.pid);
+          peakRss = peakRssMiB(secondary.server.pid);
         } finally {
           reader.close();
           await secondary.scope.close();
         }
-        // The stopped secondary is reaped now: its CPU time and its git children's count as this process's children's.
-        const serverCpuS = jiffiesToSeconds(sampleCpu([primary.pid], true).ours - serverBefore);
-        const clientCpuS = jiffiesToSeconds(sampleCpu([process.pid], true).ours - clientBefore);
+        const server = minus(cpuOf(primary.pid), serverBefore);
         const mismatched = await verify((repository) => path.join(secondaryDir, repository.relative));
-        return { wallMs, syncSpanMs, serverCpuS, clientCpuS, mismatched };
+        return { wallMs, syncSpanMs, server, client, peakRssMiB: peakRss, mismatched };
       },
       bridge: async () => {
         await rm(mirrorDir, { recursive: true, force: true });
         await mkdir(mirrorDir, { recursive: true });
-        const serverBefore = sampleCpu([bridge.pid], true).ours;
-        const clientBefore = sampleCpu([process.pid], true).ours;
+        const serverBefore = cpuOf(bridge.pid);
+        const clientBefore = cpuOf(process.pid);
         const wallMs = await mirrorLoop(repositories.map((repository, i) => [bridgeUrl(repository), path.join(mirrorDir, `${i}.git`)]), env);
-        const serverCpuS = jiffiesToSeconds(sampleCpu([bridge.pid], true).ours - serverBefore);
-        const clientCpuS = jiffiesToSeconds(sampleCpu([process.pid], true).ours - clientBefore);
+        const server = minus(cpuOf(bridge.pid), serverBefore);
+        // xargs and its clones are this process's reaped children; this process's own polling is left out.
+        const client = { node: 0, git: cpuOf(process.pid).git - clientBefore.git };
         const mismatched = await verify((_, i) => path.join(mirrorDir, `${i}.git`));
-        return { wallMs, syncSpanMs: null, serverCpuS, clientCpuS, mismatched };
+        return { wallMs, syncSpanMs: null, server, client, peakRssMiB: null, mismatched };
       },
     };
 
@@ -179,8 +185,20 @@ function assertInventoryCounts(status: Record<string, unknown>, repositories: nu
   }
 }
 
+/** CPU seconds of a node process itself and of its exited children (the git processes it ran). */
+interface CpuSplit {
+  readonly node: number;
+  readonly git: number;
+}
+
 /** /proc reports CPU time in clock ticks, 100 per second on Linux. */
-const jiffiesToSeconds = (jiffies: number): number => jiffies / 100;
+function cpuOf(pid: number): CpuSplit {
+  const own = sampleCpu([pid]).ours;
+  return { node: own / 100, git: (sampleCpu([pid], true).ours - own) / 100 };
+}
+
+const minus = (a: CpuSplit, b: CpuSplit): CpuSplit => ({ node: a.node - b.node, git: a.git - b.git });
+const describeCpu = (cpu: CpuSplit): string => (cpu.node ? `${cpu.node.toFixed(1)} s + git ${cpu.git.toFixed(1)} s` : `git ${cpu.git.toFixed(1)} s`);
 
 const seconds = (value: number): string => `${(value / 1000).toFixed(1)} s`;
 
@@ -188,7 +206,7 @@ function describeRound(round: Round, total: number): string {
   const span = round.syncSpanMs === null ? '' : ` (first start to last sync ${seconds(round.syncSpanMs)})`;
   return (
     `${seconds(round.wallMs)}${span}, ${(total / (round.wallMs / 1000)).toFixed(1)} repositories/s, ` +
-    `CPU serving ${round.serverCpuS.toFixed(1)} s, pulling ${round.clientCpuS.toFixed(1)} s, ` +
+    `CPU serving ${describeCpu(round.server)}, pulling ${describeCpu(round.client)}${round.peakRssMiB === null ? '' : ` (peak RSS ${round.peakRssMiB.toFixed(0)} MiB)`}, ` +
     `${round.mismatched.length ? `${round.mismatched.length} MISMATCHED (${round.mismatched.slice(0, 3).join(', ')})` : 'refs match'}`
   );
 }
@@ -204,7 +222,8 @@ function summarize(input: {
 }): { ratio: number; details: string } {
   const { results, rounds, small, medium, total, fileMs, noise } = input;
   const wall = (target: Target) => median(results[target].map((round) => round.wallMs));
-  const cpu = (target: Target, key: 'serverCpuS' | 'clientCpuS') => median(results[target].map((round) => round[key])).toFixed(1);
+  const cpu = (target: Target, side: 'server' | 'client') =>
+    describeCpu({ node: median(results[target].map((round) => round[side].node)), git: median(results[target].map((round) => round[side].git)) });
   const roundRatios = results.geoforge.map((round, i) => results.bridge[i].wallMs / round.wallMs);
   const goalMs = (GOAL_MS_PER_1000 * small) / 1000;
   const inGoalTime = results.geoforge.filter((round) => round.wallMs <= goalMs).length;
@@ -217,7 +236,7 @@ function summarize(input: {
     `${count(small)} small repositories in <= ${seconds(goalMs)}: ${inGoalTime}/${rounds} rounds`,
     `file:// loop ${seconds(fileMs)} (information)`,
     `mismatched refs: ${mismatched.join(', ')}`,
-    `median CPU: primary ${cpu('geoforge', 'serverCpuS')} s + secondary ${cpu('geoforge', 'clientCpuS')} s, bridge ${cpu('bridge', 'serverCpuS')} s + xargs clones ${cpu('bridge', 'clientCpuS')} s`,
+    `median CPU: primary ${cpu('geoforge', 'server')}, secondary ${cpu('geoforge', 'client')} (whole life); bridge ${cpu('bridge', 'server')}, xargs clones ${cpu('bridge', 'client')}`,
     `${count(total)} repositories (${count(small)} small + ${count(small)} wikis + ${count(medium)} medium of ~2 MiB)`,
     `steal ${noise.stealPercent.toFixed(1)}%`,
     `other processes ${noise.otherPercent.toFixed(1)}% CPU`,
