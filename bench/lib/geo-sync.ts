@@ -201,3 +201,20 @@ export function peakRssMiB(pid: number): number | null {
     return null;
   }
 }
+
+/**
+ * The secondary's finished syncs by outcome (geo_sync_total of its /-/metrics, summed over the
+ * given types): more than one per item means retries or re-syncs, which the wall time alone hides.
+ */
+export async function syncOutcomes(secondaryUrl: string, types: readonly BlobType[]): Promise<string> {
+  const response = await fetch(`${secondaryUrl}/-/metrics`);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET /-/metrics on the secondary: ${response.status}`);
+  const byOutcome = new Map<string, number>();
+  for (const match of text.matchAll(/^geo_sync_total\{([^}]*)\} (\S+)$/gm)) {
+    const labels = Object.fromEntries([...match[1].matchAll(/(\w+)="([^"]*)"/g)].map((label) => [label[1], label[2]]));
+    if (!types.includes(labels.type as BlobType)) continue;
+    byOutcome.set(labels.outcome, (byOutcome.get(labels.outcome) ?? 0) + Number(match[2]));
+  }
+  return byOutcome.size ? [...byOutcome].map(([outcome, n]) => `${count(n)} ${outcome}`).join(', ') : 'none';
+}

@@ -11,7 +11,7 @@ import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.
 import { downloadToFile } from '../lib/download.js';
 import { count, ms } from '../lib/format.js';
 import { SECONDARY_NODE, primaryEnv, profileFlags, siteDb, startGeoSite } from '../lib/geo.js';
-import { RegistryReader, countSetting, startFreshSecondary, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
+import { RegistryReader, countSetting, startFreshSecondary, syncOutcomes, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
 import { ROOT_TOKEN } from '../lib/geoforge.js';
 import { mapLimit } from '../lib/pool.js';
 import { interleave } from '../lib/rounds.js';
@@ -67,6 +67,8 @@ interface Round {
   /** CPU seconds over the small objects: the serving side (primary or static server) and the pulling side (the secondary's whole life, or this process during the downloads). */
   readonly smallServerCpuS: number;
   readonly smallClientCpuS: number;
+  /** geoforge only: the secondaries' finished LFS syncs by outcome. */
+  readonly syncs: string | null;
 }
 
 /** BENCHMARKS.md scenario 8: a fresh secondary pulls LFS objects (sha256 verified) vs a plain streamed download of the same bytes. */
@@ -112,8 +114,9 @@ export const geoBlobSync: Scenario = {
         await waitForFullStatus(secondary.server.url, ['lfs_objects'], STATUS_TIMEOUT_MS);
         const serverCpuS = cpuSeconds(source.primary.pid) - serverBefore;
         const clientCpuS = cpuSeconds(secondary.server.pid);
+        const syncs = await syncOutcomes(secondary.server.url, ['lfs_object']);
         const mismatched = await countMismatches(source.objects, (object) => lfsObjectPath(dataDir, object.oid));
-        return { fromSpawnMs: doneAt - secondary.spawnedAt, spanMs: Math.max(1, span.last - span.first), mismatched, serverCpuS, clientCpuS };
+        return { fromSpawnMs: doneAt - secondary.spawnedAt, spanMs: Math.max(1, span.last - span.first), mismatched, serverCpuS, clientCpuS, syncs };
       } finally {
         reader.close();
         await secondary.scope.close();
@@ -132,6 +135,7 @@ export const geoBlobSync: Scenario = {
           mismatched: largeSync.mismatched + smallSync.mismatched,
           smallServerCpuS: smallSync.serverCpuS,
           smallClientCpuS: smallSync.clientCpuS,
+          syncs: `large ${largeSync.syncs}; small ${smallSync.syncs}`,
         };
       },
       baseline: async () => {
@@ -158,6 +162,7 @@ export const geoBlobSync: Scenario = {
           mismatched,
           smallServerCpuS: cpuSeconds(statics.small.pid) - serverBefore,
           smallClientCpuS: cpuSeconds(process.pid) - clientBefore,
+          syncs: null,
         };
       },
     };
@@ -254,7 +259,7 @@ function describeRound(round: Round): string {
   return (
     `large ${round.largeMiBps.toFixed(1)} MiB/s, small ${round.smallPerS.toFixed(0)} objects/s${fromSpawn}, ` +
     `CPU over the small ones: serving ${round.smallServerCpuS.toFixed(1)} s, pulling ${round.smallClientCpuS.toFixed(1)} s${round.smallFromSpawnMs === null ? '' : ' (whole life)'}, ` +
-    `${round.mismatched ? `${round.mismatched} CHECKSUM MISMATCHES` : 'sha256 all match'}`
+    `${round.syncs === null ? '' : `syncs: ${round.syncs}, `}${round.mismatched ? `${round.mismatched} CHECKSUM MISMATCHES` : 'sha256 all match'}`
   );
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, onCore, sampleCpu } from '../lib/cpu.js';
 import { count, ms } from '../lib/format.js';
 import { primaryEnv, profileFlags, startGeoSite } from '../lib/geo.js';
-import { RegistryReader, countSetting, peakRssMiB, startFreshSecondary, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
+import { RegistryReader, countSetting, peakRssMiB, startFreshSecondary, syncOutcomes, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
 import { gitClient, gitClientEnv } from '../lib/git.js';
 import { mapLimit } from '../lib/pool.js';
 import { interleave } from '../lib/rounds.js';
@@ -42,8 +42,9 @@ interface Round {
   /** CPU of the serving side (primary or bridge) and of the pulling side (secondary, or xargs and its clones). */
   readonly server: CpuSplit;
   readonly client: CpuSplit;
-  /** geoforge only: the secondary's peak RSS. */
+  /** geoforge only: the secondary's peak RSS, and its finished syncs by outcome. */
   readonly peakRssMiB: number | null;
+  readonly syncs: string | null;
   /** Copies whose refs or HEAD differ from the primary's. */
   readonly mismatched: string[];
 }
@@ -96,6 +97,7 @@ export const geoInitialSync: Scenario = {
         let wallMs: number;
         let client: CpuSplit;
         let peakRss: number | null;
+        let syncs: string;
         try {
           wallMs = (await waitUntilSynced(reader, repositories.length, STALL_MS, `round ${round} geoforge`)) - secondary.spawnedAt;
           syncSpanMs = registrySpan(reader);
@@ -104,13 +106,14 @@ export const geoInitialSync: Scenario = {
           // Every sync has ended, so every git child of the secondary has been reaped and counts.
           client = cpuOf(secondary.server.pid);
           peakRss = peakRssMiB(secondary.server.pid);
+          syncs = await syncOutcomes(secondary.server.url, ['repository', 'wiki']);
         } finally {
           reader.close();
           await secondary.scope.close();
         }
         const server = minus(cpuOf(primary.pid), serverBefore);
         const mismatched = await verify((repository) => path.join(secondaryDir, repository.relative));
-        return { wallMs, syncSpanMs, server, client, peakRssMiB: peakRss, mismatched };
+        return { wallMs, syncSpanMs, server, client, peakRssMiB: peakRss, syncs, mismatched };
       },
       bridge: async () => {
         await rm(mirrorDir, { recursive: true, force: true });
@@ -122,7 +125,7 @@ export const geoInitialSync: Scenario = {
         // xargs and its clones are this process's reaped children; this process's own polling is left out.
         const client = { node: 0, git: cpuOf(process.pid).git - clientBefore.git };
         const mismatched = await verify((_, i) => path.join(mirrorDir, `${i}.git`));
-        return { wallMs, syncSpanMs: null, server, client, peakRssMiB: null, mismatched };
+        return { wallMs, syncSpanMs: null, server, client, peakRssMiB: null, syncs: null, mismatched };
       },
     };
 
@@ -207,7 +210,7 @@ function describeRound(round: Round, total: number): string {
   return (
     `${seconds(round.wallMs)}${span}, ${(total / (round.wallMs / 1000)).toFixed(1)} repositories/s, ` +
     `CPU serving ${describeCpu(round.server)}, pulling ${describeCpu(round.client)}${round.peakRssMiB === null ? '' : ` (peak RSS ${round.peakRssMiB.toFixed(0)} MiB)`}, ` +
-    `${round.mismatched.length ? `${round.mismatched.length} MISMATCHED (${round.mismatched.slice(0, 3).join(', ')})` : 'refs match'}`
+    `${round.syncs === null ? '' : `syncs: ${round.syncs}, `}${round.mismatched.length ? `${round.mismatched.length} MISMATCHED (${round.mismatched.slice(0, 3).join(', ')})` : 'refs match'}`
   );
 }
 
