@@ -93,27 +93,25 @@ export const geoInitialSync: Scenario = {
         const serverBefore = cpuOf(primary.pid);
         const secondary = await startFreshSecondary(scope, primary.url, secondaryDir, path.join(dir, `secondary-${round}.log`));
         const reader = new RegistryReader(secondaryDir, ['repository', 'wiki']);
-        let syncSpanMs: number;
-        let wallMs: number;
-        let client: CpuSplit;
-        let peakRss: number | null;
-        let syncs: string;
-        try {
-          wallMs = (await waitUntilSynced(reader, repositories.length, STALL_MS, `round ${round} geoforge`)) - secondary.spawnedAt;
-          syncSpanMs = registrySpan(reader);
+        const synced = await (async () => {
+          const wallMs = (await waitUntilSynced(reader, repositories.length, STALL_MS, `round ${round} geoforge`)) - secondary.spawnedAt;
           const status = await waitForFullStatus(secondary.server.url, ['repositories', 'wikis'], STATUS_TIMEOUT_MS);
           assertInventoryCounts(status, small + medium, small);
-          // Every sync has ended, so every git child of the secondary has been reaped and counts.
-          client = cpuOf(secondary.server.pid);
-          peakRss = peakRssMiB(secondary.server.pid);
-          syncs = await syncOutcomes(secondary.server.url, ['repository', 'wiki']);
-        } finally {
+          return {
+            wallMs,
+            syncSpanMs: registrySpan(reader),
+            // Every sync has ended, so every git child of the secondary has been reaped and counts.
+            client: cpuOf(secondary.server.pid),
+            peakRssMiB: peakRssMiB(secondary.server.pid),
+            syncs: await syncOutcomes(secondary.server.url, ['repository', 'wiki']),
+          };
+        })().finally(async () => {
           reader.close();
           await secondary.scope.close();
-        }
+        });
         const server = minus(cpuOf(primary.pid), serverBefore);
         const mismatched = await verify((repository) => path.join(secondaryDir, repository.relative));
-        return { wallMs, syncSpanMs, server, client, peakRssMiB: peakRss, syncs, mismatched };
+        return { ...synced, server, mismatched };
       },
       bridge: async () => {
         await rm(mirrorDir, { recursive: true, force: true });
