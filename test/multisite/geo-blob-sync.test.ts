@@ -146,6 +146,14 @@ describe('geo blob sync: repositories, wikis, LFS objects, uploads and job artif
     );
     const after = await ownStatus(secondary);
     expect([after.repositories_count, after.repositories_synced_in_percentage, after.attachments_count, after.wikis_count]).toEqual([1, '100.00%', 0, 0]);
-    expect(await stat(path.join(secondary.dataDir, rows.find((row) => row.item_type === 'repository' && row.item_id === media.id)!.path))).toBeTruthy();
+
+    // A new default branch moves HEAD on the primary, which a fetch never brings: the checksum tells, and the copy follows.
+    const mediaRow = rows.find((row) => row.item_type === 'repository' && row.item_id === media.id)!;
+    expect((await primary.api(`/projects/${media.id}/repository/branches?branch=develop&ref=master`, { method: 'POST' })).status).toBe(201);
+    expect((await primary.api(`/projects/${media.id}`, { method: 'PUT', body: { default_branch: 'develop' } })).status).toBe(200);
+    const mediaCopy = path.join(secondary.dataDir, mediaRow.path);
+    await waitFor(async () => (await readFile(path.join(mediaCopy, 'HEAD'), 'utf8')) === 'ref: refs/heads/develop\n', { timeoutMs: 10_000, message: 'HEAD follows' });
+    await waitFor(async () => registryOf(secondary).find((row) => row.id === mediaRow.id)?.state === 'synced', { message: 'media synced' });
+    expect(await refsChecksum(mediaCopy)).toBe(await refsChecksum(path.join(primary.dataDir, mediaRow.path)));
   });
 });

@@ -33,7 +33,12 @@ export function claimDueItems(db: Db, types: readonly BlobType[], limit: number,
   if (limit <= 0) return [];
   const kinds = inList(types);
   return inTransaction(db, () => {
-    const pending = prepare(db, `SELECT ${ITEM_COLUMNS} FROM geo_registry WHERE state = 'pending' AND retry_at IS NULL AND item_type IN (${kinds}) ORDER BY id LIMIT ?`).all(limit) as RegistryItem[];
+    // Asked first through the (item_type, state) index: the ordered walk below would otherwise pass
+    // every pending item of the other class to find none of these.
+    const anyPending = prepare(db, `SELECT EXISTS (SELECT 1 FROM geo_registry WHERE item_type IN (${kinds}) AND state = 'pending')`).pluck().get() === 1;
+    const pending = anyPending
+      ? (prepare(db, `SELECT ${ITEM_COLUMNS} FROM geo_registry WHERE state = 'pending' AND retry_at IS NULL AND item_type IN (${kinds}) ORDER BY id LIMIT ?`).all(limit) as RegistryItem[])
+      : [];
     const retries =
       pending.length < limit
         ? (prepare(db, `SELECT ${ITEM_COLUMNS} FROM geo_registry WHERE state = 'failed' AND retry_at <= ? AND item_type IN (${kinds}) ORDER BY retry_at LIMIT ?`).all(

@@ -34,7 +34,8 @@ export async function syncRepository(item: RegistryItem, deps: RepositorySyncDep
       throw asSyncFailure(error, type);
     });
   };
-  if (await stat(local).catch(() => null)) {
+  // A directory without HEAD is no repository (a delete cut short): cloned afresh, like a missing one.
+  if (await stat(path.join(local, 'HEAD')).catch(() => null)) {
     await git(['--git-dir', local, 'fetch', '--prune', '--quiet', '--no-write-fetch-head', REMOTE, '+refs/*:refs/*']);
   } else {
     await cloneMirror(local, git);
@@ -64,6 +65,7 @@ async function cloneMirror(local: string, git: (args: string[]) => Promise<unkno
   try {
     // The origin it records holds no credential (the token travels in the environment); later fetches name the URL anyway.
     await git(['clone', '--mirror', '--quiet', REMOTE, staging]);
+    await rm(local, { recursive: true, force: true });
     await rename(staging, local);
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
