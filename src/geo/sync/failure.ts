@@ -14,9 +14,11 @@ export class SyncFailure extends Error {
 
 /** What the registry keeps of any error: its type, whether the primary lacks the item, and the real text (with its causes). */
 export function describeFailure(error: unknown): { failureType: FailureType; message: string; missingOnPrimary: boolean } {
+  // A cause whose text its wrapper already quotes adds nothing.
   const parts: string[] = [];
   for (let current: unknown = error; current instanceof Error && parts.length < 4; current = current.cause) {
-    if (!parts.some((part) => part.includes(current instanceof Error ? current.message : ''))) parts.push(current.message);
+    const text = current.message;
+    if (!parts.some((part) => part.includes(text))) parts.push(text);
   }
   const message = parts.join(': ') || String(error);
   return error instanceof SyncFailure
