@@ -4,7 +4,7 @@ import { migrate } from '../../src/db/migrate.js';
 import type { BlobEvent } from '../../src/geo/blobs.js';
 import { registryBlobCounts } from '../../src/geo/registry/counts.js';
 import { reconcileRegistryPage, scheduleMissingItems } from '../../src/geo/registry/inventory.js';
-import { claimDueItems, finishFailed, finishSynced, removeItem, resetFailed, sweepStarted } from '../../src/geo/registry/queue.js';
+import { claimDueItems, finishFailed, finishSynced, pathInUse, removeItem, resetFailed, sweepStarted } from '../../src/geo/registry/queue.js';
 import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
 import { nextRetryAt } from '../../src/geo/registry/retry.js';
 
@@ -100,6 +100,31 @@ describe('registry queue', () => {
     expect(item.to_delete).toBe(1);
     expect(removeItem(db, item)).toBe('deleted');
     expect(row(db, 1)).toBeUndefined();
+  });
+});
+
+describe('a deleted item sharing its path', () => {
+  it('keeps the file when a live item of the project uses the same path (an artifact replaced by one of the same name)', () => {
+    const db = registryDb();
+    const artifact = (id: number, action: BlobEvent['action']): BlobEvent => ({
+      type: 'job_artifact',
+      action,
+      id,
+      project_id: 9,
+      path: 'artifacts/9/4/artifacts.zip',
+      checksum: action === 'deleted' ? null : sha('d'),
+      size: action === 'deleted' ? null : 5,
+    });
+    recordBlobEvent(db, artifact(1, 'created'), 1000);
+    recordBlobEvent(db, artifact(1, 'deleted'), 2000);
+    recordBlobEvent(db, artifact(2, 'created'), 2000);
+    const [old] = claimDueItems(db, ['job_artifact'], 1, 3000);
+    expect(old).toMatchObject({ item_id: 1, to_delete: 1 });
+    expect(pathInUse(db, old)).toBe(true);
+    const [replacement] = claimDueItems(db, ['job_artifact'], 1, 3000);
+    finishSynced(db, replacement, sha('d'), 3000);
+    recordBlobEvent(db, artifact(2, 'deleted'), 4000);
+    expect(pathInUse(db, old)).toBe(false);
   });
 });
 

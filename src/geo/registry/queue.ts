@@ -113,6 +113,15 @@ export function removeItem(db: Db, item: RegistryItem): 'deleted' | 'superseded'
   });
 }
 
+/**
+ * Whether a live item (not being deleted) of the same project uses the deleted item's path: a job
+ * artifact replaced by one of the same name is a delete and a create of one file, and the delete
+ * must not take the new copy with it.
+ */
+export function pathInUse(db: Db, item: RegistryItem): boolean {
+  return prepare(db, 'SELECT EXISTS (SELECT 1 FROM geo_registry WHERE project_id IS ? AND path = ? AND id != ? AND to_delete = 0)').pluck().get(item.project_id, item.path, item.id) === 1;
+}
+
 /** At start nothing is in flight: items a crash left `started` become pending again. */
 export function sweepStarted(db: Db): number {
   return prepare(db, "UPDATE geo_registry SET state = 'pending', retry_at = NULL WHERE state = 'started'").run().changes;

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connection.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import type { BlobType } from '../blobs.js';
-import { claimDueItems, finishFailed, finishSynced, releaseItem, removeItem, sweepStarted, type RegistryItem } from '../registry/queue.js';
+import { claimDueItems, finishFailed, finishSynced, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem } from '../registry/queue.js';
 import type { RetryPolicy } from '../registry/retry.js';
 import { describeFailure } from './failure.js';
 import { syncFile } from './file-sync.js';
@@ -123,7 +123,7 @@ export class SyncScheduler {
     const deps = { dataDir: this.host.dataDir, db: () => this.host.db(), client: this.host.client, signal };
     try {
       if (item.to_delete) {
-        await removeLocalCopy(this.host.dataDir, item);
+        if (!pathInUse(this.host.db(), item)) await removeLocalCopy(this.host.dataDir, item);
         if (removeItem(this.host.db(), item) === 'deleted') observe('deleted');
         return;
       }
