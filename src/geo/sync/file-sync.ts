@@ -1,19 +1,12 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { copyWithDigest } from '../../services/uploads.js';
-import { PrimaryError, type PrimaryClient, type TransferType } from '../agent/primary-client.js';
+import { PrimaryError, type TransferType } from '../agent/primary-client.js';
 import type { RegistryItem } from '../registry/queue.js';
+import type { SyncDeps } from './deps.js';
 import { SyncFailure } from './failure.js';
 import { localCopyPath } from './local-copy.js';
-
-export interface FileSyncDeps {
-  readonly dataDir: string;
-  readonly db: () => Db;
-  readonly client: PrimaryClient;
-  readonly signal: AbortSignal;
-}
 
 type FileType = 'lfs_object' | 'job_artifact' | 'attachment';
 
@@ -31,7 +24,7 @@ const ROW_SQL: Readonly<Record<FileType, string>> = {
  * and renames it into place (flushed) only when its sha256 and size equal the replicated row's and
  * the primary's X-Geo-Sha256: a wrong copy is never in place, never synced. Resolves with the sha256.
  */
-export async function syncFile(item: RegistryItem, deps: FileSyncDeps): Promise<string> {
+export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<string> {
   const type = item.item_type as FileType;
   const row = prepare(deps.db(), ROW_SQL[type]).get(item.item_id) as { sha256: string; size: number } | undefined;
   if (!row) throw new Error(`${type} ${item.item_id} is not in the replicated database (deleted on the primary?)`);

@@ -4,18 +4,11 @@ import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { GitError, runGit } from '../../git/cli.js';
 import { setRepositoryHead } from '../../git/repositories.js';
-import type { PrimaryClient } from '../agent/primary-client.js';
 import type { RegistryItem } from '../registry/queue.js';
 import { refsChecksum } from '../repository-checksum.js';
+import type { SyncDeps } from './deps.js';
 import { SyncFailure } from './failure.js';
 import { localCopyPath, repositoryStagingPath } from './local-copy.js';
-
-export interface RepositorySyncDeps {
-  readonly dataDir: string;
-  readonly db: () => Db;
-  readonly client: PrimaryClient;
-  readonly signal: AbortSignal;
-}
 
 const GIT_TIMEOUT_MS = 30 * 60_000;
 
@@ -25,7 +18,7 @@ const GIT_TIMEOUT_MS = 30 * 60_000;
  * when complete (the final path never holds half a repository). Then the copy's refs checksum must
  * equal the primary's; resolves with it.
  */
-export async function syncRepository(item: RegistryItem, deps: RepositorySyncDeps): Promise<string> {
+export async function syncRepository(item: RegistryItem, deps: SyncDeps): Promise<string> {
   const type = item.item_type === 'wiki' ? 'wiki' : 'repository';
   const local = localCopyPath(deps.dataDir, item);
   const git = (args: string[]) => {

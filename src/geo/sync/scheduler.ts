@@ -92,11 +92,6 @@ export class SyncScheduler {
     await this.interruptAll();
   }
 
-  /** Syncs in flight per class, for tests and status. */
-  inFlight(): Readonly<Record<SyncClass, number>> {
-    return { ...this.running };
-  }
-
   private async interruptAll(): Promise<void> {
     for (const task of this.tasks.values()) task.abort.abort();
     await Promise.all([...this.tasks.values()].map((task) => task.done));
