@@ -19,6 +19,34 @@ export function countSetting(name: string, fallback: number, env: NodeJS.Process
   return value;
 }
 
+/**
+ * BENCH_GEO_REPOS_CAPACITY / BENCH_GEO_FILES_CAPACITY: the secondary's repos_max_capacity and
+ * files_max_capacity, set on the primary by an admin's POST /geo_nodes before the secondary first
+ * registers (it keeps the row, and the settings, by name). Unset, the node gets GitLab's defaults.
+ */
+export async function presetSecondaryCapacity(primaryUrl: string): Promise<string> {
+  const settings = Object.fromEntries(
+    (
+      [
+        ['repos_max_capacity', 'BENCH_GEO_REPOS_CAPACITY'],
+        ['files_max_capacity', 'BENCH_GEO_FILES_CAPACITY'],
+      ] as const
+    ).flatMap(([field, name]) => (process.env[name] ? [[field, countSetting(name, 1)]] : [])),
+  );
+  if (!Object.keys(settings).length) return 'default capacities';
+  // Any URL will do: the secondary's registration replaces it with its own.
+  const body = { name: SECONDARY_NODE, url: 'http://127.0.0.1:9/bench-secondary', ...settings };
+  const response = await fetch(`${primaryUrl}/api/v4/geo_nodes`, {
+    method: 'POST',
+    headers: { 'Private-Token': ROOT_TOKEN, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 201) throw new Error(`POST /geo_nodes on the primary: ${response.status} ${await response.text()}`);
+  return Object.entries(settings)
+    .map(([field, value]) => `${field} ${value}`)
+    .join(', ');
+}
+
 export interface FreshSecondary {
   readonly server: RunningServer;
   /** The scope that stops just this secondary. */

@@ -11,7 +11,7 @@ import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.
 import { downloadToFile } from '../lib/download.js';
 import { count, ms } from '../lib/format.js';
 import { SECONDARY_NODE, primaryEnv, profileFlags, siteDb, startGeoSite } from '../lib/geo.js';
-import { RegistryReader, countSetting, startFreshSecondary, syncOutcomes, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
+import { RegistryReader, countSetting, presetSecondaryCapacity, startFreshSecondary, syncOutcomes, waitForFullStatus, waitUntilSynced } from '../lib/geo-sync.js';
 import { ROOT_TOKEN } from '../lib/geoforge.js';
 import { mapLimit } from '../lib/pool.js';
 import { interleave } from '../lib/rounds.js';
@@ -167,6 +167,8 @@ export const geoBlobSync: Scenario = {
       },
     };
 
+    const capacity = await presetSecondaryCapacity(large.primary.url);
+    await presetSecondaryCapacity(small.primary.url);
     const pids = [process.pid, large.primary.pid, small.primary.pid, statics.large.pid, statics.small.pid];
     const before = sampleCpu(pids, true);
     started = performance.now();
@@ -176,7 +178,7 @@ export const geoBlobSync: Scenario = {
       return result;
     });
     const noise = cpuNoise(before, sampleCpu(pids, true));
-    return summarize({ results, rounds, largeMiB, smallObjects, capacity: filesCapacity(large.dataDir), noise });
+    return summarize({ results, rounds, largeMiB, smallObjects, capacity, baselineConcurrency: filesCapacity(large.dataDir), noise });
   },
 };
 
@@ -268,10 +270,11 @@ function summarize(input: {
   rounds: number;
   largeMiB: number;
   smallObjects: number;
-  capacity: number;
+  capacity: string;
+  baselineConcurrency: number;
   noise: ReturnType<typeof cpuNoise>;
 }): { ratio: number; details: string } {
-  const { results, rounds, largeMiB, smallObjects, capacity, noise } = input;
+  const { results, rounds, largeMiB, smallObjects, capacity, baselineConcurrency, noise } = input;
   const rate = (target: Target, key: 'largeMiBps' | 'smallPerS') => median(results[target].map((round) => round[key]));
   const largeRatios = results.geoforge.map((round, i) => round.largeMiBps / results.baseline[i].largeMiBps);
   const smallRatios = results.geoforge.map((round, i) => round.smallPerS / results.baseline[i].smallPerS);
@@ -288,7 +291,7 @@ function summarize(input: {
     `geoforge timed by its registry (item started to synced); from the secondary's spawn: large ${fromSpawn('largeFromSpawnMs')}, all small ${fromSpawn('smallFromSpawnMs')}`,
     `checksum mismatches: ${mismatched.join(', ')}`,
     `median CPU over the small ones: primary ${cpu('geoforge', 'smallServerCpuS')} s + secondary ${cpu('geoforge', 'smallClientCpuS')} s (whole life), static server ${cpu('baseline', 'smallServerCpuS')} s + undici client ${cpu('baseline', 'smallClientCpuS')} s`,
-    `1 x ${largeMiB} MiB + ${count(smallObjects)} x ${SMALL_BYTES / 1024} KiB LFS objects, each size on its own primary; baseline small at concurrency ${capacity} (files_max_capacity), both fsync and rename`,
+    `1 x ${largeMiB} MiB + ${count(smallObjects)} x ${SMALL_BYTES / 1024} KiB LFS objects, each size on its own primary; secondary with ${capacity}; baseline small at concurrency ${baselineConcurrency} (files_max_capacity), both fsync and rename`,
     `steal ${noise.stealPercent.toFixed(1)}%`,
     `other processes ${noise.otherPercent.toFixed(1)}% CPU`,
     `noisy ${noisy ? 'yes' : 'no'}`,
