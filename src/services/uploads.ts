@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -69,8 +69,16 @@ export function sanitizeFilename(name: string): string {
   return clean;
 }
 
-/** Copies `source` (a file or a stream, such as a request body) to `target`, returning the sha256 and size of what was written; the copy is flushed to disk. */
-export async function copyWithDigest(source: string | NodeJS.ReadableStream, target: string): Promise<{ sha256: string; size: number }> {
+/**
+ * Copies `source` (a file or a stream, such as a request body) to `target`, returning the sha256
+ * and size of what was written; the copy is flushed to disk. An existing `target` is an error
+ * unless `overwrite` (a temporary name of the caller's own, which a crash may have left).
+ */
+export async function copyWithDigest(
+  source: string | NodeJS.ReadableStream,
+  target: string,
+  options: { overwrite?: boolean } = {},
+): Promise<{ sha256: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
   const tap = new Transform({
@@ -80,13 +88,8 @@ export async function copyWithDigest(source: string | NodeJS.ReadableStream, tar
       done(null, chunk);
     },
   });
-  await pipeline(typeof source === 'string' ? createReadStream(source) : source, tap, createWriteStream(target, { flags: 'wx' }));
-  const handle = await open(target, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  // flush: the descriptor is fsynced before it closes, so the copy is on disk when this resolves.
+  await pipeline(typeof source === 'string' ? createReadStream(source) : source, tap, createWriteStream(target, { flags: options.overwrite ? 'w' : 'wx', flush: true }));
   return { sha256: hash.digest('hex'), size };
 }
 

@@ -30,9 +30,9 @@ export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<stri
   if (!row) throw new Error(`${type} ${item.item_id} is not in the replicated database (deleted on the primary?)`);
   const target = localCopyPath(deps.dataDir, item);
   await mkdir(path.dirname(target), { recursive: true });
-  // One name per item: a sync runs once per item at a time, and the next attempt clears what a crash left.
+  // One name per item: a sync runs once per item at a time, and the next attempt overwrites what a crash left.
   const temporary = path.join(path.dirname(target), `.geo-tmp-${path.basename(target)}`);
-  await rm(temporary, { force: true });
+  let placed = false;
   try {
     const transfer = await deps.client.transfer(TRANSFER_TYPE[type], item.item_id, deps.signal).catch((error: unknown) => {
       if (error instanceof PrimaryError && error.status === 404) {
@@ -44,13 +44,14 @@ export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<stri
       transfer.body.destroy();
       throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
     }
-    const copy = await copyWithDigest(transfer.body, temporary);
+    const copy = await copyWithDigest(transfer.body, temporary, { overwrite: true });
     if (copy.sha256 !== row.sha256 || copy.size !== row.size) {
       throw new SyncFailure('checksum_mismatch', `downloaded ${copy.size} bytes with sha256 ${copy.sha256}, expected ${row.size} bytes with sha256 ${row.sha256}`);
     }
     await rename(temporary, target);
+    placed = true;
     return copy.sha256;
   } finally {
-    await rm(temporary, { force: true });
+    if (!placed) await rm(temporary, { force: true });
   }
 }
