@@ -23,10 +23,17 @@ export async function gitClientEnv(dir: string): Promise<Record<string, string>>
 
 /**
  * Runs a git client on the load core (it is the load generator), spawned without a shell;
- * resolves with its stdout and wall time in ms, rejects with its stderr when it fails.
+ * resolves with its stdout and wall time in ms, rejects with its stderr when it fails. A
+ * `background` client runs niced, so an HTTP load generator sharing the core is not starved by it.
  */
-export function gitClient(args: readonly string[], env: Readonly<Record<string, string>>, cwd?: string): Promise<{ stdout: string; ms: number }> {
-  const { command, args: argv } = onCore(LOAD_CORE, 'git', args);
+export function gitClient(
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  cwd?: string,
+  background = false,
+): Promise<{ stdout: string; ms: number }> {
+  const pinned = onCore(LOAD_CORE, 'git', args);
+  const { command, args: argv } = background ? { command: 'nice', args: ['-n', '19', pinned.command, ...pinned.args] } : pinned;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

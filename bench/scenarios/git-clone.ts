@@ -67,12 +67,16 @@ export const gitClone: Scenario = {
 
     const work = path.join(dir, 'clones');
     let serial = 0;
-    const cloneOnce = async (target: Target) => {
+    const cloneOnce = async (target: Target, background: boolean) => {
       const into = path.join(work, `${target}-${serial++}`);
-      await gitClient(['clone', '--quiet', '--mirror', urls[target], into], env);
+      await gitClient(['clone', '--quiet', '--mirror', urls[target], into], env, undefined, background);
     };
-    /** Closed loop: `parallel` workers clone until `phaseSeconds` are up; clones per second of wall time. */
-    const clones = async (target: Target, parallel: number, phaseSeconds: number): Promise<number> => {
+    /**
+     * Closed loop: `parallel` workers clone until `phaseSeconds` are up; clones per second of wall
+     * time. `background` clients yield the load core to the API load measured beside them: what is
+     * measured is the server under clones, not a load generator starved by git clients.
+     */
+    const clones = async (target: Target, parallel: number, phaseSeconds: number, background = false): Promise<number> => {
       await mkdir(work, { recursive: true });
       const started = performance.now();
       const deadline = started + phaseSeconds * 1000;
@@ -80,7 +84,7 @@ export const gitClone: Scenario = {
       await Promise.all(
         Array.from({ length: parallel }, async () => {
           while (performance.now() < deadline) {
-            await cloneOnce(target);
+            await cloneOnce(target, background);
             done++;
           }
         }),
@@ -132,7 +136,7 @@ export const gitClone: Scenario = {
     };
     await api();
     const solo = await api();
-    const [during, clonesDuring] = await Promise.all([api(), clones('geoforge', 4, apiSeconds)]);
+    const [during, clonesDuring] = await Promise.all([api(), clones('geoforge', 4, apiSeconds, true)]);
     console.log(`api solo ${count(solo.rps)} req/s p99 ${ms(solo.p99)}; during P4 clones (${clonesDuring.toFixed(1)} clones/s) ${count(during.rps)} req/s p99 ${ms(during.p99)}`);
     const noise = cpuNoise(before, sampleCpu(pids, true));
 

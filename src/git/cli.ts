@@ -81,7 +81,7 @@ const DEFAULT_STREAM_TIMEOUT_MS = 60 * 60_000;
 function lowerPriority(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
-    setPriority(pid, constants.priority.PRIORITY_BELOW_NORMAL);
+    setPriority(pid, constants.priority.PRIORITY_LOW);
   } catch {
     // Already exited (ESRCH): nothing left to slow down.
   }
