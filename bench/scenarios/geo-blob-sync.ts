@@ -152,7 +152,13 @@ export const geoBlobSync: Scenario = {
         const serverBefore = cpuSeconds(statics.small.pid);
         const clientBefore = cpuSeconds(process.pid);
         startedAt = performance.now();
-        await mapLimit(small.objects, capacity, (object, i) => fetchOne(smallUrl(object), object, path.join(baselineDir, String(i))));
+        // Stored in the secondary's own layout (lfs-objects/<oid 0-2>/<oid 2-4>/<oid>): creating those
+        // directories is part of the job, not an overhead of geoforge's.
+        await mapLimit(small.objects, capacity, async (object) => {
+          const file = path.join(baselineDir, object.oid.slice(0, 2), object.oid.slice(2, 4), object.oid);
+          await mkdir(path.dirname(file), { recursive: true });
+          await fetchOne(smallUrl(object), object, file);
+        });
         const smallMs = performance.now() - startedAt;
         return {
           largeMiBps: largeFile.size / MIB / (largeMs / 1000),
