@@ -2,20 +2,16 @@ import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectById } from '../db/tables/projects.js';
 import { repositoryOnDisk, type RepositoryType } from '../geo/repository-events.js';
-import { advertiseRefs, NO_CACHE_HEADERS, serviceRpc } from '../git/smart-http.js';
+import { advertiseRefs, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../git/smart-http.js';
 import type { SiteContext } from '../site-context.js';
+import { refuseGit, startGitRpc } from './git-rpc.js';
 import { geoCaller } from './middleware/geo-caller.js';
 
 /** `/<repository|wiki>/<project id>.git/info/refs` and `/<repository|wiki>/<project id>.git/<service>`. */
 const INFO_REFS = /^\/(repository|wiki)\/(\d{1,15})\.git\/info\/refs$/;
 const RPC = /^\/(repository|wiki)\/(\d{1,15})\.git\/(git-upload-pack|git-receive-pack)$/;
 
-const UPLOAD_PACK = 'git-upload-pack';
-
-/** A refusal as git shows it: plain text. */
-function refuse(res: Response, status: 401 | 403 | 404 | 415, message: string): void {
-  res.status(status).type('text/plain').send(`${message}\n`);
-}
+const UPLOAD_PACK: GitService = 'git-upload-pack';
 
 /**
  * The repository a secondary may fetch: signed by a Geo node (401), upload-pack only (403), and
@@ -24,18 +20,18 @@ function refuse(res: Response, status: 401 | 403 | 404 | 415, message: string): 
  */
 async function gate(ctx: SiteContext, req: Request, res: Response, service: string | undefined): Promise<string | null> {
   if (!geoCaller(ctx, req)) {
-    refuse(res, 401, 'Geo: a valid GL-Geo token is required');
+    refuseGit(res, 401, 'Geo: a valid GL-Geo token is required');
     return null;
   }
   if (service !== UPLOAD_PACK) {
-    refuse(res, 403, 'Geo: only git-upload-pack over the smart HTTP protocol is served');
+    refuseGit(res, 403, 'Geo: only git-upload-pack over the smart HTTP protocol is served');
     return null;
   }
   const params = req.params as unknown as Record<string, string>;
   const projectId = Number(params[1]);
   const repository = repositoryOnDisk(ctx.config.dataDir, projectId, params[0] as RepositoryType);
   if (!findProjectById(ctx.db, projectId) || !(await stat(repository).catch(() => null))?.isDirectory()) {
-    refuse(res, 404, 'The repository does not exist on the primary.');
+    refuseGit(res, 404, 'The repository does not exist on the primary.');
     return null;
   }
   return repository;
@@ -70,23 +66,10 @@ export function geoGitRouter(ctx: SiteContext): Router {
     res.locals.route = `/api/v4/geo/git/:type/:project_id.git/${params[2]}`;
     const repository = await gate(ctx, req, res, params[2]);
     if (!repository) return;
-    if (req.headers['content-type'] !== `application/x-${UPLOAD_PACK}-request`) {
-      refuse(res, 415, `Expected Content-Type application/x-${UPLOAD_PACK}-request.`);
-      return;
-    }
-    const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
-    if (encoding && encoding !== 'gzip' && encoding !== 'identity') {
-      refuse(res, 415, `Unsupported Content-Encoding ${encoding}.`);
-      return;
-    }
-    const abort = new AbortController();
-    // A secondary that gives up mid-fetch must not leave git running.
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${UPLOAD_PACK}-result`);
+    const rpc = startGitRpc(req, res, UPLOAD_PACK);
+    if (!rpc) return;
     try {
-      await serviceRpc({ repository, service: UPLOAD_PACK, body: req, gzip: encoding === 'gzip', output: res, signal: abort.signal });
+      await serviceRpc({ repository, service: UPLOAD_PACK, body: req, gzip: rpc.gzip, output: res, signal: rpc.signal });
       res.end();
     } catch (error) {
       ctx.log.warn({ err: error, repository }, 'geo upload-pack failed');

@@ -9,16 +9,14 @@ import { afterPush, afterWikiPush } from '../services/after-push.js';
 import { authenticateCredential, touchActivity, type Actor } from '../services/authentication.js';
 import { ACCESS, canProject, canReadProject, projectAccess, visibleWithoutMembership } from '../services/permissions.js';
 import type { SiteContext } from '../site-context.js';
+import { refuseGit, startGitRpc } from './git-rpc.js';
 
 /** `/<full path>[.git]/info/refs` and `/<full path>[.git]/git-(upload|receive)-pack`; the `.git` suffix is optional. */
 const INFO_REFS = /^\/(.+?)(?:\.git)?\/info\/refs$/;
 const RPC = /^\/(.+?)(?:\.git)?\/(git-upload-pack|git-receive-pack)$/;
 
-/** A refusal git shows its user: plain text (git prints text/plain bodies), with the Basic challenge on a 401. */
-function refuse(res: Response, status: 401 | 403 | 404 | 415, message: string): void {
-  if (status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="GitLab"');
-  res.status(status).type('text/plain').send(`${message}\n`);
-}
+/** A refusal git shows its user, with the Basic challenge on a 401. */
+const refuse = (res: Response, status: 401 | 403 | 404 | 415, message: string): void => refuseGit(res, status, message, status === 401);
 
 type Basic = { actor: Actor | null } | 'invalid';
 
@@ -170,33 +168,20 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
     if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
     const access = await gate(ctx, req, res, params[0]!, service);
     if (!access) return;
-    if (req.headers['content-type'] !== `application/x-${service}-request`) {
-      refuse(res, 415, `Expected Content-Type application/x-${service}-request.`);
-      return;
-    }
-    const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase();
-    if (encoding && encoding !== 'gzip' && encoding !== 'identity') {
-      refuse(res, 415, `Unsupported Content-Encoding ${encoding}.`);
-      return;
-    }
+    const rpc = startGitRpc(req, res, service);
+    if (!rpc) return;
     const receive = service === 'git-receive-pack';
-    const abort = new AbortController();
-    // A client that goes away mid-transfer must not leave git running.
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-result`);
     let updates;
     try {
       updates = await serviceRpc({
         repository: access.repository,
         service,
         body: req,
-        gzip: encoding === 'gzip',
+        gzip: rpc.gzip,
         output: res,
         hooksDir: receive ? await siteHooksDir(ctx.config.dataDir) : undefined,
         protectedRef: receive && !access.wiki ? `refs/heads/${access.project.default_branch}` : undefined,
-        signal: abort.signal,
+        signal: rpc.signal,
       });
     } catch (error) {
       ctx.log.warn({ err: error, project: access.project.id, service }, 'git rpc failed');
