@@ -26,9 +26,9 @@ const RSS_GOAL_MIB = 64;
 const RSS_SAMPLE_MS = 50;
 const NOISY_PERCENT = 10;
 
-const TARGETS = ['upload', 'download', 'static'] as const;
+const TARGETS = ['upload', 'download', 'static', 'staticPut'] as const;
 type Target = (typeof TARGETS)[number];
-const LABELS: Record<Target, string> = { upload: 'geoforge LFS PUT', download: 'geoforge LFS GET', static: 'node:http static GET' };
+const LABELS: Record<Target, string> = { upload: 'geoforge LFS PUT', download: 'geoforge LFS GET', static: 'node:http static GET', staticPut: 'node:http hash+fsync PUT' };
 
 export interface RandomFile {
   readonly file: string;
@@ -63,9 +63,9 @@ export const lfsTransfer: Scenario = {
     const lfsBase = `${geoforge.url}/${project.path_with_namespace}.git/gitlab-lfs/objects`;
     const authorization = `Basic ${Buffer.from(`root:${ROOT_TOKEN}`).toString('base64')}`;
 
-    const upload = async (file: RandomFile): Promise<number> => {
+    const upload = async (file: RandomFile, url = `${lfsBase}/${file.oid}/${file.size}`): Promise<number> => {
       const started = performance.now();
-      const response = await request(`${lfsBase}/${file.oid}/${file.size}`, {
+      const response = await request(url, {
         method: 'PUT',
         headers: { authorization, 'content-type': 'application/octet-stream', 'content-length': String(file.size) },
         body: createReadStream(file.file, { highWaterMark: MIB }),
@@ -86,6 +86,7 @@ export const lfsTransfer: Scenario = {
       upload: () => upload(object),
       download: () => download(`${lfsBase}/${object.oid}`, { authorization }),
       static: () => download(`${staticServer.url}/object.bin`, {}),
+      staticPut: () => upload(object, `${staticServer.url}/upload`),
     };
 
     const pids = [process.pid, geoforge.pid, staticServer.pid];
@@ -125,6 +126,8 @@ export const lfsTransfer: Scenario = {
       `upload ${rate('upload').toFixed(1)} MiB/s (${(rate('upload') / rate('static')).toFixed(2)}x)`,
       `download ${rate('download').toFixed(1)} MiB/s (${(rate('download') / rate('static')).toFixed(2)}x)`,
       `static ${rate('static').toFixed(1)} MiB/s`,
+      // Information: an upload's equal-work limit (hash, write, fsync, rename), which a download's rate does not bound.
+      `equal-work static PUT ${rate('staticPut').toFixed(1)} MiB/s (upload ${(rate('upload') / rate('staticPut')).toFixed(2)}x of it)`,
       `rounds ${roundRatios.map((ratio) => ratio.toFixed(2)).join('/')}`,
       `goal >= ${GOAL} met in ${roundRatios.filter((ratio) => ratio >= GOAL).length}/${ROUNDS} rounds`,
       `RSS idle ${mib(idle).toFixed(1)} MiB, growth ${pushGrowth.toFixed(1)} MiB during ${PUSH_MIB} MiB git push, ${lfsGrowth.toFixed(1)} MiB during ${LFS_UPLOAD_MIB} MiB LFS upload (goal < ${RSS_GOAL_MIB} MiB ${rssPass ? 'pass' : 'FAIL'})`,
