@@ -28,7 +28,9 @@ export class PrimaryClient {
   private readonly dispatcher: Dispatcher;
 
   constructor(private readonly primaryUrl: string, private readonly secret: string, private readonly nodeName: () => string) {
-    this.dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 8 });
+    // Room for every file sync the node's capacity allows beside the long-poll and status calls:
+    // a smaller pool would queue transfers behind each other, below the capacity an admin set.
+    this.dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
 
   private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; timeoutMs?: number; signal?: AbortSignal } = {}) {
