@@ -190,8 +190,14 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
     }
     // The response ends after the push's follow-up, so a client (or test) that saw the push
     // finish sees its hooks queued too; git waits on post-receive work the same way.
-    if (receive && access.actor && updates.length > 0) {
-      await (access.wiki ? afterWikiPush : afterPush)(ctx, access.project, access.actor, updates).catch((error: unknown) => {
+    if (receive && access.actor) {
+      const followUp =
+        updates.length > 0
+          ? (access.wiki ? afterWikiPush : afterPush)(ctx, access.project, access.actor, updates)
+          : // Commands that could not be read (a push certificate, an oversized list) may still have
+            // moved refs: the checksum decides, and an unchanged repository appends no event.
+            recordRepositoryChange(ctx.db, ctx.config.dataDir, access.project.id, access.wiki ? 'wiki' : 'repository', 'updated');
+      await followUp.catch((error: unknown) => {
         ctx.log.error({ err: error, project: access.project.id }, 'after-push work failed');
       });
     }

@@ -44,8 +44,9 @@ function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
 /**
  * Records, on the primary, that a project's repository or wiki changed on disk (created by a
  * create, an import, a fork or a wiki's first use; updated by a push, a commit through the API
- * or a new HEAD): the refs checksum is computed first (git runs outside any transaction),
- * then repository_states and the blob event commit together. A project deleted meanwhile gets
+ * or a new HEAD): the refs checksum is computed first (outside any transaction), then
+ * repository_states and the blob event commit together; an update that moved nothing appends
+ * nothing. A project deleted meanwhile gets
  * nothing (its `deleted` events were appended with its deletion). Call it after the change is
  * durable. A checksum that fails does not fail the caller: the event is appended (checksum
  * null) and the project's repository_states row dropped, for the fill job to recompute
@@ -66,11 +67,19 @@ export function recordRepositoryChange(
     );
     inTransaction(db, () => {
       if (!prepare(db, 'SELECT 1 FROM projects WHERE id = ?').get(projectId)) return;
+      // An update that changed no ref (and not HEAD) has nothing for a secondary to fetch.
+      if (action === 'updated' && checksum?.value && checksum.value === recordedChecksum(db, projectId, type)) return;
       if (checksum) upsertRepositoryState(db, projectId, type, checksum.value);
       else prepare(db, 'DELETE FROM repository_states WHERE project_id = ?').run(projectId);
       appendBlobEvent(db, { type, action, id: projectId, project_id: projectId, path: blobPath(projectId, type), checksum: checksum?.value ?? null, size: null });
     });
   });
+}
+
+/** The checksum repository_states holds for one of the project's repositories; null when none is recorded. */
+function recordedChecksum(db: Db, projectId: number, type: RepositoryType): string | null {
+  const { checksum: column } = STATE_COLUMNS[type];
+  return (prepare(db, `SELECT ${column} FROM repository_states WHERE project_id = ?`).pluck().get(projectId) as string | null | undefined) ?? null;
 }
 
 /** Sets one repository's checksum in the project's repository_states row, creating the row when missing. */

@@ -199,6 +199,18 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
       expect(stateOf(project.id)).toBeUndefined();
     });
 
+    it('appends nothing for an update that moved no ref, and `updated` once a ref moved', async () => {
+      const project = await createProject(site, {}, owner.token);
+      const before = lastEventId();
+      await recordRepositoryChange(site.site.db, site.dataDir, project.id, 'repository', 'updated');
+      expect(blobEventsAfter(before)).toEqual([]);
+      await pushFile(remoteUrl(site.url, project, owner), await newWorkTree(), 'README.md', 'moved\n');
+      const pushed = blobEventsAfter(before);
+      expect(pushed).toEqual([expect.objectContaining({ type: 'repository', action: 'updated', id: project.id, checksum: await checksumOf(project.id) })]);
+      await recordRepositoryChange(site.site.db, site.dataDir, project.id, 'repository', 'updated');
+      expect(blobEventsAfter(before)).toEqual(pushed);
+    });
+
     it('appends nothing for a create that fails validation', async () => {
       const taken = await createProject(site, {}, owner.token);
       const before = lastEventId();
