@@ -1,10 +1,7 @@
 import { Router, type Request } from 'express';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { pipeline as pipe } from 'node:stream/promises';
 import { JOB_STATUSES } from '../db/tables/ci.js';
 import { jobView, pipelineBasic, pipelineView } from '../entities/ci.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { deleteJobArtifacts, findJobArtifactFile, uploadJobArtifact } from '../services/ci/artifacts.js';
 import { getJob, listProjectJobs, loadCiRelations } from '../services/ci/jobs.js';
@@ -14,7 +11,7 @@ import type { SiteContext } from '../site-context.js';
 import { requireActor } from './middleware/guards.js';
 import { readPage, sendPage } from './pagination.js';
 import { idOrPath, list, oneOf, pathInt, readParams, str } from './params.js';
-import { sendJson, sendNoContent } from './respond.js';
+import { sendJson, sendNoContent, sendStoredFile } from './respond.js';
 
 const PIPELINE_STATUSES = [...JOB_STATUSES, 'manual'] as const;
 
@@ -80,19 +77,8 @@ export function jobsRouter(ctx: SiteContext, reads: ReadRouting | null): Router 
     const { artifact, file } = findJobArtifactFile(ctx.db, ctx.config.dataDir, req.actor, row, pathInt(req.params.job_id, 'job_id'));
     // A secondary without a synced copy has the primary answer.
     if (reads && !reads.isCurrent('job_artifact', artifact.id)) return reads.fromPrimary(req, res);
-    const info = await stat(file).catch(() => null);
-    if (!info?.isFile()) throw notFound();
-    res.setHeader('Content-Type', 'application/octet-stream');
-    res.setHeader('Content-Length', info.size);
-    res.setHeader('Content-Disposition', `attachment; filename="${artifact.filename}"`);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    await pipe(createReadStream(file), res).catch((error: unknown) => {
-      ctx.log.debug({ err: error }, 'artifact download interrupted');
-      res.destroy();
+    await sendStoredFile(req, res, file, {
+      headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${artifact.filename}"`, 'X-Content-Type-Options': 'nosniff' },
     });
   });
   router.delete('/projects/:id/jobs/:job_id/artifacts', async (req, res) => {

@@ -225,7 +225,7 @@ export function projectAvatarRouter(ctx: SiteContext): Router {
   router.get('/uploads/-/system/project/avatar/:id/:file', async (req, res) => {
     const project = findProjectById(ctx.db, pathInt(req.params.id, 'id'));
     if (!project || project.visibility_level !== VISIBILITY.public || project.avatar_path !== req.params.file) throw notFound('Avatar');
-    await sendStoredFile(res, path.join(projectAvatarDir(ctx.config.dataDir, project.id), project.avatar_path), 'Avatar');
+    await sendStoredFile(req, res, path.join(projectAvatarDir(ctx.config.dataDir, project.id), project.avatar_path), { resource: 'Avatar', type: path.extname(project.avatar_path) });
   });
   return router;
 }

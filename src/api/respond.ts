@@ -1,7 +1,7 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { notFound } from '../errors.js';
 
 /**
@@ -21,11 +21,28 @@ export function sendNoContent(res: Response): void {
   res.end();
 }
 
-/** Streams a stored file with its length and a type from its extension; 404 `<resource>` when it is gone from disk. */
-export async function sendStoredFile(res: Response, file: string, resource: string): Promise<void> {
+export interface StoredFileOptions {
+  /** Named in the 404 when the file is gone from disk (`404 <resource> Not Found`). */
+  readonly resource?: string;
+  /** A file extension or MIME type for Content-Type (express's res.type). */
+  readonly type?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Streams a stored file with its length (no body for HEAD); 404 when it is gone from disk. A
+ * client that goes away mid-download, or a read that fails once the response has started, cuts
+ * the response: never a server error, never an unhandled stream error.
+ */
+export async function sendStoredFile(req: Request, res: Response, file: string, options: StoredFileOptions = {}): Promise<void> {
   const info = await stat(file).catch(() => null);
-  if (!info) throw notFound(resource);
+  if (!info?.isFile()) throw notFound(options.resource);
   res.setHeader('Content-Length', info.size);
-  res.type(path.extname(file));
-  createReadStream(file).pipe(res);
+  if (options.type) res.type(options.type);
+  for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  await pipeline(createReadStream(file), res).catch(() => res.destroy());
 }

@@ -1,18 +1,15 @@
 import { Router, type RequestHandler } from 'express';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { findNamespaceById } from '../db/tables/namespaces.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { uploadView } from '../entities/uploads.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { findVisibleProject } from '../services/resolve.js';
 import { findReadableUpload, isInline, uploadToProject } from '../services/uploads.js';
 import type { SiteContext } from '../site-context.js';
 import { resolveActor } from './middleware/authenticate.js';
 import { requireActor } from './middleware/guards.js';
 import { idOrPath } from './params.js';
-import { sendJson } from './respond.js';
+import { sendJson, sendStoredFile } from './respond.js';
 
 /** SPEC: POST /projects/:id/uploads, a multipart `file` (empty stray parts are dropped by parseInput, W10). */
 export function uploadsRouter(ctx: SiteContext): Router {
@@ -50,21 +47,13 @@ export function projectUploadsWebRouter(ctx: SiteContext, input: RequestHandler,
     req.actor = actor;
     const { upload, file } = findReadableUpload(ctx.db, ctx.config.dataDir, actor, `${params[0]}/${params[1]}`, params[2], params[3]);
     if (reads && !reads.isCurrent('attachment', upload.id)) return reads.fromPrimary(req, res);
-    const info = await stat(file).catch(() => null);
-    if (!info?.isFile()) throw notFound();
-    res.setHeader('Content-Type', upload.mimetype);
-    res.setHeader('Content-Length', info.size);
-    res.setHeader('Content-Disposition', `${isInline(upload.filename) ? 'inline' : 'attachment'}; filename="${upload.filename}"`);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Cache-Control', 'private');
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    // A client that goes away mid-download is no server error; the response is already started.
-    await pipeline(createReadStream(file), res).catch((error: unknown) => {
-      ctx.log.debug({ err: error }, 'upload download interrupted');
-      res.destroy();
+    await sendStoredFile(req, res, file, {
+      headers: {
+        'Content-Type': upload.mimetype,
+        'Content-Disposition': `${isInline(upload.filename) ? 'inline' : 'attachment'}; filename="${upload.filename}"`,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'private',
+      },
     });
   });
   return router;

@@ -100,7 +100,7 @@ export function avatarRouter(ctx: SiteContext): Router {
   router.get('/uploads/-/system/user/avatar/:id/:file', async (req, res) => {
     const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
     if (!user.avatar_path || user.avatar_path !== req.params.file) throw notFound('Avatar');
-    await sendStoredFile(res, path.join(userAvatarDir(ctx.config.dataDir, user.id), user.avatar_path), 'Avatar');
+    await sendStoredFile(req, res, path.join(userAvatarDir(ctx.config.dataDir, user.id), user.avatar_path), { resource: 'Avatar', type: path.extname(user.avatar_path) });
   });
   return router;
 }
