@@ -12,7 +12,7 @@ import { recordFileChange } from '../geo/file-events.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import type { GitService } from '../git/smart-http.js';
 import { nowIso } from '../services/clock.js';
-import { copyWithDigest } from '../services/uploads.js';
+import { copyWithDigest } from '../services/durable-copy.js';
 import type { SiteContext } from '../site-context.js';
 import { authorizeGit, type Access } from './git-http.js';
 

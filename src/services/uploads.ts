@@ -1,9 +1,6 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { UploadedFile } from '../api/request-context.js';
 import { MAX_UPLOAD_BYTES } from '../api/middleware/input.js';
 import type { Db } from '../db/connection.js';
@@ -14,6 +11,7 @@ import { AppError, forbidden, notFound } from '../errors.js';
 import { recordFileChange } from '../geo/file-events.js';
 import type { Actor } from './authentication.js';
 import { nowIso } from './clock.js';
+import { copyWithDigest } from './durable-copy.js';
 import { canProject, canReadProject } from './permissions.js';
 
 /**
@@ -67,35 +65,6 @@ export function sanitizeFilename(name: string): string {
     clean = clean.slice(0, 200 - extension.length) + extension;
   }
   return clean;
-}
-
-const COPY_BUFFER_BYTES = 1024 * 1024;
-
-/**
- * Copies `source` (a file or a stream, such as a request body) to `target`, returning the sha256
- * and size of what was written; the copy is flushed to disk. An existing `target` is an error
- * unless `overwrite` (a temporary name of the caller's own, which a crash may have left).
- */
-export async function copyWithDigest(
-  source: string | NodeJS.ReadableStream,
-  target: string,
-  options: { overwrite?: boolean } = {},
-): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  const tap = new Transform({
-    // Large buffers on both sides: a 64 KiB socket chunk is not held back by a 16 KiB write queue,
-    // and the file gets fewer, larger writes.
-    highWaterMark: COPY_BUFFER_BYTES,
-    transform(chunk: Buffer, _encoding, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      done(null, chunk);
-    },
-  });
-  // flush: the descriptor is fsynced before it closes, so the copy is on disk when this resolves.
-  await pipeline(typeof source === 'string' ? createReadStream(source) : source, tap, createWriteStream(target, { flags: options.overwrite ? 'w' : 'wx', flush: true, highWaterMark: COPY_BUFFER_BYTES }));
-  return { sha256: hash.digest('hex'), size };
 }
 
 /**

@@ -11,7 +11,8 @@ import { AppError, notFound } from '../../errors.js';
 import { recordFileChange } from '../../geo/file-events.js';
 import type { Actor } from '../authentication.js';
 import { nowIso } from '../clock.js';
-import { copyWithDigest, sanitizeFilename } from '../uploads.js';
+import { copyWithDigest } from '../durable-copy.js';
+import { sanitizeFilename } from '../uploads.js';
 import { assertUpdateBuilds } from './access.js';
 import { getJob } from './jobs.js';
 

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+/** Large buffers: a 64 KiB socket chunk is not held back by a small write queue, and the file gets fewer, larger writes. */
+const COPY_BUFFER_BYTES = 1024 * 1024;
+/**
+ * Bytes written between two early flushes of a large copy: the disk writes back while the rest
+ * still arrives, so the closing fsync waits for the last stretch only, not for the whole file.
+ */
+const EARLY_FLUSH_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Copies `source` (a file or a stream, such as a request body) to `target`, returning the sha256
+ * and size of what was written; the copy is fsynced before this resolves. An existing `target` is
+ * an error unless `overwrite` (a temporary name of the caller's own, which a crash may have left).
+ */
+export async function copyWithDigest(
+  source: string | NodeJS.ReadableStream,
+  target: string,
+  options: { overwrite?: boolean } = {},
+): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  let flushedAt = 0;
+  let flushing: Promise<void> | null = null;
+  let flushError: unknown = null;
+  const file = await open(target, options.overwrite ? 'w' : 'wx');
+  const flushEarly = () => {
+    flushedAt = size;
+    flushing = file.datasync().then(
+      () => void (flushing = null),
+      (error: unknown) => void ((flushError = error), (flushing = null)),
+    );
+  };
+  const sink = new Writable({
+    highWaterMark: COPY_BUFFER_BYTES,
+    // Chunks that arrive while a write is under way go out together in one writev.
+    writev(chunks, done) {
+      const buffers = chunks.map(({ chunk }) => chunk as Buffer);
+      for (const buffer of buffers) {
+        hash.update(buffer);
+        size += buffer.length;
+      }
+      file.writev(buffers).then(() => {
+        if (flushError !== null) return done(flushError as Error);
+        if (flushing === null && size - flushedAt >= EARLY_FLUSH_BYTES) flushEarly();
+        done();
+      }, done);
+    },
+    final(done) {
+      Promise.resolve(flushing)
+        .then(() => {
+          if (flushError !== null) throw flushError;
+          return file.sync();
+        })
+        .then(() => done(), done);
+    },
+  });
+  try {
+    await pipeline(typeof source === 'string' ? createReadStream(source, { highWaterMark: COPY_BUFFER_BYTES }) : source, sink);
+  } finally {
+    await flushing;
+    await file.close();
+  }
+  return { sha256: hash.digest('hex'), size };
+}
