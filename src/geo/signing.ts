@@ -39,6 +39,6 @@ export function verifyGeoToken(secret: string, token: string, now = Date.now()):
   return claims;
 }
 
-export function geoAuthorization(secret: string, node: string): string {
-  return `${GEO_AUTH_SCHEME} ${signGeoToken(secret, node)}`;
+export function geoAuthorization(secret: string, node: string, now = Date.now()): string {
+  return `${GEO_AUTH_SCHEME} ${signGeoToken(secret, node, now)}`;
 }

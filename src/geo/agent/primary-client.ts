@@ -26,6 +26,7 @@ export class PrimaryError extends Error {
 /** The one site-to-site HTTP client of a secondary: every call signed with the shared secret. */
 export class PrimaryClient {
   private readonly dispatcher: Dispatcher;
+  private signed = { second: -1, node: '', authorization: '' };
 
   constructor(private readonly primaryUrl: string, private readonly secret: string, private readonly nodeName: () => string) {
     // Room for every file sync the node's capacity allows beside the long-poll and status calls:
@@ -38,7 +39,7 @@ export class PrimaryClient {
       const response = await request(`${this.primaryUrl}/api/v4/geo${path}`, {
         method,
         dispatcher: this.dispatcher,
-        headers: { authorization: geoAuthorization(this.secret, this.nodeName()), 'content-type': 'application/json' },
+        headers: { authorization: this.authorization(), 'content-type': 'application/json' },
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
         headersTimeout: options.timeoutMs ?? 30_000,
         bodyTimeout: options.timeoutMs ?? 30_000,
@@ -53,6 +54,17 @@ export class PrimaryClient {
       if (error instanceof PrimaryError) throw error;
       throw new PrimaryError(`primary unreachable (${method} ${path}): ${(error as Error).message}`, null, { cause: error });
     }
+  }
+
+  /**
+   * The signed header of a call. Tokens carry whole seconds, so within one second a new signature
+   * would be the same bytes: a burst of small transfers signs once, not once per file.
+   */
+  private authorization(): string {
+    const second = Math.floor(Date.now() / 1000);
+    const node = this.nodeName();
+    if (this.signed.second !== second || this.signed.node !== node) this.signed = { second, node, authorization: geoAuthorization(this.secret, node, second * 1000) };
+    return this.signed.authorization;
   }
 
   /** Streams the primary's snapshot to `file`; returns the last event id it contains. */

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Db } from '../../db/connection.js';
+import { inTransaction, type Db } from '../../db/connection.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import type { BlobType } from '../blobs.js';
-import { claimDueItems, finishFailed, finishSynced, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem } from '../registry/queue.js';
+import { claimDueItems, finishFailed, finishSynced, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem, type SyncFailureRecord } from '../registry/queue.js';
 import type { RetryPolicy } from '../registry/retry.js';
 import { describeFailure } from './failure.js';
 import { syncFile } from './file-sync.js';
@@ -39,14 +39,34 @@ interface Task {
   readonly done: Promise<void>;
 }
 
+/** How a sync ended, before the registry records it. */
+type Outcome =
+  | { readonly kind: 'synced'; readonly checksum: string | null }
+  | { readonly kind: 'failed'; readonly failure: SyncFailureRecord }
+  | { readonly kind: 'deleted' }
+  /** Interrupted (the site stopping or swapping its database): pending again, no retry counted. */
+  | { readonly kind: 'released' };
+
+interface Settled {
+  readonly item: RegistryItem;
+  readonly outcome: Outcome;
+  readonly seconds: number;
+}
+
 /**
  * The one executor of blob syncs on a secondary. Events (woken by the applier) and the backfill
  * only make registry rows pending; this claims due rows up to each class's capacity, so one
  * budget bounds everything, and claims more as syncs finish. A timer picks up retries that came due.
+ *
+ * The registry is written once per turn of the event loop: the outcomes of every sync that ended
+ * since the last turn and the claims that refill their slots go in one transaction, so a stream of
+ * small files costs one commit per turn, not two per file.
  */
 export class SyncScheduler {
   private readonly tasks = new Map<number, Task>();
   private readonly running: Record<SyncClass, number> = { repos: 0, files: 0 };
+  private settled: Settled[] = [];
+  private flushQueued = false;
   private timer: NodeJS.Timeout | null = null;
   private paused = false;
   private stopped = false;
@@ -59,18 +79,14 @@ export class SyncScheduler {
     this.wake();
   }
 
-  /** Claims as much due work as the budget allows. Cheap when there is none: call it freely. */
+  /** Claims as much due work as the budget allows, on the next turn. Cheap when there is none: call it freely. */
   wake(): void {
-    if (this.stopped || this.paused || !this.host.ready()) return;
-    try {
-      const capacity = this.host.capacity();
-      const now = Date.now();
-      for (const syncClass of ['repos', 'files'] as const) {
-        for (const item of claimDueItems(this.host.db(), CLASS_TYPES[syncClass], capacity[syncClass] - this.running[syncClass], now)) this.launch(item);
-      }
-    } catch (error) {
-      this.host.log.error({ err: error }, 'geo sync: could not claim due items');
-    }
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
   }
 
   /** Interrupts every sync (their items go back to pending) and claims nothing until resume(): the database is about to be swapped. */
@@ -92,48 +108,91 @@ export class SyncScheduler {
     await this.interruptAll();
   }
 
+  /** Aborts the syncs in flight and records their outcomes before the database goes away. */
   private async interruptAll(): Promise<void> {
     for (const task of this.tasks.values()) task.abort.abort();
     await Promise.all([...this.tasks.values()].map((task) => task.done));
+    this.flush();
+  }
+
+  /** Records what ended and, unless paused or stopped, claims due items for the free slots: one transaction. */
+  private flush(): void {
+    const claiming = !this.stopped && !this.paused;
+    if ((this.settled.length === 0 && !claiming) || !this.host.ready()) return;
+    const settled = this.settled;
+    this.settled = [];
+    let results: string[];
+    let claimed: RegistryItem[];
+    try {
+      const db = this.host.db();
+      [results, claimed] = inTransaction(db, () => [settled.map((entry) => this.record(db, entry)), claiming ? this.claim(db) : []]);
+    } catch (error) {
+      // The items stay `started`: the sweep at the next start makes them pending again.
+      this.host.log.error({ err: error }, 'geo sync: could not record outcomes or claim due items');
+      return;
+    }
+    settled.forEach((entry, index) => this.report(entry, results[index]!));
+    for (const item of claimed) this.launch(item);
+  }
+
+  private claim(db: Db): RegistryItem[] {
+    const capacity = this.host.capacity();
+    const now = Date.now();
+    return (['repos', 'files'] as const).flatMap((syncClass) => claimDueItems(db, CLASS_TYPES[syncClass], capacity[syncClass] - this.running[syncClass], now));
+  }
+
+  private record(db: Db, { item, outcome }: Settled): string {
+    const now = Date.now();
+    switch (outcome.kind) {
+      case 'synced':
+        return finishSynced(db, item, outcome.checksum, now);
+      case 'failed':
+        return finishFailed(db, item, outcome.failure, now, outcome.failure.missingOnPrimary ? this.host.missingRetry : this.host.retry);
+      case 'deleted':
+        return removeItem(db, item);
+      case 'released':
+        releaseItem(db, item);
+        return 'released';
+    }
+  }
+
+  /** Metrics and the log line of an outcome the registry recorded as such (not superseded by an event meanwhile). */
+  private report({ item, outcome, seconds }: Settled, result: string): void {
+    if (outcome.kind === 'failed') {
+      const { failureType, message } = outcome.failure;
+      this.host.log.warn({ type: item.item_type, item_id: item.item_id, failure_type: failureType, retry_count: item.retry_count + 1, error: message }, 'geo sync failed');
+    }
+    if (outcome.kind === 'released' || result !== outcome.kind) return;
+    this.host.metrics.syncs.inc({ type: item.item_type, outcome: outcome.kind });
+    this.host.metrics.syncDuration.observe({ type: item.item_type, outcome: outcome.kind }, seconds);
+    if (outcome.kind === 'synced' && item.event_at !== null) this.host.metrics.syncLag.observe({ type: item.item_type }, Math.max(0, Date.now() - item.event_at) / 1000);
   }
 
   private launch(item: RegistryItem): void {
     const syncClass = classOf(item.item_type);
     const abort = new AbortController();
+    const started = performance.now();
     this.running[syncClass]++;
-    const done = this.run(item, abort.signal).finally(() => {
+    const done = this.run(item, abort.signal).then((outcome) => {
       this.running[syncClass]--;
       this.tasks.delete(item.id);
+      this.settled.push({ item, outcome, seconds: (performance.now() - started) / 1000 });
       this.wake();
     });
     this.tasks.set(item.id, { abort, done });
   }
 
-  private async run(item: RegistryItem, signal: AbortSignal): Promise<void> {
-    const started = performance.now();
-    const observe = (outcome: 'synced' | 'failed' | 'deleted') => {
-      this.host.metrics.syncs.inc({ type: item.item_type, outcome });
-      this.host.metrics.syncDuration.observe({ type: item.item_type, outcome }, (performance.now() - started) / 1000);
-    };
+  private async run(item: RegistryItem, signal: AbortSignal): Promise<Outcome> {
     const deps = { dataDir: this.host.dataDir, db: () => this.host.db(), client: this.host.client, signal };
     try {
       if (item.to_delete) {
         if (!pathInUse(this.host.db(), item)) await removeLocalCopy(this.host.dataDir, item);
-        if (removeItem(this.host.db(), item) === 'deleted') observe('deleted');
-        return;
+        return { kind: 'deleted' };
       }
       const checksum = classOf(item.item_type) === 'repos' ? await syncRepository(item, deps) : await syncFile(item, deps);
-      if (signal.aborted) return releaseItem(this.host.db(), item);
-      if (finishSynced(this.host.db(), item, checksum, Date.now()) === 'synced') {
-        observe('synced');
-        if (item.event_at !== null) this.host.metrics.syncLag.observe({ type: item.item_type }, Math.max(0, Date.now() - item.event_at) / 1000);
-      }
+      return signal.aborted ? { kind: 'released' } : { kind: 'synced', checksum };
     } catch (error) {
-      if (signal.aborted) return releaseItem(this.host.db(), item);
-      const failure = describeFailure(error);
-      const policy = failure.missingOnPrimary ? this.host.missingRetry : this.host.retry;
-      if (finishFailed(this.host.db(), item, failure, Date.now(), policy) === 'failed') observe('failed');
-      this.host.log.warn({ type: item.item_type, item_id: item.item_id, failure_type: failure.failureType, retry_count: item.retry_count + 1, error: failure.message }, 'geo sync failed');
+      return signal.aborted ? { kind: 'released' } : { kind: 'failed', failure: describeFailure(error) };
     }
   }
 }
