@@ -1,5 +1,5 @@
 // Limit baseline of the transfer rates (scenarios 8 and 9): a plain node:http static download,
-// streamed from disk with its Content-Length, nothing else. Given a file, every path answers that
+// streamed from disk in reads of up to 1 MiB (as geoforge reads a download) with its Content-Length, nothing else. Given a file, every path answers that
 // file; given a directory, a path answers the file at that path under it (the same bytes a geo
 // transfer serves from a data dir). GET /ready answers readiness. A PUT is the equal-work limit of
 // an upload: the body hashed with sha256 on its way to a temporary file, flushed, renamed, the digest
@@ -54,5 +54,5 @@ createServer(async (req, res) => {
     return;
   }
   res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(size) });
-  pipeline(createReadStream(file), res).catch(() => res.destroy());
+  pipeline(createReadStream(file, { highWaterMark: Math.min(Math.max(size, 1), MIB) }), res).catch(() => res.destroy());
 }).listen(Number(port), '127.0.0.1');

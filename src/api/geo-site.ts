@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { createReadStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { inTransaction } from '../db/connection.js';
 import { AppError, notFound } from '../errors.js';
 import { eventsAfterJson, logPosition } from '../geo/event-log.js';
@@ -13,7 +13,7 @@ import { geoGitRouter } from './geo-git.js';
 import { geoTransfersRouter } from './geo-transfers.js';
 import { requireGeoCaller } from './middleware/geo-caller.js';
 import { int, readParams, required, str } from './params.js';
-import { sendJson } from './respond.js';
+import { downloadStream, sendJson } from './respond.js';
 
 const MAX_WAIT_MS = 30_000;
 /** Fields of a status report the primary reads (pruning, lag): null, or a non-negative number (an integer for ids and times). */
@@ -39,7 +39,7 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
     res.on('close', () => void rm(file, { force: true }));
     const { size } = await stat(file);
     res.status(200).set({ 'Content-Type': 'application/vnd.sqlite3', 'Content-Length': String(size), 'X-Geo-Last-Event-Id': String(lastEventId) });
-    createReadStream(file).pipe(res);
+    await pipeline(downloadStream(file, size), res).catch(() => res.destroy());
   });
   router.get('/events', async (req, res) => {
     requireGeoCaller(ctx, req);

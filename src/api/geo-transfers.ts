@@ -12,7 +12,7 @@ import type { SiteContext } from '../site-context.js';
 import { lfsObjectPath } from './git-lfs.js';
 import { requireGeoCaller } from './middleware/geo-caller.js';
 import { pathInt } from './params.js';
-import { sendJson } from './respond.js';
+import { downloadStream, sendJson } from './respond.js';
 
 /** A file a row names: where it lives on this site and the sha256 recorded with it. */
 interface StoredFile {
@@ -77,7 +77,7 @@ export function geoTransfersRouter(ctx: SiteContext): Router {
       const info = await handle.stat();
       if (!info.isFile()) return fileNotFound(res, kind.label);
       res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(info.size), 'X-Geo-Sha256': stored.sha256 });
-      await pipeline(handle.createReadStream({ autoClose: false }), res);
+      await pipeline(downloadStream(handle, info.size), res);
     } catch (error) {
       ctx.log.warn({ err: error, type: req.params.type, id }, 'geo transfer failed');
       res.destroy();

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +14,7 @@ import { nowIso } from '../services/clock.js';
 import { copyWithDigest } from '../services/durable-copy.js';
 import type { SiteContext } from '../site-context.js';
 import { authorizeGit, type Access } from './git-http.js';
+import { downloadStream } from './respond.js';
 
 /** The Git LFS media type: batch requests and answers, and error bodies. */
 const LFS_TYPE = 'application/vnd.git-lfs+json';
@@ -186,7 +186,7 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
     }
     res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(stored.size) });
     try {
-      await pipeline(createReadStream(lfsObjectPath(ctx.config.dataDir, oid)), res);
+      await pipeline(downloadStream(lfsObjectPath(ctx.config.dataDir, oid), stored.size), res);
     } catch (error) {
       ctx.log.warn({ err: error, project: access.project.id, oid }, 'lfs download failed');
       res.destroy();
