@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT_TOKEN } from './geoforge.js';
+import { ROOT_TOKEN, SERVER_NODE_FLAGS } from './geoforge.js';
 import { Scope } from './scope.js';
 import { freePort, startServer, type RunningServer } from './server.js';
 
@@ -44,7 +44,7 @@ export async function startGeoSite(scope: Scope, spec: GeoSiteSpec): Promise<Run
   const port = await freePort();
   const server = await startServer(scope, {
     name: spec.name,
-    nodeArgs: [...(spec.nodeFlags ?? []), 'dist/cli.js', 'serve'],
+    nodeArgs: [...SERVER_NODE_FLAGS, ...(spec.nodeFlags ?? []), 'dist/cli.js', 'serve'],
     env: {
       GEOFORGE_HOST: '127.0.0.1',
       GEOFORGE_PORT: String(port),

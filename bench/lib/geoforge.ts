@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { createSite, type Site } from '../../src/server.js';
@@ -17,6 +18,15 @@ export function openSeedSite(dataDir: string): Promise<Site> {
 }
 
 /**
+ * The node flags `npm start` (package.json) runs a site with: the bench measures the site as it
+ * is started, not a bare `node`.
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = (() => {
+  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+  return start.slice(1, start.indexOf('dist/cli.js'));
+})();
+
+/**
  * `node dist/cli.js serve` on `dataDir`, as a separate process on the server core. The request
  * log stays at info, since it is part of every request's cost, and goes to `logFile`.
  */
@@ -24,7 +34,7 @@ export async function startGeoforge(scope: Scope, dataDir: string, logFile: stri
   const port = await freePort();
   return startServer(scope, {
     name: 'geoforge',
-    nodeArgs: ['dist/cli.js', 'serve'],
+    nodeArgs: [...SERVER_NODE_FLAGS, 'dist/cli.js', 'serve'],
     env: {
       GEOFORGE_HOST: '127.0.0.1',
       GEOFORGE_PORT: String(port),
