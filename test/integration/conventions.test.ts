@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
+import { gzipSync } from 'node:zlib';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
 import { createUser as createUserRow } from '../../src/services/users.js';
@@ -127,6 +128,27 @@ describe('conventions shared by every endpoint', () => {
       });
       expect(multipart.statusCode).toBe(400);
       await multipart.body.text();
+    });
+
+    it('reads JSON bodies as body-parser does: objects only, a BOM or charset allowed, empty as no parameters', async () => {
+      const user = await createUser(site);
+      const put = (body: string | Buffer, contentType = 'application/json') =>
+        request(`${site.url}/api/v4/users/${user.id}`, { method: 'PUT', headers: { 'private-token': ROOT_TOKEN, 'content-type': contentType }, body });
+      const scalar = await put('"bio"');
+      expect(scalar.statusCode).toBe(400);
+      expect(await scalar.body.json()).toEqual({ message: 'The request body is not valid JSON' });
+      const bom = await put(`\uFEFF${JSON.stringify({ bio: 'with a BOM' })}`, 'application/json; charset=UTF-8');
+      expect(bom.statusCode).toBe(200);
+      expect(((await bom.body.json()) as { bio: string }).bio).toBe('with a BOM');
+      const empty = await put('');
+      expect(empty.statusCode).toBe(200);
+      expect(((await empty.body.json()) as { bio: string }).bio).toBe('with a BOM');
+      const gzipped = await request(`${site.url}/api/v4/users/${user.id}`, {
+        method: 'PUT',
+        headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: gzipSync(JSON.stringify({ bio: 'gzipped' })),
+      });
+      expect(((await gzipped.body.json()) as { bio: string }).bio).toBe('gzipped');
     });
 
     it('resolves ids given as URL-encoded full paths', async () => {

@@ -8,8 +8,9 @@ import { pipeline } from 'node:stream/promises';
 import qs from 'qs';
 import { AppError, badRequest } from '../../errors.js';
 import type { UploadedFile } from '../request-context.js';
+import { isPlainJson, readJsonBody } from './json-body.js';
 
-export const MAX_BODY = '20mb';
+export const MAX_BODY = 20 * 1024 * 1024;
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 5000, depth: 3 } as const;
 
@@ -19,7 +20,8 @@ export const parseQuery = (text: string): Record<string, unknown> => qs.parse(te
 /**
  * One middleware: body parsers for JSON, urlencoded and multipart, then one merged `req.input`:
  * query first, body over it; JSON nulls mean "not given" (W7) and empty multipart parts are
- * dropped (W10). Reads carry their parameters in the query string, so they skip the parsers.
+ * dropped (W10). Reads carry their parameters in the query string, so they skip the parsers; a
+ * plain JSON body, what almost every write sends, is read without body-parser (json-body.ts).
  */
 export function parseInput(tmpDir: string): RequestHandler {
   const parsers: RequestHandler[] = [
@@ -29,6 +31,7 @@ export function parseInput(tmpDir: string): RequestHandler {
   ];
   return (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return mergeInput(req, res, next);
+    if (isPlainJson(req)) return readJsonBody(req, MAX_BODY, (error) => (error ? next(error) : mergeInput(req, res, next)));
     const run = (index: number): void => {
       if (index === parsers.length) return mergeInput(req, res, next);
       parsers[index](req, res, (error?: unknown) => (error ? next(error) : run(index + 1)));
