@@ -49,6 +49,9 @@ describe('change capture and apply', () => {
     const alice = await createUser(primary, { username: 'alice', email: 'a@example.com', name: 'Alice' });
     const bob = await createUser(primary, { username: 'bob', email: 'b@example.com', name: 'Bob' });
     await updateUser(primary, alice.id, { name: 'Alice Renamed', username: 'alice2' });
+    // Unindexed columns only, then an indexed column changed in case only (a NOCASE index): both must arrive.
+    await updateUser(primary, alice.id, { bio: 'Only the bio' });
+    await updateUser(primary, alice.id, { username: 'Alice2' });
     deleteUser(primary, bob.id);
     appendHeartbeat(primary);
 

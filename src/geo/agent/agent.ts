@@ -117,7 +117,10 @@ export class GeoAgent {
     this.applier ??= new Applier(this.host.db());
     this.applier.apply(page.events);
     this.state.eventsApplied += page.events.length;
-    for (const event of page.events) this.host.metrics.eventsApplied.inc({ kind: event[2] });
+    // Counted per kind, not per event: prom-client hashes the labels on every call.
+    const kinds = new Map<string, number>();
+    for (const event of page.events) kinds.set(event[2], (kinds.get(event[2]) ?? 0) + 1);
+    for (const [kind, count] of kinds) this.host.metrics.eventsApplied.inc({ kind }, count);
     if (page.events.length) this.host.onApplied(readCursor(this.host.db())!);
   }
 

@@ -1,10 +1,11 @@
 import type { Transaction } from 'better-sqlite3';
-import type { Db, Statement } from '../../db/connection.js';
+import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { replicatedTables } from '../../db/capture.js';
 import { parseBlobEvent } from '../blobs.js';
 import { recordBlobEvent } from '../registry/record-event.js';
 import type { WireEvent } from './primary-client.js';
+import { rowStatements, type RowStatements } from './row-statements.js';
 
 export interface Cursor {
   readonly lastEventId: number;
@@ -22,27 +23,17 @@ export function readCursor(db: Db): Cursor | null {
   return row ? { lastEventId: row.last_event_id, lastEventAt: row.last_event_at, bootstrappedAt: row.bootstrapped_at, resyncHandled: row.resync_handled } : null;
 }
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
 /**
  * Applies events to a secondary's database. A batch and the cursor move in one transaction, so
  * after a crash at any point the database holds exactly the events up to the cursor: each
  * applied once, in order. Ids must follow the cursor without a gap; a gap is refused.
  */
 export class Applier {
-  private readonly upserts = new Map<string, Statement>();
-  private readonly deletes = new Map<string, Statement>();
+  private readonly tables = new Map<string, RowStatements>();
   private readonly applyBatch: Transaction<(events: WireEvent[]) => void>;
 
   constructor(private readonly db: Db) {
-    for (const [table, columns] of replicatedTables(db)) {
-      const names = columns.map(quote).join(', ');
-      const values = columns.map((column) => `@${column}`).join(', ');
-      const updates = columns.filter((column) => column !== 'id').map((column) => `${quote(column)} = excluded.${quote(column)}`);
-      const onConflict = updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
-      this.upserts.set(table, db.prepare(`INSERT INTO ${quote(table)} (${names}) VALUES (${values}) ON CONFLICT (id) ${onConflict}`));
-      this.deletes.set(table, db.prepare(`DELETE FROM ${quote(table)} WHERE id = ?`));
-    }
+    for (const [table, columns] of replicatedTables(db)) this.tables.set(table, rowStatements(db, table, columns));
     const moveCursor = db.prepare('UPDATE geo_cursor SET last_event_id = ?, last_event_at = ? WHERE id = 1 AND last_event_id = ?');
     this.applyBatch = db.transaction((events: WireEvent[]) => {
       // Rows arrive in commit order, but a child may precede its parent inside one transaction.
@@ -73,9 +64,9 @@ export class Applier {
       return recordBlobEvent(this.db, event, createdAt);
     }
     if (kind !== 'row') throw new Error(`event ${id}: unknown kind ${String(kind)}`);
-    const statement = table === null ? undefined : op === 'delete' ? this.deletes.get(table) : this.upserts.get(table);
-    if (!statement) throw new Error(`event ${id}: unknown table ${table}`);
-    if (op === 'delete') statement.run(rowId);
-    else statement.run(payload);
+    const statements = table === null ? undefined : this.tables.get(table);
+    if (!statements) throw new Error(`event ${id}: unknown table ${table}`);
+    if (op === 'delete') statements.remove.run(rowId);
+    else if (!statements.updateUnindexed?.run(payload).changes) statements.upsert.run(payload);
   }
 }
