@@ -151,14 +151,20 @@ const PROGRESS_MS = 10_000;
  * Polls the registry every 20 ms until `expected` items are synced; returns performance.now() at
  * that moment. Logs progress every 10 s. Throws when nothing moved for `stallMs` (failed items
  * left to their backoff count as no movement), naming the registry's state and a failure text.
+ * `onFirstClaim` runs once, when the first poll sees an item claimed.
  */
-export async function waitUntilSynced(reader: RegistryReader, expected: number, stallMs: number, label: string): Promise<number> {
+export async function waitUntilSynced(reader: RegistryReader, expected: number, stallMs: number, label: string, onFirstClaim?: () => void): Promise<number> {
+  let claimed = false;
   let last = '';
   let lastChange = performance.now();
   let lastLog = lastChange;
   for (;;) {
     const counts = reader.counts();
     const now = performance.now();
+    if (!claimed && counts.started + counts.synced + counts.failed > 0) {
+      claimed = true;
+      onFirstClaim?.();
+    }
     if (counts.synced >= expected) return now;
     const shown = describeCounts(counts, expected);
     if (shown !== last) {
