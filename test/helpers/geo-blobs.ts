@@ -1,3 +1,6 @@
+import type { Db } from '../../src/db/connection.js';
+import type { BlobType } from '../../src/geo/blobs.js';
+import { dueItems, markStarted, type RegistryItem } from '../../src/geo/registry/queue.js';
 import { ROOT_TOKEN, type SiteProcess } from './multisite.js';
 
 /** Short timings so each step settles in well under a second. */
@@ -36,3 +39,10 @@ export function registryOf(site: SiteProcess): Record<string, any>[] {
   }
 }
 
+
+/** What the sync scheduler does with due items it runs: select them, then record their start. */
+export function claimDueItems(db: Db, types: readonly BlobType[], limit: number, now: number): RegistryItem[] {
+  const items = dueItems(db, types, limit, now);
+  for (const item of items) markStarted(db, item, now);
+  return items;
+}

@@ -2,9 +2,10 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { insertGeoNode } from '../../src/geo/nodes.js';
-import { claimDueItems, finishFailed } from '../../src/geo/registry/queue.js';
+import { finishFailed } from '../../src/geo/registry/queue.js';
 import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
 import { listCurrentNodeFailures } from '../../src/geo/sync-failures.js';
+import { claimDueItems } from '../helpers/geo-blobs.js';
 
 const sha = (char: string) => char.repeat(64);
 const policy = { baseMs: 1000, capMs: 60_000 };

@@ -4,9 +4,10 @@ import { migrate } from '../../src/db/migrate.js';
 import type { BlobEvent } from '../../src/geo/blobs.js';
 import { registryBlobCounts } from '../../src/geo/registry/counts.js';
 import { reconcileRegistryPage, scheduleMissingItems } from '../../src/geo/registry/inventory.js';
-import { claimDueItems, finishFailed, finishSynced, pathInUse, removeItem, resetFailed, sweepStarted } from '../../src/geo/registry/queue.js';
+import { finishFailed, finishSynced, pathInUse, removeItem, resetFailed, sweepStarted } from '../../src/geo/registry/queue.js';
 import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
 import { nextRetryAt } from '../../src/geo/registry/retry.js';
+import { claimDueItems } from '../helpers/geo-blobs.js';
 
 /** A secondary's database without foreign keys, so inventory rows need no projects behind them. */
 function registryDb() {

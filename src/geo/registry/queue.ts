@@ -25,32 +25,30 @@ export const ITEM_COLUMNS = 'id, item_type, item_id, project_id, path, to_delete
 const inList = (types: readonly BlobType[]) => types.map((type) => `'${type}'`).join(', ');
 
 /**
- * Claims up to `limit` due items of `types` and marks them started, in one transaction: pending
- * ones first, oldest first (pending rows keep retry_at NULL, so the (state, retry_at) index walks
- * them in id order), then failed ones whose retry time has come, earliest first.
+ * Up to `limit` due items of `types`: pending ones first, oldest first (pending rows keep retry_at
+ * NULL, so the (state, retry_at) index walks them in id order), then failed ones whose retry time
+ * has come, earliest first. Selecting changes nothing: markStarted records the sync once it runs.
  */
-export function claimDueItems(db: Db, types: readonly BlobType[], limit: number, now: number): RegistryItem[] {
+export function dueItems(db: Db, types: readonly BlobType[], limit: number, now: number): RegistryItem[] {
   if (limit <= 0) return [];
   const kinds = inList(types);
-  return inTransaction(db, () => {
-    // Asked first through the (item_type, state) index: the ordered walk below would otherwise pass
-    // every pending item of the other class to find none of these.
-    const anyPending = prepare(db, `SELECT EXISTS (SELECT 1 FROM geo_registry WHERE item_type IN (${kinds}) AND state = 'pending')`).pluck().get() === 1;
-    const pending = anyPending
-      ? (prepare(db, `SELECT ${ITEM_COLUMNS} FROM geo_registry WHERE state = 'pending' AND retry_at IS NULL AND item_type IN (${kinds}) ORDER BY id LIMIT ?`).all(limit) as RegistryItem[])
-      : [];
-    const retries =
-      pending.length < limit
-        ? (prepare(db, `SELECT ${ITEM_COLUMNS} FROM geo_registry WHERE state = 'failed' AND retry_at <= ? AND item_type IN (${kinds}) ORDER BY retry_at LIMIT ?`).all(
-            now,
-            limit - pending.length,
-          ) as RegistryItem[])
-        : [];
-    const claimed = [...pending, ...retries];
-    const start = prepare(db, "UPDATE geo_registry SET state = 'started', started_at = ? WHERE id = ?");
-    for (const item of claimed) start.run(now, item.id);
-    return claimed;
-  });
+  // Asked first through the (item_type, state) index: the ordered walk below would otherwise pass
+  // every pending item of the other class to find none of these.
+  const anyPending = prepare(db, `SELECT EXISTS (SELECT 1 FROM geo_registry WHERE item_type IN (${kinds}) AND state = 'pending')`).pluck().get() === 1;
+  const pending = anyPending
+    ? (prepare(db, `SELECT ${ITEM_COLUMNS} FROM geo_registry WHERE state = 'pending' AND retry_at IS NULL AND item_type IN (${kinds}) ORDER BY id LIMIT ?`).all(limit) as RegistryItem[])
+    : [];
+  if (pending.length === limit) return pending;
+  const retries = prepare(db, `SELECT ${ITEM_COLUMNS} FROM geo_registry WHERE state = 'failed' AND retry_at <= ? AND item_type IN (${kinds}) ORDER BY retry_at LIMIT ?`).all(
+    now,
+    limit - pending.length,
+  ) as RegistryItem[];
+  return [...pending, ...retries];
+}
+
+/** A sync of the item began: `started` until its outcome is recorded (or a crash leaves it for sweepStarted). */
+export function markStarted(db: Db, item: RegistryItem, now: number): void {
+  prepare(db, "UPDATE geo_registry SET state = 'started', started_at = ? WHERE id = ? AND state IN ('pending', 'failed')").run(now, item.id);
 }
 
 /**

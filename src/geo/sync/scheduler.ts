@@ -3,7 +3,7 @@ import { inTransaction, type Db } from '../../db/connection.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import type { BlobType } from '../blobs.js';
-import { claimDueItems, finishFailed, finishSynced, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem, type SyncFailureRecord } from '../registry/queue.js';
+import { dueItems, finishFailed, finishSynced, markStarted, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem, type SyncFailureRecord } from '../registry/queue.js';
 import type { RetryPolicy } from '../registry/retry.js';
 import { describeFailure } from './failure.js';
 import { syncFile } from './file-sync.js';
@@ -53,20 +53,30 @@ interface Settled {
   readonly seconds: number;
 }
 
+/** How long the outcomes and starts of syncs wait to be written together: a few files' worth at full speed. */
+const WRITE_DELAY_MS = 10;
+
 /**
  * The one executor of blob syncs on a secondary. Events (woken by the applier) and the backfill
- * only make registry rows pending; this claims due rows up to each class's capacity, so one
- * budget bounds everything, and claims more as syncs finish. A timer picks up retries that came due.
+ * only make registry rows pending; this runs due items up to each class's capacity, so one budget
+ * bounds everything, and starts more as syncs finish. A timer picks up retries that came due.
  *
- * The registry is written once per turn of the event loop: the outcomes of every sync that ended
- * since the last turn and the claims that refill their slots go in one transaction, so a stream of
- * small files costs one commit per turn, not two per file.
+ * Registry writes are batched, so a stream of small files does not pay a commit or two per file:
+ * a claim selects, beyond the free slots, up to one capacity's worth of due items to start next
+ * (held here, unchanged in the registry); starts and outcomes are written together at most
+ * WRITE_DELAY_MS later, in one transaction, before any new claim. A row is `started` only while
+ * its sync runs; one that a crash cuts off before its start was written is simply still due.
  */
 export class SyncScheduler {
   private readonly tasks = new Map<number, Task>();
   private readonly running: Record<SyncClass, number> = { repos: 0, files: 0 };
+  /** Selected by the last claim, not yet started; forgotten (still due in the registry) at the next claim or a pause. */
+  private ahead: Record<SyncClass, RegistryItem[]> = { repos: [], files: [] };
+  /** Started or ended since the last write. */
+  private launched: Array<{ readonly item: RegistryItem; readonly at: number }> = [];
   private settled: Settled[] = [];
-  private flushQueued = false;
+  private pumpQueued = false;
+  private writeTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
   private paused = false;
   private stopped = false;
@@ -79,17 +89,17 @@ export class SyncScheduler {
     this.wake();
   }
 
-  /** Claims as much due work as the budget allows, on the next turn. Cheap when there is none: call it freely. */
+  /** Starts as much due work as the budget allows, on the next turn. Cheap when there is none: call it freely. */
   wake(): void {
-    if (this.flushQueued) return;
-    this.flushQueued = true;
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
     setImmediate(() => {
-      this.flushQueued = false;
-      this.flush();
+      this.pumpQueued = false;
+      this.pump();
     });
   }
 
-  /** Interrupts every sync (their items go back to pending) and claims nothing until resume(): the database is about to be swapped. */
+  /** Interrupts every sync (their items go back to pending) and starts nothing until resume(): the database is about to be swapped. */
   async pause(): Promise<void> {
     this.paused = true;
     await this.interruptAll();
@@ -108,37 +118,68 @@ export class SyncScheduler {
     await this.interruptAll();
   }
 
-  /** Aborts the syncs in flight and records their outcomes before the database goes away. */
+  /** Aborts the syncs in flight and writes what they and the others did before the database goes away. */
   private async interruptAll(): Promise<void> {
+    this.ahead = { repos: [], files: [] };
     for (const task of this.tasks.values()) task.abort.abort();
     await Promise.all([...this.tasks.values()].map((task) => task.done));
-    this.flush();
+    this.write(false);
   }
 
-  /** Records what ended and, unless paused or stopped, claims due items for the free slots: one transaction. */
-  private flush(): void {
-    const claiming = !this.stopped && !this.paused;
-    if ((this.settled.length === 0 && !claiming) || !this.host.ready()) return;
+  /** Fills the free slots from the items selected ahead, claiming (with a write) when those do not suffice. */
+  private pump(): void {
+    if (this.stopped || this.paused || !this.host.ready()) return;
+    const capacity = this.host.capacity();
+    const classes = (['repos', 'files'] as const).filter((syncClass) => capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length);
+    if (classes.length > 0 && !this.write(true)) return;
+    for (const syncClass of ['repos', 'files'] as const) {
+      const ahead = this.ahead[syncClass];
+      for (let free = capacity[syncClass] - this.running[syncClass]; free > 0 && ahead.length > 0; free--) this.launch(ahead.shift()!);
+    }
+  }
+
+  private scheduleWrite(): void {
+    this.writeTimer ??= setTimeout(() => this.write(false), WRITE_DELAY_MS);
+  }
+
+  /**
+   * One transaction: the starts and outcomes since the last write, then, with `claim`, a fresh
+   * selection of due items for every class (written starts exclude the running ones). False when
+   * the registry could not be written.
+   */
+  private write(claim: boolean): boolean {
+    if (this.writeTimer) clearTimeout(this.writeTimer);
+    this.writeTimer = null;
+    if (!this.host.ready() || (!claim && this.launched.length === 0 && this.settled.length === 0)) return true;
+    const launched = this.launched;
     const settled = this.settled;
+    this.launched = [];
     this.settled = [];
     let results: string[];
-    let claimed: RegistryItem[];
     try {
       const db = this.host.db();
-      [results, claimed] = inTransaction(db, () => [settled.map((entry) => this.record(db, entry)), claiming ? this.claim(db) : []]);
+      results = inTransaction(db, () => {
+        for (const { item, at } of launched) markStarted(db, item, at);
+        const recorded = settled.map((entry) => this.record(db, entry));
+        if (claim) this.claim(db);
+        return recorded;
+      });
     } catch (error) {
-      // The items stay `started`: the sweep at the next start makes them pending again.
+      // Written rows stay `started` (the sweep at the next start makes them pending again); the rest are still due.
       this.host.log.error({ err: error }, 'geo sync: could not record outcomes or claim due items');
-      return;
+      return false;
     }
     settled.forEach((entry, index) => this.report(entry, results[index]!));
-    for (const item of claimed) this.launch(item);
+    return true;
   }
 
-  private claim(db: Db): RegistryItem[] {
+  /** For each class: the free slots plus one capacity more, oldest due first. */
+  private claim(db: Db): void {
     const capacity = this.host.capacity();
     const now = Date.now();
-    return (['repos', 'files'] as const).flatMap((syncClass) => claimDueItems(db, CLASS_TYPES[syncClass], capacity[syncClass] - this.running[syncClass], now));
+    for (const syncClass of ['repos', 'files'] as const) {
+      this.ahead[syncClass] = dueItems(db, CLASS_TYPES[syncClass], 2 * capacity[syncClass] - this.running[syncClass], now);
+    }
   }
 
   private record(db: Db, { item, outcome }: Settled): string {
@@ -173,10 +214,13 @@ export class SyncScheduler {
     const abort = new AbortController();
     const started = performance.now();
     this.running[syncClass]++;
+    this.launched.push({ item, at: Date.now() });
+    this.scheduleWrite();
     const done = this.run(item, abort.signal).then((outcome) => {
       this.running[syncClass]--;
       this.tasks.delete(item.id);
       this.settled.push({ item, outcome, seconds: (performance.now() - started) / 1000 });
+      this.scheduleWrite();
       this.wake();
     });
     this.tasks.set(item.id, { abort, done });
