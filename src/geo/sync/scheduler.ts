@@ -72,7 +72,7 @@ export class SyncScheduler {
   private readonly running: Record<SyncClass, number> = { repos: 0, files: 0 };
   /** Selected by the last claim, not yet started; forgotten (still due in the registry) at the next claim or a pause. */
   private ahead: Record<SyncClass, RegistryItem[]> = { repos: [], files: [] };
-  /** Started or ended since the last write. */
+  /** Started since the last write, and (below) ended since the last write. */
   private launched: Array<{ readonly item: RegistryItem; readonly at: number }> = [];
   private settled: Settled[] = [];
   private pumpQueued = false;
@@ -130,8 +130,8 @@ export class SyncScheduler {
   private pump(): void {
     if (this.stopped || this.paused || !this.host.ready()) return;
     const capacity = this.host.capacity();
-    const classes = (['repos', 'files'] as const).filter((syncClass) => capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length);
-    if (classes.length > 0 && !this.write(true)) return;
+    const short = (['repos', 'files'] as const).some((syncClass) => capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length);
+    if (short && !this.write(true)) return;
     for (const syncClass of ['repos', 'files'] as const) {
       const ahead = this.ahead[syncClass];
       for (let free = capacity[syncClass] - this.running[syncClass]; free > 0 && ahead.length > 0; free--) this.launch(ahead.shift()!);
