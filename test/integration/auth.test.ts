@@ -94,6 +94,18 @@ describe('authentication', () => {
     expect((await site.api('/user', { as: carol.token })).status).toBe(401);
   });
 
+  it('serves a cached actor as its user is now: edited, then blocked, while other users change too', async () => {
+    const dave = await createUser(site);
+    const other = await createUser(site);
+    expect((await site.api('/user', { as: dave.token })).body.id).toBe(dave.id);
+    await site.api(`/users/${other.id}`, { method: 'PUT', body: { bio: 'unrelated' } });
+    await site.api(`/users/${dave.id}`, { method: 'PUT', body: { name: 'Dave Renamed' } });
+    expect((await site.api('/user', { as: dave.token })).body.name).toBe('Dave Renamed');
+    await site.api(`/users/${other.id}`, { method: 'PUT', body: { bio: 'unrelated again' } });
+    expect((await site.api(`/users/${dave.id}/block`, { method: 'POST' })).body).toBe(true);
+    expect((await site.api('/user', { as: dave.token })).status).toBe(401);
+  });
+
   it('limits read_user tokens to reading users', async () => {
     const token = tokenFor(site, alice.id, ['read_user']);
     expect((await site.api('/user', { as: token })).status).toBe(200);
