@@ -56,10 +56,6 @@ function storedStatusOf(ctx: SiteContext, nodeId: number): GeoNodeStatus | null 
 function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
   syncCaptureTriggers(ctx.db, true);
   const waiter = new EventWaiter(() => lastEventId(ctx.db));
-  const notifyOnWrite: RequestHandler = (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') res.on('finish', () => waiter.notify());
-    next();
-  };
   let stopJobs: (() => Promise<void>) | null = null;
   let initialFill: Promise<void> | null = null;
   const repositoryStatesJob: Job = {
@@ -86,7 +82,7 @@ function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
   ];
   return {
     ready: () => true,
-    early: [geoHeaders(() => ctx.nodeName, () => lastEventId(ctx.db)), notifyOnWrite],
+    early: [geoHeaders(() => ctx.nodeName, { position: () => lastEventId(ctx.db), written: () => waiter.notify() })],
     apiRouter: geoSiteRouter(ctx, waiter),
     reads: null,
     currentStatus: () => {
