@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
@@ -9,9 +9,9 @@ export function newSecret(prefix: string): string {
   return `${prefix}${randomBytes(20).toString('base64url')}`;
 }
 
-/** Tokens are stored only as this digest; a leaked database holds no usable credential. */
+/** Tokens are stored only as this digest; a leaked database holds no usable credential. One-shot hash(): every authenticated request pays it. */
 export function digestSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** scrypt runs on libuv's pool, so hashing never blocks the event loop. */
