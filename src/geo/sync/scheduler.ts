@@ -72,6 +72,8 @@ export class SyncScheduler {
   private readonly running: Record<SyncClass, number> = { repos: 0, files: 0 };
   /** Selected by the last claim, not yet started; forgotten (still due in the registry) at the next claim or a pause. */
   private ahead: Record<SyncClass, RegistryItem[]> = { repos: [], files: [] };
+  /** Classes whose last claim found fewer due items than it asked for: no claim until something may have become due. */
+  private exhausted: Record<SyncClass, boolean> = { repos: false, files: false };
   /** Started since the last write, and (below) ended since the last write. */
   private launched: Array<{ readonly item: RegistryItem; readonly at: number }> = [];
   private settled: Settled[] = [];
@@ -89,13 +91,19 @@ export class SyncScheduler {
     this.wake();
   }
 
-  /** Starts as much due work as the budget allows, on the next turn. Cheap when there is none: call it freely. */
+  /** New work may be due (an event, the backfill, the timer): starts as much as the budget allows, on the next turn. Cheap when there is none. */
   wake(): void {
+    this.exhausted = { repos: false, files: false };
+    this.pump();
+  }
+
+  /** Schedules a pump on the next turn: many calls in one turn make one. */
+  private pump(): void {
     if (this.pumpQueued) return;
     this.pumpQueued = true;
     setImmediate(() => {
       this.pumpQueued = false;
-      this.pump();
+      this.fillSlots();
     });
   }
 
@@ -123,15 +131,17 @@ export class SyncScheduler {
     this.ahead = { repos: [], files: [] };
     for (const task of this.tasks.values()) task.abort.abort();
     await Promise.all([...this.tasks.values()].map((task) => task.done));
-    this.write(false);
+    this.write();
   }
 
   /** Fills the free slots from the items selected ahead, claiming (with a write) when those do not suffice. */
-  private pump(): void {
+  private fillSlots(): void {
     if (this.stopped || this.paused || !this.host.ready()) return;
     const capacity = this.host.capacity();
-    const short = (['repos', 'files'] as const).some((syncClass) => capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length);
-    if (short && !this.write(true)) return;
+    const short = (['repos', 'files'] as const).filter(
+      (syncClass) => !this.exhausted[syncClass] && capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length,
+    );
+    if (short.length > 0 && !this.write(short)) return;
     for (const syncClass of ['repos', 'files'] as const) {
       const ahead = this.ahead[syncClass];
       for (let free = capacity[syncClass] - this.running[syncClass]; free > 0 && ahead.length > 0; free--) this.launch(ahead.shift()!);
@@ -139,18 +149,18 @@ export class SyncScheduler {
   }
 
   private scheduleWrite(): void {
-    this.writeTimer ??= setTimeout(() => this.write(false), WRITE_DELAY_MS);
+    this.writeTimer ??= setTimeout(() => this.write(), WRITE_DELAY_MS);
   }
 
   /**
-   * One transaction: the starts and outcomes since the last write, then, with `claim`, a fresh
-   * selection of due items for every class (written starts exclude the running ones). False when
-   * the registry could not be written.
+   * One transaction: the starts and outcomes since the last write, then a fresh selection of due
+   * items for each class in `claim` (written starts exclude the running ones). False when the
+   * registry could not be written.
    */
-  private write(claim: boolean): boolean {
+  private write(claim: readonly SyncClass[] = []): boolean {
     if (this.writeTimer) clearTimeout(this.writeTimer);
     this.writeTimer = null;
-    if (!this.host.ready() || (!claim && this.launched.length === 0 && this.settled.length === 0)) return true;
+    if (!this.host.ready() || (claim.length === 0 && this.launched.length === 0 && this.settled.length === 0)) return true;
     const launched = this.launched;
     const settled = this.settled;
     this.launched = [];
@@ -161,7 +171,7 @@ export class SyncScheduler {
       results = inTransaction(db, () => {
         for (const { item, at } of launched) markStarted(db, item, at);
         const recorded = settled.map((entry) => this.record(db, entry));
-        if (claim) this.claim(db);
+        this.claim(db, claim);
         return recorded;
       });
     } catch (error) {
@@ -169,16 +179,20 @@ export class SyncScheduler {
       this.host.log.error({ err: error }, 'geo sync: could not record outcomes or claim due items');
       return false;
     }
+    // An item superseded by an event meanwhile is due again.
+    if (results.includes('superseded')) this.exhausted = { repos: false, files: false };
     settled.forEach((entry, index) => this.report(entry, results[index]!));
     return true;
   }
 
   /** For each class: the free slots plus one capacity more, oldest due first. */
-  private claim(db: Db): void {
+  private claim(db: Db, classes: readonly SyncClass[]): void {
     const capacity = this.host.capacity();
     const now = Date.now();
-    for (const syncClass of ['repos', 'files'] as const) {
-      this.ahead[syncClass] = dueItems(db, CLASS_TYPES[syncClass], 2 * capacity[syncClass] - this.running[syncClass], now);
+    for (const syncClass of classes) {
+      const limit = 2 * capacity[syncClass] - this.running[syncClass];
+      this.ahead[syncClass] = dueItems(db, CLASS_TYPES[syncClass], limit, now);
+      this.exhausted[syncClass] = this.ahead[syncClass].length < limit;
     }
   }
 
@@ -221,7 +235,7 @@ export class SyncScheduler {
       this.tasks.delete(item.id);
       this.settled.push({ item, outcome, seconds: (performance.now() - started) / 1000 });
       this.scheduleWrite();
-      this.wake();
+      this.pump();
     });
     this.tasks.set(item.id, { abort, done });
   }
