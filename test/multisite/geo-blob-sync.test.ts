@@ -156,4 +156,11 @@ describe('geo blob sync: repositories, wikis, LFS objects, uploads and job artif
     await waitFor(async () => registryOf(secondary).find((row) => row.id === mediaRow.id)?.state === 'synced', { message: 'media synced' });
     expect(await refsChecksum(mediaCopy)).toBe(await refsChecksum(path.join(primary.dataDir, mediaRow.path)));
   });
+
+  it('stops cleanly mid-replication: exit code 0 and no error logged on the way out', async () => {
+    await secondary.kill('SIGTERM');
+    const shutdown = secondary.output.slice(secondary.output.lastIndexOf('"shutting down"'));
+    expect(shutdown).toContain('exited (code 0');
+    expect(shutdown).not.toMatch(/"level":50/);
+  });
 });

@@ -7,6 +7,7 @@ import { reconcileRegistryPage, scheduleMissingItems } from '../../src/geo/regis
 import { finishFailed, finishSynced, pathInUse, removeItem, resetFailed, sweepStarted } from '../../src/geo/registry/queue.js';
 import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
 import { nextRetryAt } from '../../src/geo/registry/retry.js';
+import { backfillRunner } from '../../src/geo/sync/backfill.js';
 import { claimDueItems } from '../helpers/geo-blobs.js';
 
 /** A secondary's database without foreign keys, so inventory rows need no projects behind them. */
@@ -130,6 +131,31 @@ describe('a deleted item sharing its path', () => {
 });
 
 describe('backfill and counts', () => {
+  it('stops a backfill in flight at its next page, before the database closes', async () => {
+    const db = registryDb();
+    const insert = db.prepare("INSERT INTO lfs_objects (id, oid, size, created_at) VALUES (?, ?, ?, '2026-01-01')");
+    for (let id = 1; id <= 50; id++) insert.run(id, String(id).padStart(64, '0'), id);
+    const errors: unknown[] = [];
+    let pages = 0;
+    let firstPage!: () => void;
+    const scheduled = new Promise<void>((resolve) => (firstPage = resolve));
+    const onScheduled = () => {
+      pages++;
+      firstPage();
+    };
+    const runner = backfillRunner({ db: () => db, ready: () => db.open, batch: 1, onScheduled }, (error) => errors.push(error));
+    const run = runner.run();
+    await scheduled;
+    await runner.stop();
+    db.close();
+    await run;
+    expect(errors).toEqual([]);
+    expect(pages).toBeGreaterThan(0);
+    expect(pages).toBeLessThan(50);
+    await runner.run();
+    expect(errors).toEqual([]);
+  });
+
   it('schedules inventory items the registry lacks, page by page, and marks items gone from the primary', () => {
     const db = registryDb();
     const insert = db.prepare("INSERT INTO lfs_objects (id, oid, size, created_at) VALUES (?, ?, ?, '2026-01-01')");

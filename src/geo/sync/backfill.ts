@@ -43,25 +43,35 @@ export async function runBackfill(deps: BackfillDeps, now = Date.now()): Promise
   return result;
 }
 
-/** Runs the backfill on demand and from its schedule, never twice at once: a request during a run makes one more run. */
-export function backfillRunner(deps: BackfillDeps, onError: (error: unknown) => void): { run(): Promise<void> } {
+/**
+ * Runs the backfill on demand and from its schedule, never twice at once: a request during a run
+ * makes one more run. stop() ends the run in flight at its next page, before the database closes.
+ */
+export function backfillRunner(deps: BackfillDeps, onError: (error: unknown) => void): { run(): Promise<void>; stop(): Promise<void> } {
   let running: Promise<void> | null = null;
   let again = false;
+  let stopped = false;
+  const live: BackfillDeps = { ...deps, ready: () => !stopped && deps.ready() };
   const loop = async () => {
     do {
       again = false;
-      if (deps.ready()) await runBackfill(deps).catch(onError);
-    } while (again);
+      if (live.ready()) await runBackfill(live).catch(onError);
+    } while (again && !stopped);
     running = null;
   };
   return {
     run: () => {
+      if (stopped) return Promise.resolve();
       if (running) {
         again = true;
         return running;
       }
       running = loop();
       return running;
+    },
+    stop: async () => {
+      stopped = true;
+      await running;
     },
   };
 }

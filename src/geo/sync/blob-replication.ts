@@ -69,7 +69,10 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
         void backfill.run();
       }
     },
-    stop: () => scheduler.stop(),
+    stop: async () => {
+      await backfill.stop();
+      await scheduler.stop();
+    },
     onApplied: () => {
       scheduler.wake();
       if (backfillDue && ready()) {
