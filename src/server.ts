@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
+import { createAppServer } from './api/app-server.js';
 import { authenticate } from './api/middleware/authenticate.js';
 import { errorHandler, unknownRoute } from './api/middleware/error-handler.js';
 import { parseInput, parseQuery } from './api/middleware/input.js';
@@ -89,7 +90,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     geo,
     start: () =>
       new Promise((resolve, reject) => {
-        const listening = app.listen(config.port, config.host, () => {
+        const listening = createAppServer(app).listen(config.port, config.host, () => {
           const { port } = listening.address() as AddressInfo;
           ctx.externalUrl = config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
           ctx.nodeName = config.nodeName ?? ctx.externalUrl;
