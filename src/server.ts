@@ -164,8 +164,8 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use('/api/v4', api);
   app.use(probesRouter(ctx, geo.ready));
   app.use(signInRouter(ctx, input));
-  app.use(avatarRouter(ctx));
-  app.use(projectAvatarRouter(ctx));
+  app.use(avatarRouter(ctx, geo.reads));
+  app.use(projectAvatarRouter(ctx, geo.reads));
   app.use(projectUploadsWebRouter(ctx, input, geo.reads));
   app.use(gitLfsRouter(ctx, geo.reads));
   app.use(gitHttpRouter(ctx, geo.reads));

@@ -4,6 +4,7 @@ import { findProjectById, type ProjectRow } from '../db/tables/projects.js';
 import { projectBasic, projectGroupLink, projectView, projectWithAccess } from '../entities/projects.js';
 import { userBasic } from '../entities/users.js';
 import { badRequest, notFound } from '../errors.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import type { Actor } from '../services/authentication.js';
 import { assertAvatar, projectAvatarDir } from '../services/avatars.js';
 import { VISIBILITY } from '../services/permissions.js';
@@ -219,12 +220,16 @@ function userNamespaceId(ctx: SiteContext, userId: number): number {
   return namespace.id;
 }
 
-/** Serves project avatars at the path avatar_url names, for projects anyone may read (this route sees no credentials). */
-export function projectAvatarRouter(ctx: SiteContext): Router {
+/**
+ * Serves project avatars at the path avatar_url names, for projects anyone may read (this route
+ * sees no credentials). Geo does not replicate avatar files, so a secondary has the primary answer.
+ */
+export function projectAvatarRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
   const router = Router();
   router.get('/uploads/-/system/project/avatar/:id/:file', async (req, res) => {
     const project = findProjectById(ctx.db, pathInt(req.params.id, 'id'));
     if (!project || project.visibility_level !== VISIBILITY.public || project.avatar_path !== req.params.file) throw notFound('Avatar');
+    if (reads) return reads.fromPrimary(req, res);
     await sendStoredFile(req, res, path.join(projectAvatarDir(ctx.config.dataDir, project.id), project.avatar_path), { resource: 'Avatar', type: path.extname(project.avatar_path) });
   });
   return router;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { identitiesOf, type IdentityRow, type UserRow } from '../db/tables/users.js';
 import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../entities/users.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { monthsAgo } from '../services/clock.js';
 import { assertAvatar, attachUserAvatar, userAvatarDir } from '../services/avatars.js';
 import { isAdmin } from '../services/permissions.js';
@@ -94,12 +95,16 @@ export function userCustomAttributesRouter(ctx: SiteContext): Router {
   });
 }
 
-/** Serves user avatars at the path avatar_url names; avatars are public, as in GitLab. */
-export function avatarRouter(ctx: SiteContext): Router {
+/**
+ * Serves user avatars at the path avatar_url names; avatars are public, as in GitLab. Geo does not
+ * replicate avatar files, so a secondary has the primary answer.
+ */
+export function avatarRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
   const router = Router();
   router.get('/uploads/-/system/user/avatar/:id/:file', async (req, res) => {
     const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
     if (!user.avatar_path || user.avatar_path !== req.params.file) throw notFound('Avatar');
+    if (reads) return reads.fromPrimary(req, res);
     await sendStoredFile(req, res, path.join(userAvatarDir(ctx.config.dataDir, user.id), user.avatar_path), { resource: 'Avatar', type: path.extname(user.avatar_path) });
   });
   return router;

@@ -230,4 +230,18 @@ describe('reading from the nearest site: a secondary serves current copies and p
     failCopy('job_artifact', artifactId);
     expect(await fetchArtifact()).toEqual({ ...expected, node: primary.name });
   });
+
+  it('has the primary serve avatars, which Geo does not replicate', async () => {
+    const image = Buffer.from('\x89PNG avatar bytes of the primary');
+    const form = new FormData();
+    form.set('avatar', new Blob([image], { type: 'image/png' }), 'face.png');
+    const rootId = (await primary.api('/user')).body.id as number;
+    const updated = await fetch(`${primary.url}/api/v4/users/${rootId}`, { method: 'PUT', body: form, headers: { 'private-token': ROOT_TOKEN } });
+    expect(updated.status).toBe(200);
+    const avatarPath = new URL(((await updated.json()) as { avatar_url: string }).avatar_url).pathname;
+    await waitFor(async () => (await secondary.api('/user')).body.avatar_url?.endsWith(avatarPath), { message: 'avatar replicated' });
+    const served = await web(secondary, avatarPath);
+    expect({ status: served.status, node: served.headers['x-geoforge-node'], sha: sha256(served.body) }).toEqual({ status: 200, node: primary.name, sha: sha256(image) });
+    expect((await web(secondary, avatarPath.replace('face.png', 'other.png'))).status).toBe(404);
+  });
 });
