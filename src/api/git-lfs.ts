@@ -11,7 +11,7 @@ import { recordFileChange } from '../geo/file-events.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import type { GitService } from '../git/smart-http.js';
 import { nowIso } from '../services/clock.js';
-import { copyWithDigest } from '../services/durable-copy.js';
+import { CopyLimitError, copyWithDigest } from '../services/durable-copy.js';
 import type { SiteContext } from '../site-context.js';
 import { authorizeGit, type Access } from './git-http.js';
 import { downloadStream } from './respond.js';
@@ -205,13 +205,24 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
       lfsError(res, 422, 'Invalid size.');
       return;
     }
+    const length = req.headers['content-length'];
+    if (length !== undefined && Number(length) !== size) {
+      lfsError(res, 422, 'The uploaded content does not match the object id and size.');
+      return;
+    }
     const target = lfsObjectPath(ctx.config.dataDir, oid);
     const temporary = path.join(ctx.config.dataDir, 'lfs-objects', 'tmp', `${oid}.${randomUUID()}`);
     await mkdir(path.dirname(temporary), { recursive: true });
     await mkdir(path.dirname(target), { recursive: true });
     try {
-      const received = await copyWithDigest(req, temporary);
-      if (received.sha256 !== oid || received.size !== size) {
+      // Never more than the declared size on disk: a longer body fails the copy as soon as it passes it.
+      const received = await copyWithDigest(req, temporary, { maxBytes: size }).catch((error: unknown) => {
+        if (!(error instanceof CopyLimitError)) throw error;
+        // The rest of the body stays unread: the connection ends with the answer.
+        res.setHeader('Connection', 'close');
+        return null;
+      });
+      if (received === null || received.sha256 !== oid || received.size !== size) {
         await rm(temporary, { force: true });
         lfsError(res, 422, 'The uploaded content does not match the object id and size.');
         return;

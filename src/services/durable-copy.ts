@@ -19,16 +19,25 @@ const WRITE_QUEUE_BYTES = 4 * 1024 * 1024;
  */
 const EARLY_FLUSH_BYTES = 8 * 1024 * 1024;
 
+/** A source that brought more than the copy's `maxBytes`: it stops there, with nothing more written. */
+export class CopyLimitError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+  }
+}
+
 /**
  * Copies `source` (a file or a stream, such as a request body) to `target`, returning the sha256
  * and size of what was written; the copy is fsynced before this resolves. An existing `target` is
  * an error unless `overwrite` (a temporary name of the caller's own, which a crash may have left).
+ * Past `maxBytes` the copy fails with CopyLimitError.
  */
 export async function copyWithDigest(
   source: string | NodeJS.ReadableStream,
   target: string,
-  options: { overwrite?: boolean } = {},
+  options: { overwrite?: boolean; maxBytes?: number } = {},
 ): Promise<{ sha256: string; size: number }> {
+  const maxBytes = options.maxBytes ?? Infinity;
   const hash = createHash('sha256');
   let size = 0;
   let flushedAt = 0;
@@ -51,6 +60,7 @@ export async function copyWithDigest(
         hash.update(buffer);
         size += buffer.length;
       }
+      if (size > maxBytes) return done(new CopyLimitError(maxBytes));
       file.writev(buffers).then(() => {
         if (flushError !== null) return done(flushError as Error);
         if (flushing === null && size - flushedAt >= EARLY_FLUSH_BYTES) flushEarly();

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitError } from '../../src/git/cli.js';
@@ -137,6 +138,25 @@ describe('git LFS and wikis over smart HTTP', () => {
     await expect(stat(path.join(site.dataDir, 'lfs-objects', oid.slice(0, 2), oid.slice(2, 4), oid))).rejects.toThrow();
     const missing = (await (await batch(project, owner, 'download', [{ oid, size: content.length }])).body.json()) as any;
     expect(missing.objects[0].error.code).toBe(404);
+
+    // A body longer than the declared size: refused by its length, or, sent chunked, cut off at the size; never stored.
+    const longer = Buffer.concat([content, Buffer.alloc(4096, 1)]);
+    const tooLong = await request(url, { method: 'PUT', headers: { authorization: basic(owner), 'content-type': 'application/octet-stream' }, body: longer });
+    expect(tooLong.statusCode).toBe(422);
+    await tooLong.body.dump();
+    const chunked = await request(url, {
+      method: 'PUT',
+      headers: { authorization: basic(owner), 'content-type': 'application/octet-stream' },
+      body: Readable.from([content, Buffer.alloc(1 << 20, 1), Buffer.alloc(1 << 20, 2)]),
+    }).then(
+      async (response) => {
+        await response.body.dump();
+        return response.statusCode;
+      },
+      (error: Error) => error.name,
+    );
+    expect([422, 'SocketError']).toContain(chunked);
+    await expect(stat(path.join(site.dataDir, 'lfs-objects', oid.slice(0, 2), oid.slice(2, 4), oid))).rejects.toThrow();
 
     // A reporter may not upload at all.
     const reporterPut = await request(url, { method: 'PUT', headers: { authorization: basic(reporter) }, body: content });
