@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyWithDigest } from '../../src/services/durable-copy.js';
+import { CopyLimitError, copyWithDigest } from '../../src/services/durable-copy.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -38,6 +38,13 @@ describe('copyWithDigest', () => {
     expect(await readFile(path.join(dir, 'taken'), 'utf8')).toBe('old contents that are longer');
     await copyWithDigest(Readable.from([Buffer.from('new')]), path.join(dir, 'taken'), { overwrite: true });
     expect(await readFile(path.join(dir, 'taken'), 'utf8')).toBe('new');
+  });
+
+  it('stops at maxBytes with CopyLimitError, never writing past it', async () => {
+    const chunks = [randomBytes(1000), randomBytes(1000), randomBytes(1000)];
+    await expect(copyWithDigest(Readable.from(chunks), path.join(dir, 'limited'), { maxBytes: 1500 })).rejects.toBeInstanceOf(CopyLimitError);
+    expect((await readFile(path.join(dir, 'limited'))).length).toBeLessThanOrEqual(1500);
+    expect(await copyWithDigest(Readable.from(chunks), path.join(dir, 'exact'), { maxBytes: 3000 })).toEqual({ sha256: sha256(Buffer.concat(chunks)), size: 3000 });
   });
 
   it('rejects with the error of a source that fails midway', async () => {
