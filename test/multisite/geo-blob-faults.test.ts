@@ -23,6 +23,7 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
   let project: any;
   let hidden: { file: string; content: Buffer };
   let corrupted: { file: string; content: Buffer };
+  let grown: { file: string; content: Buffer };
 
   beforeAll(async () => {
     cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
@@ -34,7 +35,7 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
     await waitFor(async () => (await secondary.api(`/geo_nodes/${node.id}`)).body.repos_max_capacity === 4, { message: 'capacity replicated' });
     await secondary.kill('SIGTERM');
 
-    // While the secondary is down: 200 repositories, and two attachments, one hidden and one corrupted on the primary's disk.
+    // While the secondary is down: 200 repositories, and three attachments, one hidden, one corrupted and one grown on the primary's disk.
     await runConcurrently(REPOSITORIES, 8, async (index) => {
       const created = await primary.api('/projects', { method: 'POST', body: { name: `fault-${index}`, initialize_with_readme: index % 10 === 0 } });
       expect(created.status).toBe(201);
@@ -52,6 +53,8 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
     // Running as root, chmod 000 would not stop the primary reading it: take it away instead.
     await rename(hidden.file, `${hidden.file}.away`);
     await writeFile(corrupted.file, Buffer.from('THE BYTES THE ROW VOUCHES FOR\n'));
+    grown = await upload('grown.bin', Buffer.from('short\n'));
+    await writeFile(grown.file, Buffer.alloc(200_000, 7));
   }, 60_000);
   afterAll(async () => {
     await cluster?.destroy();
@@ -116,10 +119,10 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
     expect(failure.last_sync_failure).toMatch(/missing on the primary.*404/);
     expect(failure.retry_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     const status = await ownStatus(secondary);
-    expect(status.attachments_failed_count).toBe(2);
+    expect(status.attachments_failed_count).toBe(3);
     expect(status.healthy).toBe(true);
     const metrics = await secondary.api('/-/metrics', { as: null });
-    expect(metrics.text).toMatch(/^geo_attachments_failed\{[^}]*\} 2$/m);
+    expect(metrics.text).toMatch(/^geo_attachments_failed\{[^}]*\} 3$/m);
 
     await rename(`${hidden.file}.away`, hidden.file);
     await waitFor(
@@ -135,13 +138,16 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
 
   it('never marks a corrupted transfer synced: checksum_mismatch, no copy in place, no temporary left', async () => {
     const relative = path.relative(primary.dataDir, corrupted.file);
-    await waitFor(async () => (await failuresOf(secondary, 'attachment')).find((row) => row.failure_type === 'checksum_mismatch' && row.retry_count >= 3), {
+    await waitFor(async () => (await failuresOf(secondary, 'attachment')).filter((row) => row.failure_type === 'checksum_mismatch' && row.retry_count >= 3).length === 2, {
       timeoutMs: 20_000,
-      message: 'corrupted file failed three times',
+      message: 'corrupted and grown files failed three times',
     });
-    const [row] = await failuresOf(secondary, 'attachment');
-    expect(row.last_sync_failure).toMatch(/sha256 [0-9a-f]{64}, expected \d+ bytes with sha256 [0-9a-f]{64}/);
-    expect((await secondary.api('/geo_nodes/current/failures?failure_type=checksum_mismatch')).body).toHaveLength(1);
+    const failures = await failuresOf(secondary, 'attachment');
+    const failureOf = (file: string) => failures.find((candidate) => candidate.item_id === registryOf(secondary).find((entry) => entry.path === path.relative(primary.dataDir, file))!.item_id)!;
+    expect(failureOf(corrupted.file).last_sync_failure).toMatch(/sha256 [0-9a-f]{64}, expected \d+ bytes with sha256 [0-9a-f]{64}/);
+    // A file longer than its row is refused by its length, before a byte is written.
+    expect(failureOf(grown.file).last_sync_failure).toBe('the primary offers 200000 bytes, the replicated row records 6');
+    expect((await secondary.api('/geo_nodes/current/failures?failure_type=checksum_mismatch')).body).toHaveLength(2);
     expect((await secondary.api('/geo_nodes/current/failures?failure_type=verification')).body).toEqual([]);
     const registry = registryOf(secondary).find((candidate) => candidate.path === relative)!;
     expect(registry).toMatchObject({ state: 'failed', last_successful_sync_at: null, checksum: null });
@@ -167,7 +173,12 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
 
     // Restored on the primary, it syncs with the retry that comes next.
     await writeFile(corrupted.file, corrupted.content);
+    await writeFile(grown.file, grown.content);
     await waitFor(async () => registryOf(secondary).find((candidate) => candidate.path === relative)?.state === 'synced', { timeoutMs: 15_000, message: 'restored file synced' });
+    await waitFor(async () => registryOf(secondary).find((candidate) => candidate.path === path.relative(primary.dataDir, grown.file))?.state === 'synced', {
+      timeoutMs: 15_000,
+      message: 'grown file synced once restored',
+    });
     expect(await readFile(path.join(secondary.dataDir, relative))).toEqual(corrupted.content);
     expect((await ownStatus(secondary)).attachments_synced_in_percentage).toBe('100.00%');
   }, 60_000);

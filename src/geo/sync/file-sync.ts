@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { prepare } from '../../db/connection.js';
-import { copyWithDigest } from '../../services/durable-copy.js';
+import { CopyLimitError, copyWithDigest } from '../../services/durable-copy.js';
 import { PrimaryError, type TransferType } from '../agent/primary-client.js';
 import type { RegistryItem } from '../registry/queue.js';
 import type { SyncDeps } from './deps.js';
@@ -44,7 +44,14 @@ export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<stri
       transfer.body.destroy();
       throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
     }
-    const copy = await copyWithDigest(transfer.body, temporary, { overwrite: true });
+    if (transfer.size !== null && transfer.size !== row.size) {
+      transfer.body.destroy();
+      throw new SyncFailure('checksum_mismatch', `the primary offers ${transfer.size} bytes, the replicated row records ${row.size}`);
+    }
+    const copy = await copyWithDigest(transfer.body, temporary, { overwrite: true, maxBytes: row.size }).catch((error: unknown) => {
+      if (error instanceof CopyLimitError) throw new SyncFailure('checksum_mismatch', `the primary sent more than the ${row.size} bytes the replicated row records`);
+      throw error;
+    });
     if (copy.sha256 !== row.sha256 || copy.size !== row.size) {
       throw new SyncFailure('checksum_mismatch', `downloaded ${copy.size} bytes with sha256 ${copy.sha256}, expected ${row.size} bytes with sha256 ${row.sha256}`);
     }
