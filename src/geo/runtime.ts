@@ -152,9 +152,10 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
         }
         blobs.afterSwap();
       },
-      onApplied: (cursor) => {
+      onApplied: (cursor, blobEvents) => {
         waiter.applied(cursor.lastEventId);
-        blobs.onApplied();
+        // Row events alone add no registry work: waking the scheduler for each would cost a claim per batch.
+        if (blobEvents) blobs.onApplied();
       },
     },
     client,

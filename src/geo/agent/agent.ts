@@ -32,8 +32,11 @@ export interface AgentHost {
   /** Closes the live database, moves the prepared snapshot in its place and reopens it. */
   swapDatabase(prepared: string): Promise<void>;
   readonly metrics: GeoSyncMetrics;
-  /** Called after every applied batch, so waiting requests can re-check the cursor. */
-  onApplied(cursor: Cursor): void;
+  /**
+   * Called after every applied batch, so waiting requests can re-check the cursor; `blobs` when
+   * the batch held blob events or was a bootstrap, so the registry may have new work.
+   */
+  onApplied(cursor: Cursor, blobs: boolean): void;
 }
 
 /**
@@ -121,7 +124,7 @@ export class GeoAgent {
     const kinds = new Map<string, number>();
     for (const event of page.events) kinds.set(event[2], (kinds.get(event[2]) ?? 0) + 1);
     for (const [kind, count] of kinds) this.host.metrics.eventsApplied.inc({ kind }, count);
-    if (page.events.length) this.host.onApplied(readCursor(this.host.db())!);
+    if (page.events.length) this.host.onApplied(readCursor(this.host.db())!, kinds.has('blob'));
   }
 
   /**
@@ -151,7 +154,7 @@ export class GeoAgent {
     this.state.bootstrapped = true;
     this.state.behindPrunedHorizon = false;
     this.host.log.info({ last_event_id: prepared.lastEventId }, 'geo agent: bootstrapped');
-    this.host.onApplied(readCursor(this.host.db())!);
+    this.host.onApplied(readCursor(this.host.db())!, true);
   }
 
   private sleep(ms: number): Promise<void> {
