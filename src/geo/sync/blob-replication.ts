@@ -24,10 +24,13 @@ export interface BlobReplication {
   counts(): Record<BlobKind, BlobCounts>;
 }
 
+const CAPACITY_TTL_MS = 1000;
+
 /** Wires the scheduler, the backfill and the verification of a secondary to its context. */
 export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, ready: () => boolean): BlobReplication {
   const tuning = ctx.config.geo;
   const retry = { baseMs: tuning.retryBaseMs, capMs: tuning.retryCapSeconds * 1000 };
+  let capacity = { at: -Infinity, value: { repos: 0, files: 0 } };
   const scheduler = new SyncScheduler({
     dataDir: ctx.config.dataDir,
     log: ctx.log,
@@ -36,8 +39,13 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
     db: () => ctx.db,
     ready,
     capacity: () => {
-      const node = findGeoNodeByName(ctx.db, ctx.nodeName);
-      return { repos: node?.repos_max_capacity ?? tuning.reposMaxCapacity, files: node?.files_max_capacity ?? tuning.filesMaxCapacity };
+      // Asked after every finished sync; an admin's change of the node's capacities may take a second.
+      const now = Date.now();
+      if (now - capacity.at >= CAPACITY_TTL_MS) {
+        const node = findGeoNodeByName(ctx.db, ctx.nodeName);
+        capacity = { at: now, value: { repos: node?.repos_max_capacity ?? tuning.reposMaxCapacity, files: node?.files_max_capacity ?? tuning.filesMaxCapacity } };
+      }
+      return capacity.value;
     },
     retry,
     missingRetry: { baseMs: tuning.retryBaseMs, capMs: tuning.missingRetryCapSeconds * 1000 },
