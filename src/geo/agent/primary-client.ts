@@ -98,6 +98,9 @@ export class PrimaryClient {
    */
   async transfer(type: TransferType, id: number, signal?: AbortSignal): Promise<{ body: Readable; sha256: string | null; size: number | null }> {
     const response = await this.call('GET', `/transfers/${type}/${id}`, { timeoutMs: 120_000, signal });
+    // undici reports a body destroyed before its end (a caller dropping it unread) as an 'error'
+    // event: without a listener that would end the process. Readers still get errors their own way.
+    response.body.on('error', () => undefined);
     const sha256 = response.headers['x-geo-sha256'];
     const size = Number(response.headers['content-length']);
     return { body: response.body, sha256: typeof sha256 === 'string' ? sha256 : null, size: Number.isSafeInteger(size) ? size : null };

@@ -1,6 +1,5 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { prepare } from '../../db/connection.js';
 import { CopyLimitError, copyWithDigest } from '../../services/durable-copy.js';
 import { PrimaryError, type TransferType } from '../agent/primary-client.js';
@@ -19,9 +18,6 @@ const ROW_SQL: Readonly<Record<FileType, string>> = {
   job_artifact: 'SELECT sha256, size FROM ci_job_artifacts WHERE id = ?',
   attachment: 'SELECT sha256, size FROM uploads WHERE id = ?',
 };
-
-/** Drops a body unread. undici reports a body destroyed before its end as an error event: without a listener, that would end the process. */
-const discard = (body: Readable) => body.on('error', () => undefined).destroy();
 
 /**
  * Downloads a file from the primary to a temporary name beside its target, hashing as it writes,
@@ -45,11 +41,11 @@ export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<stri
       throw error;
     });
     if (transfer.sha256 !== row.sha256) {
-      discard(transfer.body);
+      transfer.body.destroy();
       throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
     }
     if (transfer.size !== null && transfer.size !== row.size) {
-      discard(transfer.body);
+      transfer.body.destroy();
       throw new SyncFailure('checksum_mismatch', `the primary offers ${transfer.size} bytes, the replicated row records ${row.size}`);
     }
     const copy = await copyWithDigest(transfer.body, temporary, { overwrite: true, maxBytes: row.size }).catch((error: unknown) => {

@@ -11,7 +11,8 @@ import { removeLocalCopy } from './local-copy.js';
 import { syncRepository } from './repository-sync.js';
 
 /** Capacity classes, as a geo node's settings name them: repos_max_capacity and files_max_capacity. */
-export type SyncClass = 'repos' | 'files';
+const SYNC_CLASSES = ['repos', 'files'] as const;
+export type SyncClass = (typeof SYNC_CLASSES)[number];
 const CLASS_TYPES: Readonly<Record<SyncClass, readonly BlobType[]>> = {
   repos: ['repository', 'wiki'],
   files: ['lfs_object', 'job_artifact', 'attachment'],
@@ -74,8 +75,9 @@ export class SyncScheduler {
   private ahead: Record<SyncClass, RegistryItem[]> = { repos: [], files: [] };
   /** Classes whose last claim found fewer due items than it asked for: no claim until something may have become due. */
   private exhausted: Record<SyncClass, boolean> = { repos: false, files: false };
-  /** Started since the last write, and (below) ended since the last write. */
+  /** Syncs started since the last write. */
   private launched: Array<{ readonly item: RegistryItem; readonly at: number }> = [];
+  /** Syncs ended since the last write. */
   private settled: Settled[] = [];
   private pumpQueued = false;
   private writeTimer: NodeJS.Timeout | null = null;
@@ -93,8 +95,13 @@ export class SyncScheduler {
 
   /** New work may be due (an event, the backfill, the timer): starts as much as the budget allows, on the next turn. Cheap when there is none. */
   wake(): void {
-    this.exhausted = { repos: false, files: false };
+    this.mayBeDue();
     this.pump();
+  }
+
+  /** Every class may have due items again: its next free slot claims. */
+  private mayBeDue(): void {
+    this.exhausted = { repos: false, files: false };
   }
 
   /** Schedules a pump on the next turn: many calls in one turn make one. */
@@ -138,11 +145,9 @@ export class SyncScheduler {
   private fillSlots(): void {
     if (this.stopped || this.paused || !this.host.ready()) return;
     const capacity = this.host.capacity();
-    const short = (['repos', 'files'] as const).filter(
-      (syncClass) => !this.exhausted[syncClass] && capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length,
-    );
-    if (short.length > 0 && !this.write(short)) return;
-    for (const syncClass of ['repos', 'files'] as const) {
+    const short = SYNC_CLASSES.filter((syncClass) => !this.exhausted[syncClass] && capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length);
+    if (short.length > 0 && !this.write({ classes: short, capacity })) return;
+    for (const syncClass of SYNC_CLASSES) {
       const ahead = this.ahead[syncClass];
       for (let free = capacity[syncClass] - this.running[syncClass]; free > 0 && ahead.length > 0; free--) this.launch(ahead.shift()!);
     }
@@ -153,14 +158,14 @@ export class SyncScheduler {
   }
 
   /**
-   * One transaction: the starts and outcomes since the last write, then a fresh selection of due
-   * items for each class in `claim` (written starts exclude the running ones). False when the
-   * registry could not be written.
+   * One transaction: the starts and outcomes since the last write, then, with `claim`, a fresh
+   * selection of due items for each of its classes (written starts exclude the running ones).
+   * False when the registry could not be written.
    */
-  private write(claim: readonly SyncClass[] = []): boolean {
+  private write(claim?: { readonly classes: readonly SyncClass[]; readonly capacity: Record<SyncClass, number> }): boolean {
     if (this.writeTimer) clearTimeout(this.writeTimer);
     this.writeTimer = null;
-    if (!this.host.ready() || (claim.length === 0 && this.launched.length === 0 && this.settled.length === 0)) return true;
+    if (!this.host.ready() || (!claim && this.launched.length === 0 && this.settled.length === 0)) return true;
     const launched = this.launched;
     const settled = this.settled;
     this.launched = [];
@@ -171,7 +176,7 @@ export class SyncScheduler {
       results = inTransaction(db, () => {
         for (const { item, at } of launched) markStarted(db, item, at);
         const recorded = settled.map((entry) => this.record(db, entry));
-        this.claim(db, claim);
+        if (claim) this.claim(db, claim.classes, claim.capacity);
         return recorded;
       });
     } catch (error) {
@@ -180,14 +185,13 @@ export class SyncScheduler {
       return false;
     }
     // An item superseded by an event meanwhile is due again.
-    if (results.includes('superseded')) this.exhausted = { repos: false, files: false };
+    if (results.includes('superseded')) this.mayBeDue();
     settled.forEach((entry, index) => this.report(entry, results[index]!));
     return true;
   }
 
   /** For each class: the free slots plus one capacity more, oldest due first. */
-  private claim(db: Db, classes: readonly SyncClass[]): void {
-    const capacity = this.host.capacity();
+  private claim(db: Db, classes: readonly SyncClass[], capacity: Record<SyncClass, number>): void {
     const now = Date.now();
     for (const syncClass of classes) {
       const limit = 2 * capacity[syncClass] - this.running[syncClass];
