@@ -22,6 +22,7 @@ import {
   unshareProject,
   updateProject,
 } from '../services/projects.js';
+import { writeCommit } from '../services/repository/commit-writer.js';
 import { findVisibleProject } from '../services/resolve.js';
 import { getUser } from '../services/users.js';
 import { findUserByUsername } from '../db/tables/users.js';
@@ -194,9 +195,15 @@ const UPDATE_ATTRIBUTES = [
 
 async function createWithAvatar(ctx: SiteContext, req: Request, actor: Actor, creatorId: number, namespace: Parameters<typeof createProject>[2]['namespace'], input: ProjectInput) {
   const avatar = avatarOf(req);
+  const { initialize_with_readme: withReadme } = readParams(req.input, { initialize_with_readme: bool() });
   const created = await createProject(ctx.db, ctx.config.dataDir, { actor, creatorId, namespace }, input);
   // An import_url project has no repository yet: the worker clones it.
   if (created.import_status === 'scheduled') ctx.imports.schedule(created.id);
+  // GitLab's initialize_with_readme: a first commit with a README on the default branch.
+  else if (withReadme) {
+    const readme = { action: 'create' as const, filePath: 'README.md', content: Buffer.from(`# ${created.name}\n`) };
+    await writeCommit(ctx, created, actor, { branch: created.default_branch, message: 'Initial commit', actions: [readme] });
+  }
   return avatar ? setProjectAvatar(ctx.db, ctx.config.dataDir, created.id, avatar) : created;
 }
 

@@ -55,6 +55,17 @@ describe('projects', () => {
   afterAll(() => site.stop());
 
   describe('POST /projects', () => {
+    it('starts the repository with a README on the default branch when initialize_with_readme is set', async () => {
+      const created = await site.api('/projects', { method: 'POST', body: { name: 'with-readme', initialize_with_readme: true, default_branch: 'main' }, as: owner.token });
+      expect(created.status).toBe(201);
+      const branches = await site.api(`/projects/${created.body.id}/repository/branches`, { as: owner.token });
+      expect(branches.body.map((branch: { name: string }) => branch.name)).toEqual(['main']);
+      const readme = await site.api(`/projects/${created.body.id}/repository/files/README.md/raw?ref=main`, { as: owner.token });
+      expect(readme.text).toBe('# with-readme\n');
+      const plain = await site.api('/projects', { method: 'POST', body: { name: 'without-readme', initialize_with_readme: false }, as: owner.token });
+      expect((await site.api(`/projects/${plain.body.id}/repository/branches`, { as: owner.token })).body).toEqual([]);
+    });
+
     it('creates a project in the caller namespace with GitLab defaults and a bare repository', async () => {
       const response = await site.api('/projects', { method: 'POST', body: { name: 'My Fancy_Project.v2' }, as: owner.token });
       expect(response.status).toBe(201);
