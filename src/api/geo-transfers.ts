@@ -1,6 +1,5 @@
 import { Router, type Response } from 'express';
 import { open } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import type { Db } from '../db/connection.js';
 import { findJobArtifactById } from '../db/tables/ci.js';
 import { findLfsObjectById } from '../db/tables/lfs-objects.js';
@@ -12,7 +11,7 @@ import type { SiteContext } from '../site-context.js';
 import { lfsObjectPath } from './git-lfs.js';
 import { requireGeoCaller } from './middleware/geo-caller.js';
 import { pathInt } from './params.js';
-import { downloadStream, sendJson } from './respond.js';
+import { sendFileBody, sendJson } from './respond.js';
 
 /** A file a row names: where it lives on this site and the sha256 recorded with it. */
 interface StoredFile {
@@ -77,7 +76,7 @@ export function geoTransfersRouter(ctx: SiteContext): Router {
       const info = await handle.stat();
       if (!info.isFile()) return fileNotFound(res, kind.label);
       res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(info.size), 'X-Geo-Sha256': stored.sha256 });
-      await pipeline(downloadStream(handle, info.size), res);
+      await sendFileBody(res, handle, info.size);
     } catch (error) {
       ctx.log.warn({ err: error, type: req.params.type, id }, 'geo transfer failed');
       res.destroy();

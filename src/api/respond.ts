@@ -26,11 +26,26 @@ const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
 /**
  * Reads a file of known size for a download in chunks of up to 1 MiB: a sixth of the read calls and
  * socket writes of the 64 KiB default, 1.7x the MiB/s of a large download here. A small file gets a
- * buffer of its own size, not a whole chunk.
+ * buffer of its own size, not a whole chunk, and the stream stops at the size instead of reading
+ * once more to find the end.
  */
 export function downloadStream(file: string | FileHandle, size: number): ReadStream {
-  const highWaterMark = Math.min(Math.max(size, 1), DOWNLOAD_CHUNK_BYTES);
-  return typeof file === 'string' ? createReadStream(file, { highWaterMark }) : file.createReadStream({ autoClose: false, highWaterMark });
+  const options = { highWaterMark: Math.min(Math.max(size, 1), DOWNLOAD_CHUNK_BYTES), ...(size > 0 && { end: size - 1 }) };
+  return typeof file === 'string' ? createReadStream(file, options) : file.createReadStream({ ...options, autoClose: false });
+}
+
+/**
+ * Sends the `size` bytes of an open file as the response body. A file that fits in one read is read
+ * once and sent whole, with no stream around it: a geo sync of many small files pays a stream and a
+ * pipeline per file otherwise. Rejects when the file is shorter than `size` or the response fails;
+ * the caller cuts the response then.
+ */
+export async function sendFileBody(res: Response, handle: FileHandle, size: number): Promise<void> {
+  if (size > DOWNLOAD_CHUNK_BYTES) return pipeline(downloadStream(handle, size), res);
+  const body = Buffer.allocUnsafe(size);
+  const { bytesRead } = await handle.read(body, 0, size, 0);
+  if (bytesRead !== size) throw new Error(`the file has ${bytesRead} of its ${size} bytes`);
+  res.end(body);
 }
 
 export interface StoredFileOptions {

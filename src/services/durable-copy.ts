@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
 /** Reads of a file source. */
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -30,55 +28,57 @@ export class CopyLimitError extends Error {
  * Copies `source` (a file or a stream, such as a request body) to `target`, returning the sha256
  * and size of what was written; the copy is fsynced before this resolves. An existing `target` is
  * an error unless `overwrite` (a temporary name of the caller's own, which a crash may have left).
- * Past `maxBytes` the copy fails with CopyLimitError.
+ * Past `maxBytes` the copy fails with CopyLimitError. A failed copy destroys its source.
+ *
+ * The source is read by async iteration into a queue that one write at a time drains: chunks that
+ * arrive during a write go out together in the next writev. A Writable and pipeline() cost about
+ * 0.3 ms more CPU per 64 KiB file here, a third of a geo file sync's own work.
  */
 export async function copyWithDigest(
-  source: string | NodeJS.ReadableStream,
+  source: string | AsyncIterable<Buffer>,
   target: string,
   options: { overwrite?: boolean; maxBytes?: number } = {},
 ): Promise<{ sha256: string; size: number }> {
   const maxBytes = options.maxBytes ?? Infinity;
   const hash = createHash('sha256');
-  let size = 0;
-  let flushedAt = 0;
-  let flushing: Promise<void> | null = null;
-  let flushError: unknown = null;
   const file = await open(target, options.overwrite ? 'w' : 'wx');
-  const flushEarly = () => {
-    flushedAt = size;
-    flushing = file.datasync().then(
-      () => void (flushing = null),
-      (error: unknown) => void ((flushError = error), (flushing = null)),
-    );
-  };
-  const sink = new Writable({
-    highWaterMark: WRITE_QUEUE_BYTES,
-    // Chunks that arrive while a write is under way go out together in one writev.
-    writev(chunks, done) {
-      const buffers = chunks.map(({ chunk }) => chunk as Buffer);
-      for (const buffer of buffers) {
-        hash.update(buffer);
-        size += buffer.length;
+  let size = 0;
+  let queue: Buffer[] = [];
+  let queuedBytes = 0;
+  let flushedAt = 0;
+  let draining: Promise<void> | null = null;
+  let flushing: Promise<void> | null = null;
+  let failure = null as { error: unknown } | null;
+  const fail = (error: unknown) => void (failure ??= { error });
+  const drain = async () => {
+    while (queue.length > 0 && failure === null) {
+      const buffers = queue;
+      queue = [];
+      queuedBytes = 0;
+      await file.writev(buffers);
+      if (flushing === null && size - flushedAt >= EARLY_FLUSH_BYTES) {
+        flushedAt = size;
+        flushing = file.datasync().then(() => void (flushing = null), (error: unknown) => void (fail(error), (flushing = null)));
       }
-      if (size > maxBytes) return done(new CopyLimitError(maxBytes));
-      file.writev(buffers).then(() => {
-        if (flushError !== null) return done(flushError as Error);
-        if (flushing === null && size - flushedAt >= EARLY_FLUSH_BYTES) flushEarly();
-        done();
-      }, done);
-    },
-    final(done) {
-      Promise.resolve(flushing)
-        .then(() => {
-          if (flushError !== null) throw flushError;
-          return file.sync();
-        })
-        .then(() => done(), done);
-    },
-  });
+    }
+  };
   try {
-    await pipeline(typeof source === 'string' ? createReadStream(source, { highWaterMark: READ_CHUNK_BYTES }) : source, sink);
+    for await (const chunk of typeof source === 'string' ? createReadStream(source, { highWaterMark: READ_CHUNK_BYTES }) : source) {
+      if (failure !== null) throw failure.error;
+      size += chunk.length;
+      if (size > maxBytes) throw new CopyLimitError(maxBytes);
+      hash.update(chunk);
+      queue.push(chunk);
+      queuedBytes += chunk.length;
+      draining ??= drain().then(() => void (draining = null), (error: unknown) => void (fail(error), (draining = null)));
+      if (queuedBytes >= WRITE_QUEUE_BYTES) await draining;
+    }
+    await draining;
+    await flushing;
+    if (failure !== null) throw failure.error;
+    await file.sync();
   } finally {
+    await draining;
     await flushing;
     await file.close();
   }

@@ -29,17 +29,24 @@ export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<stri
   const row = prepare(deps.db(), ROW_SQL[type]).get(item.item_id) as { sha256: string; size: number } | undefined;
   if (!row) throw new Error(`${type} ${item.item_id} is not in the replicated database (deleted on the primary?)`);
   const target = localCopyPath(deps.dataDir, item);
-  await mkdir(path.dirname(target), { recursive: true });
   // One name per item: a sync runs once per item at a time, and the next attempt overwrites what a crash left.
   const temporary = path.join(path.dirname(target), `.geo-tmp-${path.basename(target)}`);
   let placed = false;
   try {
-    const transfer = await deps.client.transfer(TRANSFER_TYPE[type], item.item_id, deps.signal).catch((error: unknown) => {
+    // The directories are made while the primary answers: a fresh copy's two fan-out levels cost as much as the wait.
+    const [made, answered] = await Promise.allSettled([mkdir(path.dirname(target), { recursive: true }), deps.client.transfer(TRANSFER_TYPE[type], item.item_id, deps.signal)]);
+    if (answered.status === 'rejected') {
+      const error: unknown = answered.reason;
       if (error instanceof PrimaryError && error.status === 404) {
         throw new SyncFailure('sync', `the ${type.replace('_', ' ')} is missing on the primary: ${error.message}`, true, { cause: error });
       }
       throw error;
-    });
+    }
+    const transfer = answered.value;
+    if (made.status === 'rejected') {
+      transfer.body.destroy();
+      throw made.reason;
+    }
     if (transfer.sha256 !== row.sha256) {
       transfer.body.destroy();
       throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
