@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { Router, type Request, type Response } from 'express';
 import { inTransaction } from '../db/connection.js';
 import { ensureLfsObject, findLfsObject, isLfsObjectLinked, linkLfsObject } from '../db/tables/lfs-objects.js';
@@ -14,7 +13,7 @@ import { nowIso } from '../services/clock.js';
 import { CopyLimitError, copyWithDigest } from '../services/durable-copy.js';
 import type { SiteContext } from '../site-context.js';
 import { authorizeGit, type Access } from './git-http.js';
-import { downloadStream } from './respond.js';
+import { sendFileBody } from './respond.js';
 
 /** The Git LFS media type: batch requests and answers, and error bodies. */
 const LFS_TYPE = 'application/vnd.git-lfs+json';
@@ -180,16 +179,20 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
     const oid = params[1]!;
     if (reads && !(await servedHere(ctx, reads, access.project, oid))) return reads.fromPrimary(req, res);
     const stored = await projectHasObject(ctx, access.project, oid);
-    if (!stored) {
+    // Opened before answering: a file that went away since is a 404, never a cut-off 200.
+    const handle = stored ? await open(lfsObjectPath(ctx.config.dataDir, oid), 'r').catch(() => null) : null;
+    if (!stored || !handle) {
       lfsError(res, 404, 'Object does not exist on the server or you don\'t have permissions to access it');
       return;
     }
     res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(stored.size) });
     try {
-      await pipeline(downloadStream(lfsObjectPath(ctx.config.dataDir, oid), stored.size), res);
+      await sendFileBody(res, handle, stored.size);
     } catch (error) {
       ctx.log.warn({ err: error, project: access.project.id, oid }, 'lfs download failed');
       res.destroy();
+    } finally {
+      await handle.close();
     }
   });
 
