@@ -43,23 +43,34 @@ export async function copyWithDigest(
   const hash = createHash('sha256');
   const file = await open(target, options.overwrite ? 'w' : 'wx');
   let size = 0;
+  let written = 0;
   let queue: Buffer[] = [];
   let queuedBytes = 0;
   let flushedAt = 0;
-  let draining: Promise<void> | null = null;
   let flushing: Promise<void> | null = null;
   let failure = null as { error: unknown } | null;
   const fail = (error: unknown) => void (failure ??= { error });
+  // `writing` is set and cleared synchronously with the queue checks, so a chunk queued while it is
+  // false always starts a drain, and a running drain writes every chunk queued before it ends.
+  let writing = false;
+  let drained: Promise<void> = Promise.resolve();
   const drain = async () => {
-    while (queue.length > 0 && failure === null) {
-      const buffers = queue;
-      queue = [];
-      queuedBytes = 0;
-      await file.writev(buffers);
-      if (flushing === null && size - flushedAt >= EARLY_FLUSH_BYTES) {
-        flushedAt = size;
-        flushing = file.datasync().then(() => void (flushing = null), (error: unknown) => void (fail(error), (flushing = null)));
+    writing = true;
+    try {
+      while (queue.length > 0 && failure === null) {
+        const buffers = queue;
+        queue = [];
+        queuedBytes = 0;
+        written += (await file.writev(buffers)).bytesWritten;
+        if (flushing === null && size - flushedAt >= EARLY_FLUSH_BYTES) {
+          flushedAt = size;
+          flushing = file.datasync().then(() => void (flushing = null), (error: unknown) => void (fail(error), (flushing = null)));
+        }
       }
+    } catch (error) {
+      fail(error);
+    } finally {
+      writing = false;
     }
   };
   try {
@@ -70,15 +81,17 @@ export async function copyWithDigest(
       hash.update(chunk);
       queue.push(chunk);
       queuedBytes += chunk.length;
-      draining ??= drain().then(() => void (draining = null), (error: unknown) => void (fail(error), (draining = null)));
-      if (queuedBytes >= WRITE_QUEUE_BYTES) await draining;
+      if (!writing) drained = drain();
+      if (queuedBytes >= WRITE_QUEUE_BYTES) await drained;
     }
-    await draining;
+    await drained;
     await flushing;
     if (failure !== null) throw failure.error;
+    // What was hashed is what is on disk: a short write (a full disk) fails the copy.
+    if (written !== size) throw new Error(`wrote ${written} of ${size} bytes to ${target}`);
     await file.sync();
   } finally {
-    await draining;
+    await drained;
     await flushing;
     await file.close();
   }

@@ -32,6 +32,25 @@ describe('copyWithDigest', () => {
     expect(sha256(await readFile(path.join(dir, 'large')))).toBe(sha256(whole));
   });
 
+  it('writes every chunk of a source whose chunks arrive at uneven times, ending right after a write', async () => {
+    // Chunks come now at once, now after a write had time to finish, so the source ends both while a
+    // write is under way and just after one: the file must hold every byte the digest counted.
+    for (let run = 0; run < 20; run++) {
+      const chunks = Array.from({ length: 1 + (run % 7) }, (_, i) => randomBytes(1 + ((run * 7919 + i * 104729) % 70_000)));
+      const source = (async function* () {
+        for (const [i, chunk] of chunks.entries()) {
+          if ((run + i) % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+          else if ((run + i) % 3 === 1) await new Promise((resolve) => setImmediate(resolve));
+          yield chunk;
+        }
+      })();
+      const whole = Buffer.concat(chunks);
+      const file = path.join(dir, `uneven-${run}`);
+      expect(await copyWithDigest(source, file)).toEqual({ sha256: sha256(whole), size: whole.length });
+      expect((await readFile(file)).equals(whole)).toBe(true);
+    }
+  });
+
   it('refuses an existing target unless asked to overwrite it', async () => {
     await writeFile(path.join(dir, 'taken'), 'old contents that are longer');
     await expect(copyWithDigest(Readable.from([Buffer.from('new')]), path.join(dir, 'taken'))).rejects.toMatchObject({ code: 'EEXIST' });
