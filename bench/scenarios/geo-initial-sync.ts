@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, onCore, sampleCpu } from '../lib/cpu.js';
 import { count, ms } from '../lib/format.js';
@@ -61,8 +61,10 @@ export const geoInitialSync: Scenario = {
     const rounds = countSetting('BENCH_GEO_ROUNDS', DEFAULT_ROUNDS);
     const dir = await tempDir(scope, 'geo-initial-sync');
     const primaryDir = path.join(dir, 'primary');
-    const secondaryDir = path.join(dir, 'secondary');
-    const mirrorDir = path.join(dir, 'mirrors');
+    // Each round's copies stay until the scenario ends: deleting thousands of files just before a
+    // timed round makes ext4 scan the freed inodes at every create (see geo-blob-sync).
+    const secondaryDirOf = (round: number) => path.join(dir, `secondary-${round}`);
+    const mirrorDirOf = (round: number) => path.join(dir, `mirrors-${round}`);
     const env = await gitClientEnv(dir);
 
     const primary = await startGeoSite(scope, { name: 'geoforge primary', dataDir: primaryDir, logFile: path.join(dir, 'primary.log'), env: primaryEnv(), nodeFlags: profileFlags() });
@@ -92,6 +94,7 @@ export const geoInitialSync: Scenario = {
 
     const measure: Record<Target, (round: number) => Promise<Round>> = {
       geoforge: async (round) => {
+        const secondaryDir = secondaryDirOf(round);
         const serverBefore = cpuOf(primary.pid);
         const secondary = await startFreshSecondary(scope, primary.url, secondaryDir, path.join(dir, `secondary-${round}.log`));
         const reader = new RegistryReader(secondaryDir, ['repository', 'wiki']);
@@ -115,8 +118,8 @@ export const geoInitialSync: Scenario = {
         const mismatched = await verify((repository) => path.join(secondaryDir, repository.relative));
         return { ...synced, server, mismatched };
       },
-      bridge: async () => {
-        await rm(mirrorDir, { recursive: true, force: true });
+      bridge: async (round) => {
+        const mirrorDir = mirrorDirOf(round);
         await mkdir(mirrorDir, { recursive: true });
         const serverBefore = cpuOf(bridge.pid);
         const clientBefore = cpuOf(process.pid);
@@ -139,7 +142,7 @@ export const geoInitialSync: Scenario = {
     });
     const noise = cpuNoise(before, sampleCpu(pids, true));
 
-    await rm(mirrorDir, { recursive: true, force: true });
+    const mirrorDir = path.join(dir, 'mirrors-file');
     await mkdir(mirrorDir, { recursive: true });
     const sample = repositories.filter((_, i) => i % FILE_SAMPLE_EVERY === 0);
     const sampleMs = await mirrorLoop(sample.map((repository, i) => [`file://${path.join(primaryDir, repository.relative)}`, path.join(mirrorDir, `${i}.git`)]), env);
