@@ -34,7 +34,7 @@ const SMALL_BYTES = 64 * 1024;
  * is this long-running process, and the first objects of an empty data dir also make its 256
  * top-level fan-out directories.
  */
-const WARMUP_OBJECTS = 300;
+const WARMUP_OBJECTS = 1_000;
 const ROUNDS = 3;
 const GOAL_LARGE = 0.8;
 const GOAL_SMALL = 0.7;
@@ -93,7 +93,7 @@ export const geoBlobSync: Scenario = {
     const rounds = countSetting('BENCH_GEO_ROUNDS', ROUNDS);
     const dir = await tempDir(scope, 'geo-blob-sync');
     // Every round writes into directories of its own, removed with the scenario: ext4 skips inodes
-    // freed in the last 30 s when it allocates (recently_deleted), and deleting one round's 1,300
+    // freed in the last 30 s when it allocates (recently_deleted), and deleting one round's 1,300 or more
     // files before the next made each create and mkdir of that round scan them (perf: 8 % of the
     // secondary's samples), which is not part of a sync.
     let baselines = 0;
