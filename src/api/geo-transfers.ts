@@ -1,5 +1,4 @@
 import { Router, type Response } from 'express';
-import { open } from 'node:fs/promises';
 import type { Db } from '../db/connection.js';
 import { findJobArtifactById } from '../db/tables/ci.js';
 import { findLfsObjectById } from '../db/tables/lfs-objects.js';
@@ -11,7 +10,7 @@ import type { SiteContext } from '../site-context.js';
 import { lfsObjectPath } from './git-lfs.js';
 import { requireGeoCaller } from './middleware/geo-caller.js';
 import { pathInt } from './params.js';
-import { sendFileBody, sendJson } from './respond.js';
+import { openStoredFile, sendFileBody, sendJson } from './respond.js';
 
 /** A file a row names: where it lives on this site and the sha256 recorded with it. */
 interface StoredFile {
@@ -69,19 +68,17 @@ export function geoTransfersRouter(ctx: SiteContext): Router {
     if (!kind) throw badRequest(`type does not have a valid value: one of ${Object.keys(KINDS).join(', ')}`);
     const id = pathInt(req.params.id, 'id');
     const stored = kind.find(ctx.db, ctx.config.dataDir, id);
-    // The handle is opened before answering: a file gone or unreadable is a 404, never a cut-off 200.
-    const handle = stored ? await open(stored.file, 'r').catch(() => null) : null;
-    if (!stored || !handle) return fileNotFound(res, kind.label);
+    // The file is opened before answering: one gone or unreadable is a 404, never a cut-off 200.
+    const opened = stored ? await openStoredFile(stored.file) : null;
+    if (!stored || !opened) return fileNotFound(res, kind.label);
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) return fileNotFound(res, kind.label);
-      res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(info.size), 'X-Geo-Sha256': stored.sha256 });
-      await sendFileBody(res, handle, info.size);
+      res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(opened.size), 'X-Geo-Sha256': stored.sha256 });
+      await sendFileBody(res, opened.handle, opened.size);
     } catch (error) {
       ctx.log.warn({ err: error, type: req.params.type, id }, 'geo transfer failed');
       res.destroy();
     } finally {
-      await handle.close();
+      await opened.handle.close();
     }
   });
   return router;

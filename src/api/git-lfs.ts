@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Router, type Request, type Response } from 'express';
 import { inTransaction } from '../db/connection.js';
@@ -13,7 +13,7 @@ import { nowIso } from '../services/clock.js';
 import { CopyLimitError, copyWithDigest } from '../services/durable-copy.js';
 import type { SiteContext } from '../site-context.js';
 import { authorizeGit, type Access } from './git-http.js';
-import { sendFileBody } from './respond.js';
+import { openStoredFile, sendFileBody } from './respond.js';
 
 /** The Git LFS media type: batch requests and answers, and error bodies. */
 const LFS_TYPE = 'application/vnd.git-lfs+json';
@@ -78,12 +78,17 @@ async function lfsGate(ctx: SiteContext, req: Request, res: Response, fullPath: 
   return result;
 }
 
+/** The object's row when the project (or a project it was forked from) has it linked; the file on disk is not looked at. */
+function linkedObject(ctx: SiteContext, project: ProjectRow, oid: string): { id: number; size: number } | null {
+  const object = findLfsObject(ctx.db, oid);
+  return object && isLfsObjectLinked(ctx.db, object.id, projectAndSources(ctx, project)) ? { id: object.id, size: object.size } : null;
+}
+
 /** Whether the project (or a project it was forked from) has the object, stored on disk. */
 async function projectHasObject(ctx: SiteContext, project: ProjectRow, oid: string): Promise<{ id: number; size: number } | null> {
-  const object = findLfsObject(ctx.db, oid);
-  if (!object || !isLfsObjectLinked(ctx.db, object.id, projectAndSources(ctx, project))) return null;
-  if (!(await stat(lfsObjectPath(ctx.config.dataDir, oid)).catch(() => null))?.isFile()) return null;
-  return { id: object.id, size: object.size };
+  const object = linkedObject(ctx, project, oid);
+  if (!object || !(await stat(lfsObjectPath(ctx.config.dataDir, oid)).catch(() => null))?.isFile()) return null;
+  return object;
 }
 
 /** On a secondary: whether this site holds a synced copy of the object for the project, else the primary answers. */
@@ -178,21 +183,21 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
     if (!access) return;
     const oid = params[1]!;
     if (reads && !(await servedHere(ctx, reads, access.project, oid))) return reads.fromPrimary(req, res);
-    const stored = await projectHasObject(ctx, access.project, oid);
-    // Opened before answering: a file that went away since is a 404, never a cut-off 200.
-    const handle = stored ? await open(lfsObjectPath(ctx.config.dataDir, oid), 'r').catch(() => null) : null;
-    if (!stored || !handle) {
+    const stored = linkedObject(ctx, access.project, oid);
+    // Opened before answering, which is also the check that it is on disk: a file that is gone is a 404, never a cut-off 200.
+    const opened = stored ? await openStoredFile(lfsObjectPath(ctx.config.dataDir, oid)) : null;
+    if (!stored || !opened) {
       lfsError(res, 404, 'Object does not exist on the server or you don\'t have permissions to access it');
       return;
     }
     res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(stored.size) });
     try {
-      await sendFileBody(res, handle, stored.size);
+      await sendFileBody(res, opened.handle, stored.size);
     } catch (error) {
       ctx.log.warn({ err: error, project: access.project.id, oid }, 'lfs download failed');
       res.destroy();
     } finally {
-      await handle.close();
+      await opened.handle.close();
     }
   });
 

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { createReadStream, type ReadStream } from 'node:fs';
-import { stat, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { notFound } from '../errors.js';
 
@@ -48,6 +48,16 @@ export async function sendFileBody(res: Response, handle: FileHandle, size: numb
   res.end(body);
 }
 
+/** A stored regular file, open, with its size; null when it is missing or not a file. The caller closes the handle. */
+export async function openStoredFile(file: string): Promise<{ handle: FileHandle; size: number } | null> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return null;
+  const info = await handle.stat().catch(() => null);
+  if (info?.isFile()) return { handle, size: info.size };
+  await handle.close();
+  return null;
+}
+
 export interface StoredFileOptions {
   /** Named in the 404 when the file is gone from disk (`404 <resource> Not Found`). */
   readonly resource?: string;
@@ -57,19 +67,24 @@ export interface StoredFileOptions {
 }
 
 /**
- * Streams a stored file with its length (no body for HEAD); 404 when it is gone from disk. A
- * client that goes away mid-download, or a read that fails once the response has started, cuts
- * the response: never a server error, never an unhandled stream error.
+ * Sends a stored file with its length (no body for HEAD); 404 when it is gone from disk, decided
+ * on the handle it is then read from. A client that goes away mid-download, or a read that fails
+ * once the response has started, cuts the response: never a server error, never an unhandled
+ * stream error.
  */
 export async function sendStoredFile(req: Request, res: Response, file: string, options: StoredFileOptions = {}): Promise<void> {
-  const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) throw notFound(options.resource);
-  res.setHeader('Content-Length', info.size);
-  if (options.type) res.type(options.type);
-  for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
-  if (req.method === 'HEAD') {
-    res.end();
-    return;
+  const stored = await openStoredFile(file);
+  if (!stored) throw notFound(options.resource);
+  try {
+    res.setHeader('Content-Length', stored.size);
+    if (options.type) res.type(options.type);
+    for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    await sendFileBody(res, stored.handle, stored.size).catch(() => res.destroy());
+  } finally {
+    await stored.handle.close();
   }
-  await pipeline(downloadStream(file, info.size), res).catch(() => res.destroy());
 }
