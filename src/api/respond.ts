@@ -34,6 +34,14 @@ export function downloadStream(file: string | FileHandle, size: number): ReadStr
   return typeof file === 'string' ? createReadStream(file, options) : file.createReadStream({ ...options, autoClose: false });
 }
 
+/** The whole of an open file that fits in one read. */
+async function readWhole(handle: FileHandle, size: number): Promise<Buffer> {
+  const body = Buffer.allocUnsafe(size);
+  const { bytesRead } = await handle.read(body, 0, size, 0);
+  if (bytesRead !== size) throw new Error(`the file has ${bytesRead} of its ${size} bytes`);
+  return body;
+}
+
 /**
  * Sends the `size` bytes of an open file as the response body. A file that fits in one read is read
  * once and sent whole, with no stream around it: a geo sync of many small files pays a stream and a
@@ -42,10 +50,43 @@ export function downloadStream(file: string | FileHandle, size: number): ReadStr
  */
 export async function sendFileBody(res: Response, handle: FileHandle, size: number): Promise<void> {
   if (size > DOWNLOAD_CHUNK_BYTES) return pipeline(downloadStream(handle, size), res);
-  const body = Buffer.allocUnsafe(size);
-  const { bytesRead } = await handle.read(body, 0, size, 0);
-  if (bytesRead !== size) throw new Error(`the file has ${bytesRead} of its ${size} bytes`);
-  res.end(body);
+  res.end(await readWhole(handle, size));
+}
+
+/**
+ * Writes `prefix` and then the `size` bytes of an open file into a response that goes on after
+ * them, as sendFileBody reads them; resolves once the socket can take more.
+ */
+export async function writeFileBody(res: Response, handle: FileHandle, size: number, prefix: Buffer): Promise<void> {
+  if (size > DOWNLOAD_CHUNK_BYTES) {
+    await writeBody(res, prefix);
+    return pipeline(downloadStream(handle, size), res, { end: false });
+  }
+  const body = await readWhole(handle, size);
+  res.cork();
+  res.write(prefix);
+  const room = res.write(body);
+  res.uncork();
+  if (!room) await drained(res);
+}
+
+/** Writes part of a response body that goes on after it; resolves once the socket can take more. */
+export async function writeBody(res: Response, chunk: Buffer): Promise<void> {
+  if (!res.write(chunk)) await drained(res);
+}
+
+/** Resolves at the response's next 'drain'; rejects if it closes first (the client went away). */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      res.off('drain', settle);
+      res.off('close', settle);
+      if (res.destroyed) reject(new Error('the response closed before its body was written'));
+      else resolve();
+    };
+    res.on('drain', settle);
+    res.on('close', settle);
+  });
 }
 
 /** A stored regular file, open, with its size; null when it is missing or not a file. The caller closes the handle. */

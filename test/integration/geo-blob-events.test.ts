@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -368,6 +368,55 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
       }
       await rm(path.join(site.dataDir, objectPath));
       expect(JSON.parse((await fetchFile('lfs', row.id)).body.toString())).toEqual({ message: '404 LFS Object Not Found', geo_code: 'FILE_NOT_FOUND' });
+    });
+
+    it('sends several files in one batch, in the order asked: each with its size and sha256, or the 404 its single transfer gets', async () => {
+      const upload = async (name: string, content: Buffer) => {
+        expect((await site.api(`/projects/${project.id}/uploads`, { method: 'POST', form: form(name, content), as: owner.token })).status).toBe(201);
+        return site.site.db.prepare('SELECT id FROM uploads WHERE project_id = ? ORDER BY id DESC LIMIT 1').pluck().get(project.id) as number;
+      };
+      const small = Buffer.from('a small one\n');
+      const none = Buffer.alloc(0);
+      // Past one read: this part streams through a pipeline that leaves the response open.
+      const large = randomBytes(1024 * 1024 + 5000);
+      const ids = { small: await upload('small.txt', small), large: await upload('large.bin', large) };
+      const batch = async (files: string, authorization: string | null = geoAuthorization(SECRET, 'secondary-1')) => {
+        const response = await request(`${site.url}/api/v4/geo/transfers?files=${files}`, { headers: authorization ? { authorization } : {} });
+        return { status: response.statusCode, headers: response.headers, body: Buffer.from(await response.body.arrayBuffer()) };
+      };
+      /** The parts as the format defines them, parsed here on their own: a JSON line, then `size` bytes. */
+      const parts = (body: Buffer) => {
+        const out: Array<{ header: any; sha256: string }> = [];
+        for (let offset = 0; offset < body.length; ) {
+          const newline = body.indexOf(10, offset);
+          const header = JSON.parse(body.subarray(offset, newline).toString());
+          offset = newline + 1 + (header.size ?? 0);
+          out.push({ header, sha256: sha256(body.subarray(newline + 1, offset)) });
+        }
+        return out;
+      };
+
+      const got = await batch(`attachment:${ids.large},attachment:${ids.small},attachment:999999,lfs:999999`);
+      expect(got.status).toBe(200);
+      expect(got.headers['content-type']).toBe('application/vnd.geoforge.file-batch');
+      expect(got.headers['content-length']).toBe(String(got.body.length));
+      expect(parts(got.body)).toEqual([
+        { header: { type: 'attachment', id: ids.large, size: large.length, sha256: sha256(large) }, sha256: sha256(large) },
+        { header: { type: 'attachment', id: ids.small, size: small.length, sha256: sha256(small) }, sha256: sha256(small) },
+        { header: { type: 'attachment', id: 999999, status: 404, message: '404 Attachment Not Found', geo_code: 'FILE_NOT_FOUND' }, sha256: sha256(none) },
+        { header: { type: 'lfs', id: 999999, status: 404, message: '404 LFS Object Not Found', geo_code: 'FILE_NOT_FOUND' }, sha256: sha256(none) },
+      ]);
+
+      expect((await batch(`attachment:${ids.small}`, null)).status).toBe(401);
+      const message = async (files: string) => {
+        const answer = await batch(files);
+        return { status: answer.status, message: JSON.parse(answer.body.toString()).message };
+      };
+      expect(await message('')).toEqual({ status: 400, message: 'files is empty' });
+      expect((await request(`${site.url}/api/v4/geo/transfers`, { headers: { authorization: geoAuthorization(SECRET, 'secondary-1') } })).statusCode).toBe(400);
+      expect(await message(`repository:${ids.small}`)).toEqual({ status: 400, message: expect.stringMatching(/^files is invalid: repository:\d+ is not <lfs\|lfs_object\|attachment\|job_artifact>:<id>$/) });
+      expect(await message('attachment:abc')).toMatchObject({ status: 400 });
+      expect(await message(Array.from({ length: 101 }, (_, i) => `attachment:${i + 1}`).join(','))).toEqual({ status: 400, message: 'files has more than 100 entries' });
     });
 
     it('answers only signed sites (401), and 400 for an unknown type or a malformed id', async () => {

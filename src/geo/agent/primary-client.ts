@@ -1,8 +1,8 @@
 import { createWriteStream } from 'node:fs';
-import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { geoAuthorization } from '../signing.js';
+import { FILE_BATCH_MAX_FILES, decodeFileBatch, fileBatchKey } from '../transfer-batch.js';
 
 /** One event as the primary sends it: [id, created_at, kind, table, op, row_id, payload]. */
 export type WireEvent = [number, number, 'row' | 'blob' | 'heartbeat', string | null, string | null, number | null, Record<string, unknown> | null];
@@ -17,16 +17,48 @@ export interface EventsPage {
 /** The URL word of each file type under /api/v4/geo/transfers. */
 export type TransferType = 'lfs' | 'attachment' | 'job_artifact';
 
+/** A failed call; `status` is the primary's answer about what was asked (a file's own 404), null when there is none. */
 export class PrimaryError extends Error {
   constructor(message: string, readonly status: number | null, options?: { cause?: unknown }) {
     super(message, options);
   }
 }
 
+/** A file the primary sends, with the sha256 and size it vouches for. */
+export interface FileTransfer {
+  /** The bytes: a stream, or for a batched file the chunks already received. */
+  readonly body: AsyncIterable<Buffer> | Iterable<Buffer>;
+  readonly sha256: string | null;
+  readonly size: number | null;
+  /** Drops the bytes unread. */
+  discard(): void;
+}
+
+/**
+ * Files of at most this size travel in batches, their bytes held until written; larger ones stream
+ * alone. Many small files cost one request between them instead of one each.
+ */
+const BATCHED_FILE_BYTES = 1024 * 1024;
+/** Bytes one batch may bring, at most held at once. */
+const BATCH_MAX_BYTES = 8 * 1024 * 1024;
+
+interface BatchMember {
+  readonly type: TransferType;
+  readonly id: number;
+  readonly size: number;
+  readonly signal: AbortSignal | undefined;
+  readonly resolve: (transfer: FileTransfer) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /** The one site-to-site HTTP client of a secondary: every call signed with the shared secret. */
 export class PrimaryClient {
   private readonly dispatcher: Dispatcher;
   private signed = { second: -1, node: '', authorization: '' };
+  /** Small file transfers asked for in this turn of the event loop: sent as one batch at its end. */
+  private batch: BatchMember[] = [];
+  private batchKeys = new Set<string>();
+  private batchBytes = 0;
 
   constructor(private readonly primaryUrl: string, private readonly secret: string, private readonly nodeName: () => string) {
     // Room for every file sync the node's capacity allows beside the long-poll and status calls:
@@ -34,7 +66,8 @@ export class PrimaryClient {
     this.dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   }
 
-  private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; timeoutMs?: number; signal?: AbortSignal } = {}) {
+  private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; timeoutMs?: number; signal?: AbortSignal; label?: string } = {}) {
+    const label = options.label ?? `${method} ${path}`;
     try {
       const response = await request(`${this.primaryUrl}/api/v4/geo${path}`, {
         method,
@@ -47,12 +80,12 @@ export class PrimaryClient {
       });
       if (response.statusCode >= 400) {
         const text = await response.body.text();
-        throw new PrimaryError(`primary answered ${response.statusCode} to ${method} ${path}: ${text.slice(0, 200)}`, response.statusCode);
+        throw new PrimaryError(`primary answered ${response.statusCode} to ${label}: ${text.slice(0, 200)}`, response.statusCode);
       }
       return response;
     } catch (error) {
       if (error instanceof PrimaryError) throw error;
-      throw new PrimaryError(`primary unreachable (${method} ${path}): ${(error as Error).message}`, null, { cause: error });
+      throw new PrimaryError(`primary unreachable (${label}): ${(error as Error).message}`, null, { cause: error });
     }
   }
 
@@ -93,17 +126,98 @@ export class PrimaryClient {
   }
 
   /**
-   * Streams one file from GET /transfers/:type/:id with the sha256 and size the primary vouches
-   * for. A file the primary lacks is a PrimaryError with status 404 (geo_code FILE_NOT_FOUND).
+   * One file from the primary with the sha256 and size it vouches for; `expectedSize` is what the
+   * replicated row records. A small file joins the batch of this turn (GET /transfers?files=...),
+   * a larger one streams from GET /transfers/:type/:id. A file the primary lacks is a PrimaryError
+   * with status 404 (geo_code FILE_NOT_FOUND) either way.
    */
-  async transfer(type: TransferType, id: number, signal?: AbortSignal): Promise<{ body: Readable; sha256: string | null; size: number | null }> {
+  transfer(type: TransferType, id: number, expectedSize: number, signal?: AbortSignal): Promise<FileTransfer> {
+    if (expectedSize > BATCHED_FILE_BYTES) return this.transferAlone(type, id, signal);
+    return new Promise((resolve, reject) => this.joinBatch({ type, id, size: expectedSize, signal, resolve, reject }));
+  }
+
+  private async transferAlone(type: TransferType, id: number, signal?: AbortSignal): Promise<FileTransfer> {
     const response = await this.call('GET', `/transfers/${type}/${id}`, { timeoutMs: 120_000, signal });
     // undici reports a body destroyed before its end (a caller dropping it unread) as an 'error'
     // event: without a listener that would end the process. Readers still get errors their own way.
     response.body.on('error', () => undefined);
     const sha256 = response.headers['x-geo-sha256'];
     const size = Number(response.headers['content-length']);
-    return { body: response.body, sha256: typeof sha256 === 'string' ? sha256 : null, size: Number.isSafeInteger(size) ? size : null };
+    return {
+      body: response.body,
+      sha256: typeof sha256 === 'string' ? sha256 : null,
+      size: Number.isSafeInteger(size) ? size : null,
+      discard: () => response.body.destroy(),
+    };
+  }
+
+  /** Syncs start together (a scheduler fills its free slots in one go), so their files share a request. */
+  private joinBatch(member: BatchMember): void {
+    const key = fileBatchKey(member.type, member.id);
+    if (this.batchKeys.has(key) || this.batch.length === FILE_BATCH_MAX_FILES || this.batchBytes + member.size > BATCH_MAX_BYTES) this.sendBatch();
+    if (this.batch.length === 0) queueMicrotask(() => this.sendBatch());
+    this.batch.push(member);
+    this.batchKeys.add(key);
+    this.batchBytes += member.size;
+  }
+
+  private sendBatch(): void {
+    const members = this.batch;
+    this.batch = [];
+    this.batchKeys = new Set();
+    this.batchBytes = 0;
+    if (members.length > 0) void this.fetchBatch(members);
+  }
+
+  /**
+   * One batch request: each member gets its part as soon as it has arrived, or the file's own 404.
+   * A member whose sync is interrupted is let go at once (the others go on; the request stops when
+   * none is left). When the batch as a whole fails, every member left fails with its text and no
+   * status: that is no answer about any one file.
+   */
+  private async fetchBatch(members: readonly BatchMember[]): Promise<void> {
+    const waiting = new Map(members.map((member) => [fileBatchKey(member.type, member.id), member]));
+    const abort = new AbortController();
+    const onAbort = new Map<string, () => void>();
+    const settle = (key: string, outcome: { transfer: FileTransfer } | { error: unknown }) => {
+      const member = waiting.get(key);
+      if (!member) return;
+      waiting.delete(key);
+      member.signal?.removeEventListener('abort', onAbort.get(key)!);
+      if ('transfer' in outcome) member.resolve(outcome.transfer);
+      else member.reject(outcome.error);
+    };
+    for (const [key, member] of waiting) {
+      if (!member.signal) continue;
+      const listener = () => {
+        settle(key, { error: member.signal!.reason });
+        if (waiting.size === 0) abort.abort();
+      };
+      onAbort.set(key, listener);
+      member.signal.addEventListener('abort', listener, { once: true });
+      if (member.signal.aborted) listener();
+    }
+    const label = `GET /transfers (a batch of ${members.length} files)`;
+    try {
+      const response = await this.call('GET', `/transfers?files=${[...waiting.keys()].join(',')}`, { timeoutMs: 120_000, signal: abort.signal, label });
+      response.body.on('error', () => undefined);
+      const wanted = (header: { type: string; id: number; size: number }) => waiting.get(fileBatchKey(header.type, header.id))?.size === header.size;
+      for await (const { header, chunks } of decodeFileBatch(response.body, wanted)) {
+        const key = fileBatchKey(header.type, header.id);
+        if ('status' in header) {
+          const body = JSON.stringify({ message: header.message, geo_code: header.geo_code });
+          settle(key, { error: new PrimaryError(`primary answered ${header.status} to GET /transfers/${header.type}/${header.id}: ${body}`, header.status) });
+        } else {
+          settle(key, { transfer: { body: chunks, sha256: header.sha256, size: header.size, discard: () => undefined } });
+        }
+      }
+      if (waiting.size > 0) throw new Error(`the primary's answer lacks ${waiting.size} of the files`);
+    } catch (error) {
+      if (waiting.size === 0) return;
+      const message = error instanceof PrimaryError ? error.message : `transfer batch failed (${label}): ${(error as Error).message}`;
+      const failure = new PrimaryError(message, null, { cause: error });
+      for (const key of [...waiting.keys()]) settle(key, { error: failure });
+    }
   }
 
   /**

@@ -34,7 +34,7 @@ export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<stri
   let placed = false;
   try {
     // The directories are made while the primary answers: a fresh copy's two fan-out levels cost as much as the wait.
-    const [made, answered] = await Promise.allSettled([mkdir(path.dirname(target), { recursive: true }), deps.client.transfer(TRANSFER_TYPE[type], item.item_id, deps.signal)]);
+    const [made, answered] = await Promise.allSettled([mkdir(path.dirname(target), { recursive: true }), deps.client.transfer(TRANSFER_TYPE[type], item.item_id, row.size, deps.signal)]);
     if (answered.status === 'rejected') {
       const error: unknown = answered.reason;
       if (error instanceof PrimaryError && error.status === 404) {
@@ -44,15 +44,15 @@ export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<stri
     }
     const transfer = answered.value;
     if (made.status === 'rejected') {
-      transfer.body.destroy();
+      transfer.discard();
       throw made.reason;
     }
     if (transfer.sha256 !== row.sha256) {
-      transfer.body.destroy();
+      transfer.discard();
       throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
     }
     if (transfer.size !== null && transfer.size !== row.size) {
-      transfer.body.destroy();
+      transfer.discard();
       throw new SyncFailure('checksum_mismatch', `the primary offers ${transfer.size} bytes, the replicated row records ${row.size}`);
     }
     const copy = await copyWithDigest(transfer.body, temporary, { overwrite: true, maxBytes: row.size }).catch((error: unknown) => {

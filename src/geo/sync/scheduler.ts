@@ -141,16 +141,29 @@ export class SyncScheduler {
     this.write();
   }
 
-  /** Fills the free slots from the items selected ahead, claiming (with a write) when those do not suffice. */
+  /** Fills the free slots of each class that may start syncs from the items selected ahead, claiming (with a write) when those do not suffice. */
   private fillSlots(): void {
     if (this.stopped || this.paused || !this.host.ready()) return;
     const capacity = this.host.capacity();
-    const short = SYNC_CLASSES.filter((syncClass) => !this.exhausted[syncClass] && capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length);
+    const open = SYNC_CLASSES.filter((syncClass) => this.mayLaunch(syncClass, capacity[syncClass]));
+    const short = open.filter((syncClass) => !this.exhausted[syncClass] && capacity[syncClass] - this.running[syncClass] > this.ahead[syncClass].length);
     if (short.length > 0 && !this.write({ classes: short, capacity })) return;
-    for (const syncClass of SYNC_CLASSES) {
+    for (const syncClass of open) {
       const ahead = this.ahead[syncClass];
       for (let free = capacity[syncClass] - this.running[syncClass]; free > 0 && ahead.length > 0; free--) this.launch(ahead.shift()!);
     }
+  }
+
+  /**
+   * Files start in groups of at least half their capacity while some run, so that their transfers
+   * share a request (PrimaryClient batches the small files asked for in one turn); filling each
+   * slot as it frees would send them one by one. A batch's files arrive together and free their
+   * slots together, so a class stays near its capacity all the same.
+   */
+  private mayLaunch(syncClass: SyncClass, capacity: number): boolean {
+    const running = this.running[syncClass];
+    if (running === 0) return true;
+    return syncClass === 'files' ? capacity - running >= Math.ceil(capacity / 2) : running < capacity;
   }
 
   private scheduleWrite(): void {
