@@ -55,7 +55,7 @@ interface BatchMember {
 export class PrimaryClient {
   private readonly dispatcher: Dispatcher;
   private signed = { second: -1, node: '', authorization: '' };
-  /** Small file transfers asked for in this turn of the event loop: sent as one batch at its end. */
+  /** Small file transfers asked for by the task now running (a scheduler filling its slots): one batch, sent when it ends. */
   private batch: BatchMember[] = [];
   private batchKeys = new Set<string>();
   private batchBytes = 0;
@@ -127,7 +127,7 @@ export class PrimaryClient {
 
   /**
    * One file from the primary with the sha256 and size it vouches for; `expectedSize` is what the
-   * replicated row records. A small file joins the batch of this turn (GET /transfers?files=...),
+   * replicated row records. A small file joins the batch of the running task (GET /transfers?files=...),
    * a larger one streams from GET /transfers/:type/:id. A file the primary lacks is a PrimaryError
    * with status 404 (geo_code FILE_NOT_FOUND) either way.
    */
