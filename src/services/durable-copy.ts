@@ -28,8 +28,8 @@ export class CopyLimitError extends Error {
  * Copies `source` (a file, a stream such as a request body, or chunks in hand) to `target`,
  * returning the sha256 and size of what was written; the copy is fsynced before this resolves. An
  * existing `target` is an error unless `overwrite` (a temporary name of the caller's own, which a
- * crash may have left).
- * Past `maxBytes` the copy fails with CopyLimitError. A failed copy destroys a stream source.
+ * crash may have left). Past `maxBytes` the copy fails with CopyLimitError. A failed copy destroys
+ * a stream source.
  *
  * The source is read by async iteration into a queue that one write at a time drains: chunks that
  * arrive during a write go out together in the next writev. A Writable and pipeline() cost about

@@ -156,9 +156,9 @@ export class SyncScheduler {
 
   /**
    * Files start in groups of at least half their capacity while some run, so that their transfers
-   * share a request (PrimaryClient batches the small files asked for in one turn); filling each
-   * slot as it frees would send them one by one. A batch's files arrive together and free their
-   * slots together, so a class stays near its capacity all the same.
+   * share a request (PrimaryClient batches the small files one fill asks for); filling each slot
+   * as it frees would send them one by one (2.4 files per request on average in geo-blob-sync, 6
+   * with groups). The class still runs between half and all of its capacity.
    */
   private mayLaunch(syncClass: SyncClass, capacity: number): boolean {
     const running = this.running[syncClass];
