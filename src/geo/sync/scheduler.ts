@@ -52,6 +52,8 @@ interface Settled {
   readonly item: RegistryItem;
   readonly outcome: Outcome;
   readonly seconds: number;
+  /** When the sync ended (epoch ms): what the registry records, not the later time of its write. */
+  readonly endedAt: number;
 }
 
 /** How long the outcomes and starts of syncs wait to be written together: a few files' worth at full speed. */
@@ -213,13 +215,12 @@ export class SyncScheduler {
     }
   }
 
-  private record(db: Db, { item, outcome }: Settled): string {
-    const now = Date.now();
+  private record(db: Db, { item, outcome, endedAt }: Settled): string {
     switch (outcome.kind) {
       case 'synced':
-        return finishSynced(db, item, outcome.checksum, now);
+        return finishSynced(db, item, outcome.checksum, endedAt);
       case 'failed':
-        return finishFailed(db, item, outcome.failure, now, outcome.failure.missingOnPrimary ? this.host.missingRetry : this.host.retry);
+        return finishFailed(db, item, outcome.failure, endedAt, outcome.failure.missingOnPrimary ? this.host.missingRetry : this.host.retry);
       case 'deleted':
         return removeItem(db, item);
       case 'released':
@@ -229,7 +230,7 @@ export class SyncScheduler {
   }
 
   /** Metrics and the log line of an outcome the registry recorded as such (not superseded by an event meanwhile). */
-  private report({ item, outcome, seconds }: Settled, result: string): void {
+  private report({ item, outcome, seconds, endedAt }: Settled, result: string): void {
     if (outcome.kind === 'failed') {
       const { failureType, message } = outcome.failure;
       this.host.log.warn({ type: item.item_type, item_id: item.item_id, failure_type: failureType, retry_count: item.retry_count + 1, error: message }, 'geo sync failed');
@@ -237,7 +238,7 @@ export class SyncScheduler {
     if (outcome.kind === 'released' || result !== outcome.kind) return;
     this.host.metrics.syncs.inc({ type: item.item_type, outcome: outcome.kind });
     this.host.metrics.syncDuration.observe({ type: item.item_type, outcome: outcome.kind }, seconds);
-    if (outcome.kind === 'synced' && item.event_at !== null) this.host.metrics.syncLag.observe({ type: item.item_type }, Math.max(0, Date.now() - item.event_at) / 1000);
+    if (outcome.kind === 'synced' && item.event_at !== null) this.host.metrics.syncLag.observe({ type: item.item_type }, Math.max(0, endedAt - item.event_at) / 1000);
   }
 
   private launch(item: RegistryItem): void {
@@ -250,7 +251,7 @@ export class SyncScheduler {
     const done = this.run(item, abort.signal).then((outcome) => {
       this.running[syncClass]--;
       this.tasks.delete(item.id);
-      this.settled.push({ item, outcome, seconds: (performance.now() - started) / 1000 });
+      this.settled.push({ item, outcome, seconds: (performance.now() - started) / 1000, endedAt: Date.now() });
       this.scheduleWrite();
       this.pump();
     });
