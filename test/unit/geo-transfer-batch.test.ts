@@ -149,14 +149,32 @@ describe('PrimaryClient file transfers', () => {
     expect(await bytesOf(await other)).toEqual(Buffer.from('two'));
   });
 
+  it('fetches each file alone from a primary that predates batches (404 for the route), and the next ones too', async () => {
+    answer = (req, res) => {
+      if (!req.url!.includes('?files=')) return false;
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"404 Not Found"}');
+      return true;
+    };
+    const older = new PrimaryClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, SECRET, () => 'secondary-1');
+    try {
+      const [one, two] = await Promise.all([older.transfer('lfs', 1, 65_536), older.transfer('lfs', 2, 3)]);
+      expect(sha256(await bytesOf(one))).toBe(sha256(stored.get('lfs:1')!));
+      expect(await bytesOf(two)).toEqual(Buffer.from('two'));
+      expect(await bytesOf(await older.transfer('attachment', 3, 1000))).toHaveLength(1000);
+      expect(requests.sort()).toEqual(['/api/v4/geo/transfers/attachment/3', '/api/v4/geo/transfers/lfs/1', '/api/v4/geo/transfers/lfs/2', '/api/v4/geo/transfers?files=lfs:1,lfs:2']);
+    } finally {
+      await older.close();
+    }
+  });
+
   it('fails every file of a batch that fails as a whole with its text and no status (no answer about any one file)', async () => {
     answer = (_req, res) => {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"404 Not Found"}');
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"503 Service Unavailable"}');
       return true;
     };
     const results = await Promise.allSettled([client.transfer('lfs', 1, 65_536), client.transfer('lfs', 2, 3)]);
     for (const result of results) {
-      expect(result).toMatchObject({ status: 'rejected', reason: { status: null, message: 'primary answered 404 to GET /transfers (a batch of 2 files): {"message":"404 Not Found"}' } });
+      expect(result).toMatchObject({ status: 'rejected', reason: { status: null, message: 'primary answered 503 to GET /transfers (a batch of 2 files): {"message":"503 Service Unavailable"}' } });
     }
 
     answer = (_req, res) => {

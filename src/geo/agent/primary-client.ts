@@ -41,6 +41,8 @@ export interface FileTransfer {
 const BATCHED_FILE_BYTES = 1024 * 1024;
 /** Bytes one batch may bring, at most held at once. */
 const BATCH_MAX_BYTES = 8 * 1024 * 1024;
+/** How long files go one by one after a primary refused a batch, before batches are tried again. */
+const BATCH_REFUSED_MS = 10 * 60_000;
 
 interface BatchMember {
   readonly type: TransferType;
@@ -59,6 +61,8 @@ export class PrimaryClient {
   private batch: BatchMember[] = [];
   private batchKeys = new Set<string>();
   private batchBytes = 0;
+  /** Until when small files go one by one: the primary did not know the batch route (an older version, upgraded later). */
+  private batchesRefusedUntil = 0;
 
   constructor(private readonly primaryUrl: string, private readonly secret: string, private readonly nodeName: () => string) {
     // Room for every file sync the node's capacity allows beside the long-poll and status calls:
@@ -132,7 +136,7 @@ export class PrimaryClient {
    * with status 404 (geo_code FILE_NOT_FOUND) either way.
    */
   transfer(type: TransferType, id: number, expectedSize: number, signal?: AbortSignal): Promise<FileTransfer> {
-    if (expectedSize > BATCHED_FILE_BYTES) return this.transferAlone(type, id, signal);
+    if (expectedSize > BATCHED_FILE_BYTES || Date.now() < this.batchesRefusedUntil) return this.transferAlone(type, id, signal);
     return new Promise((resolve, reject) => this.joinBatch({ type, id, size: expectedSize, signal, resolve, reject }));
   }
 
@@ -172,20 +176,22 @@ export class PrimaryClient {
   /**
    * One batch request: each member gets its part as soon as it has arrived, or the file's own 404.
    * A member whose sync is interrupted is let go at once (the others go on; the request stops when
-   * none is left). When the batch as a whole fails, every member left fails with its text and no
-   * status: that is no answer about any one file.
+   * none is left). From a primary without the batch route, each member's file is fetched alone.
+   * When the batch as a whole fails otherwise, every member left fails with its text and no status:
+   * that is no answer about any one file.
    */
   private async fetchBatch(members: readonly BatchMember[]): Promise<void> {
     const waiting = new Map(members.map((member) => [fileBatchKey(member.type, member.id), member]));
     const abort = new AbortController();
     const onAbort = new Map<string, () => void>();
-    const settle = (key: string, outcome: { transfer: FileTransfer } | { error: unknown }) => {
+    const settle = (key: string, outcome: { transfer: FileTransfer } | { error: unknown } | { alone: true }) => {
       const member = waiting.get(key);
       if (!member) return;
       waiting.delete(key);
       member.signal?.removeEventListener('abort', onAbort.get(key)!);
       if ('transfer' in outcome) member.resolve(outcome.transfer);
-      else member.reject(outcome.error);
+      else if ('error' in outcome) member.reject(outcome.error);
+      else this.transferAlone(member.type, member.id, member.signal).then(member.resolve, member.reject);
     };
     for (const [key, member] of waiting) {
       if (!member.signal) continue;
@@ -214,6 +220,13 @@ export class PrimaryClient {
       if (waiting.size > 0) throw new Error(`the primary's answer lacks ${waiting.size} of the files`);
     } catch (error) {
       if (waiting.size === 0) return;
+      if (error instanceof PrimaryError && error.status === 404) {
+        // The primary answers every batch it knows with 200 (a missing file is a part): this one
+        // predates batches. Its files, and the next ones for a while, go one by one.
+        this.batchesRefusedUntil = Date.now() + BATCH_REFUSED_MS;
+        for (const key of [...waiting.keys()]) settle(key, { alone: true });
+        return;
+      }
       const message = error instanceof PrimaryError ? error.message : `transfer batch failed (${label}): ${(error as Error).message}`;
       const failure = new PrimaryError(message, null, { cause: error });
       for (const key of [...waiting.keys()]) settle(key, { error: failure });
