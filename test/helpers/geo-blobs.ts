@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../../src/db/connection.js';
 import type { BlobType } from '../../src/geo/blobs.js';
 import { dueItems, markStarted, type RegistryItem } from '../../src/geo/registry/queue.js';
+import { encodeFileBatchHeader, type FileBatchHeader } from '../../src/geo/transfer-batch.js';
 import { ROOT_TOKEN, type SiteProcess } from './multisite.js';
 
 /** Short timings so each step settles in well under a second. */
@@ -39,6 +41,17 @@ export function registryOf(site: SiteProcess): Record<string, any>[] {
   }
 }
 
+/** A file batch body as a primary sends it: each file's header line and bytes, or a 404 part for a null file. */
+export function batchBody(files: ReadonlyArray<{ type: string; id: number; data: Buffer | null }>): Buffer {
+  return Buffer.concat(
+    files.flatMap(({ type, id, data }) => {
+      const header: FileBatchHeader = data
+        ? { type, id, size: data.length, sha256: createHash('sha256').update(data).digest('hex') }
+        : { type, id, status: 404, message: '404 LFS Object Not Found', geo_code: 'FILE_NOT_FOUND' };
+      return [encodeFileBatchHeader(header), data ?? Buffer.alloc(0)];
+    }),
+  );
+}
 
 /** What the sync scheduler does with due items it runs: select them, then record their start. */
 export function claimDueItems(db: Db, types: readonly BlobType[], limit: number, now: number): RegistryItem[] {

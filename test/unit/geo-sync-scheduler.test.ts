@@ -11,8 +11,9 @@ import { migrate } from '../../src/db/migrate.js';
 import { PrimaryClient } from '../../src/geo/agent/primary-client.js';
 import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
 import { SyncScheduler } from '../../src/geo/sync/scheduler.js';
-import { FILE_BATCH_CONTENT_TYPE, encodeFileBatchHeader } from '../../src/geo/transfer-batch.js';
+import { FILE_BATCH_CONTENT_TYPE } from '../../src/geo/transfer-batch.js';
 import { createSiteMetrics } from '../../src/observability/metrics.js';
+import { batchBody } from '../helpers/geo-blobs.js';
 import { waitFor } from '../helpers/multisite.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -39,7 +40,7 @@ describe('SyncScheduler with small files', () => {
       batches.push(ids.length);
       inFlight += ids.length;
       mostInFlight = Math.max(mostInFlight, inFlight);
-      const body = Buffer.concat(ids.flatMap((id) => [encodeFileBatchHeader({ type: 'lfs', id, size: objects[id - 1]!.data.length, sha256: objects[id - 1]!.oid }), objects[id - 1]!.data]));
+      const body = batchBody(ids.map((id) => ({ type: 'lfs', id, data: objects[id - 1]!.data })));
       setTimeout(() => {
         inFlight -= ids.length;
         res.writeHead(200, { 'content-type': FILE_BATCH_CONTENT_TYPE, 'content-length': body.length }).end(body);

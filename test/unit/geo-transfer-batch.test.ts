@@ -4,21 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PrimaryClient, PrimaryError, type FileTransfer } from '../../src/geo/agent/primary-client.js';
-import { FILE_BATCH_CONTENT_TYPE, FileBatchFormatError, decodeFileBatch, encodeFileBatchHeader, type FileBatchHeader } from '../../src/geo/transfer-batch.js';
+import { FILE_BATCH_CONTENT_TYPE, FileBatchFormatError, decodeFileBatch, type FileBatchHeader } from '../../src/geo/transfer-batch.js';
+import { batchBody } from '../helpers/geo-blobs.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-/** A batch body: each file's header line and bytes, or a 404 part for a null file. */
-function batchBody(files: ReadonlyArray<{ type: string; id: number; data: Buffer | null; size?: number }>): Buffer {
-  return Buffer.concat(
-    files.flatMap(({ type, id, data, size }) => {
-      const header: FileBatchHeader = data
-        ? { type, id, size: size ?? data.length, sha256: sha256(data) }
-        : { type, id, status: 404, message: '404 LFS Object Not Found', geo_code: 'FILE_NOT_FOUND' };
-      return [encodeFileBatchHeader(header), data ?? Buffer.alloc(0)];
-    }),
-  );
-}
 
 async function decodeAll(chunks: Buffer[], keep: (header: { size: number }) => boolean = () => true) {
   const parts: Array<{ header: FileBatchHeader; data: Buffer }> = [];
