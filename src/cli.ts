@@ -11,8 +11,8 @@ import { findUserByUsername } from './db/tables/users.js';
 import { formatNodeStatusJson, formatNodeStatusTable, formatNodeTable } from './geo/node-reports.js';
 import { readNodeStatuses } from './geo/node-statuses.js';
 import { allGeoNodes } from './geo/nodes.js';
-import { syncLdap } from './services/ldap/sync.js';
-import { createPersonalAccessToken, TOKEN_SCOPES } from './services/personal-access-tokens.js';
+import { syncLdap } from './services/groups/ldap/sync.js';
+import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
 import { createSite } from './server.js';
 import { readRevision, versionString } from './version.js';
 

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { SiteMetrics } from './observability/metrics.js';
-import type { ProjectImportWorker } from './services/project-import.js';
-import type { HookQueue } from './services/webhooks/queue.js';
+import type { ProjectImportWorker } from './services/projects/import.js';
+import type { HookQueue } from './services/hooks/queue.js';
 
 /** What every router and service of one site shares; two sites in one process never share one. */
 export interface SiteContext {

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/connection.js';
-import { createUser } from '../../src/services/users.js';
+import { createUser } from '../../src/services/users/users.js';
 
 /**
  * Creates `count` users through the users service, so every row holds exactly what the app

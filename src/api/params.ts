@@ -127,8 +127,8 @@ export function readParams<S extends Record<string, Reader<unknown>>>(input: Inp
 }
 
 /** A path id that must be an integer: 400 `<name> is invalid` otherwise, as Grape answers. */
-export function pathInt(raw: string | undefined, name: string): number {
-  if (raw === undefined || !/^\d{1,15}$/.test(raw)) throw invalidParam(name);
+export function pathInt(raw: unknown, name: string): number {
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) throw invalidParam(name);
   return Number(raw);
 }
 

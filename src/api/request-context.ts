@@ -1,4 +1,6 @@
-import type { Actor } from '../services/authentication.js';
+import type { NamespaceRow } from '../db/tables/namespaces.js';
+import type { ProjectRow } from '../db/tables/projects.js';
+import type { Actor } from '../services/users/authentication.js';
 import type { Input } from './params.js';
 
 /** A file of a multipart request, already on disk; removed when the response ends. */
@@ -17,6 +19,10 @@ declare global {
       input: Input;
       files: UploadedFile[];
       actor: Actor | null;
+      /** Set by the loadProject guard. */
+      project?: ProjectRow;
+      /** Set by the loadGroup guard. */
+      group?: NamespaceRow;
     }
     interface Locals {
       /** The matched route template, for logs and metrics. */

@@ -1,5 +1,5 @@
-import type { PersonalAccessTokenRow } from '../services/personal-access-tokens.js';
-import { isExpiredDate } from '../services/authentication.js';
+import type { PersonalAccessTokenRow } from '../services/users/personal-access-tokens.js';
+import { isExpiredDate } from '../services/users/authentication.js';
 
 /** ImpersonationToken; the secret appears only in the create response (GITLAB-NOTES 2.8). */
 export function impersonationToken(row: PersonalAccessTokenRow, secret?: string) {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.js';
 import { inTransaction, prepare } from '../db/connection.js';
-import { nowIso } from '../services/clock.js';
+import { nowIso } from '../storage/clock.js';
 import { refsChecksum } from './repository-checksum.js';
 import { repositoryOnDisk } from './repository-events.js';
 

@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.js';
 import { prepare } from '../db/connection.js';
 import { selectPage, type Page, type Paged } from '../db/page.js';
 import { notFound } from '../errors.js';
-import { nowIso } from '../services/clock.js';
+import { nowIso } from '../storage/clock.js';
 import type { GeoNodeStatus } from './status.js';
 
 export interface GeoNodeRow {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Db } from '../db/connection.js';
 import { inTransaction, prepare } from '../db/connection.js';
 import { repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
-import { nowIso } from '../services/clock.js';
+import { nowIso } from '../storage/clock.js';
 import { appendBlobEvent } from './blobs.js';
 import { refsChecksum } from './repository-checksum.js';
 

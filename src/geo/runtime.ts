@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response, NextFunction } from 'express';
 import { Router } from 'express';
 import path from 'node:path';
-import { geoSiteRouter } from '../api/geo-site.js';
-import { geoHeaders } from '../api/middleware/geo-headers.js';
+import { geoSiteRouter } from '../api/geo/site.js';
+import { geoHeaders } from '../api/geo/headers.js';
 import { sendJson } from '../api/respond.js';
 import { syncCaptureTriggers } from '../db/capture.js';
 import { inTransaction, openDatabase, type Db } from '../db/connection.js';

@@ -1,4 +1,4 @@
-import { syncLdap } from '../services/ldap/sync.js';
+import { syncLdap } from '../services/groups/ldap/sync.js';
 import type { SiteContext } from '../site-context.js';
 import type { Job } from './schedule.js';
 

@@ -4,7 +4,7 @@ import type { UploadedFile } from '../api/request-context.js';
 import type { Db } from '../db/connection.js';
 import { findUserById, updateUser, type UserRow } from '../db/tables/users.js';
 import { invalid } from '../errors.js';
-import { nowIso } from './clock.js';
+import { nowIso } from '../storage/clock.js';
 
 const FORMATS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico'];
 const MAX_AVATAR_BYTES = 200 * 1024;

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.js';
 import { inTransaction, prepare } from '../db/connection.js';
 import { invalid, notFound } from '../errors.js';
-import { nowIso } from './clock.js';
+import { nowIso } from '../storage/clock.js';
 
 /** Where one kind of owner keeps its custom attributes. */
 export type AttributeOwner =

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.js';
 import { groupAccessLevel, hasAccessBelowGroup, projectAccessLevel } from '../db/tables/access.js';
-import type { Actor } from './authentication.js';
-import { today } from './clock.js';
+import type { Actor } from './users/authentication.js';
+import { today } from '../storage/clock.js';
 
 /** GitLab's access levels (GITLAB-NOTES 1.5); 40 is "maintainer" (named "master" in 10.x). */
 export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
@@ -10,6 +10,8 @@ export type AccessLevel = (typeof ACCESS)[keyof typeof ACCESS];
 /** GitLab's visibility levels: private 0, internal 10, public 20. */
 export const VISIBILITY = { private: 0, internal: 10, public: 20 } as const;
 export type VisibilityName = keyof typeof VISIBILITY;
+/** The visibility names a `visibility` parameter accepts. */
+export const VISIBILITY_NAMES = Object.keys(VISIBILITY) as VisibilityName[];
 export const visibilityName = (level: number): VisibilityName => (level >= 20 ? 'public' : level >= 10 ? 'internal' : 'private');
 
 /** The one home of permission rules; families add their abilities here. */
@@ -28,7 +30,7 @@ export function visibleWithoutMembership(actor: Actor | null, visibilityLevel: n
 
 /** Namespaces: a user's own namespace (admins: every one), and any group the actor may read. */
 export function canReadNamespace(db: Db, actor: Actor | null, namespace: GroupRef & { kind: string; owner_id: number | null }): boolean {
-  if (namespace.kind === 'group') return canReadGroup(db, actor, namespace);
+  if (namespace.kind === 'group') return can(db, actor, 'read_group', namespace);
   if (!actor) return false;
   return isAdmin(actor) || namespace.owner_id === actor.user.id;
 }
@@ -48,6 +50,7 @@ export interface ProjectRef {
   readonly namespace_id: number;
   readonly visibility_level: number;
   readonly archived: number;
+  readonly public_jobs: number;
 }
 
 /** The actor's access level on a group (0 for anonymous callers); admins count as owners. */
@@ -64,64 +67,82 @@ export function projectAccess(db: Db, actor: Actor | null, project: ProjectRef):
   return projectAccessLevel(db, actor.user.id, project, today());
 }
 
-export function canReadGroup(db: Db, actor: Actor | null, group: GroupRef): boolean {
-  if (visibleWithoutMembership(actor, group.visibility_level) || isAdmin(actor)) return true;
-  if (!actor) return false;
-  return groupAccess(db, actor, group) > ACCESS.none || hasAccessBelowGroup(db, actor.user.id, group.id, today());
-}
-
-export function canReadProject(db: Db, actor: Actor | null, project: ProjectRef): boolean {
-  return visibleWithoutMembership(actor, project.visibility_level) || projectAccess(db, actor, project) >= ACCESS.guest;
-}
-
 /**
- * Forking copies the code, so it needs what downloading does (GITLAB-NOTES 2.2): a project anyone
- * signed in may read, or reporter access (guests of a private project may not fork it).
+ * One rule per ability: whether the actor may, given the subject and a lazy read of the actor's
+ * access level on it (a public read costs no membership query).
  */
-export function canForkProject(db: Db, actor: Actor, project: ProjectRef): boolean {
-  return visibleWithoutMembership(actor, project.visibility_level) || projectAccess(db, actor, project) >= ACCESS.reporter;
+type Rule<S> = (db: Db, actor: Actor | null, subject: S, access: () => number) => boolean;
+
+const atLeast =
+  <S>(level: AccessLevel): Rule<S> =>
+  (_db, _actor, _subject, access) =>
+    access() >= level;
+
+/** Public projects to anyone, internal ones to signed-in non-external users, else `level` and up. */
+const visibleOr =
+  (level: AccessLevel): Rule<ProjectRef> =>
+  (_db, actor, project, access) =>
+    visibleWithoutMembership(actor, project.visibility_level) || access() >= level;
+
+/** An archived project is read-only: abilities that change its content are refused there. */
+const unlessArchived =
+  (rule: Rule<ProjectRef>): Rule<ProjectRef> =>
+  (db, actor, project, access) =>
+    !project.archived && rule(db, actor, project, access);
+
+const readProject = visibleOr(ACCESS.guest);
+
+/** What may be done to a project and who may (GITLAB-NOTES 2.2), under GitLab's ability names. */
+const PROJECT_RULES = {
+  read_project: readProject,
+  /** Cloning and the repository API's reads: guests of a private project may not. */
+  download_code: visibleOr(ACCESS.reporter),
+  /** Forking copies the code, so it needs what downloading does. */
+  fork_project: visibleOr(ACCESS.reporter),
+  /** read_build / read_pipeline / read_commit_status: reporters, and readers when the project's jobs are public. */
+  read_build: (db, actor, project, access) => access() >= ACCESS.reporter || (project.public_jobs === 1 && readProject(db, actor, project, access)),
+  /** Also GitLab's update_build and create_commit_status, which need exactly this. */
+  push_code: unlessArchived(atLeast(ACCESS.developer)),
+  upload_file: unlessArchived(atLeast(ACCESS.guest)),
+  /** Settings, hooks and shares. */
+  admin_project: atLeast(ACCESS.maintainer),
+  admin_project_member: atLeast(ACCESS.maintainer),
+  rename_project: atLeast(ACCESS.owner),
+  change_visibility_level: atLeast(ACCESS.owner),
+  archive_project: atLeast(ACCESS.owner),
+  remove_project: atLeast(ACCESS.owner),
+} satisfies Record<string, Rule<ProjectRef>>;
+export type ProjectAbility = keyof typeof PROJECT_RULES;
+
+/** What may be done to a group and who may (GITLAB-NOTES 2.1). */
+const GROUP_RULES = {
+  /** Visible groups, and private ones to their members and to members of anything below them. */
+  read_group: (db, actor, group, access) =>
+    visibleWithoutMembership(actor, group.visibility_level) || isAdmin(actor) || (!!actor && (access() > ACCESS.none || hasAccessBelowGroup(db, actor.user.id, group.id, today()))),
+  create_projects: atLeast(ACCESS.maintainer),
+  create_subgroup: atLeast(ACCESS.owner),
+  admin_group_member: atLeast(ACCESS.owner),
+  /** Settings, LDAP sync and LDAP group links. */
+  admin_group: atLeast(ACCESS.owner),
+  remove_group: atLeast(ACCESS.owner),
+} satisfies Record<string, Rule<GroupRef>>;
+export type GroupAbility = keyof typeof GROUP_RULES;
+
+export const isProjectAbility = (ability: string): ability is ProjectAbility => ability in PROJECT_RULES;
+
+/** Whether the actor may do `ability` to the project or group: the one question every guard and service asks. */
+export function can(db: Db, actor: Actor | null, ability: ProjectAbility, project: ProjectRef): boolean;
+export function can(db: Db, actor: Actor | null, ability: GroupAbility, group: GroupRef): boolean;
+export function can(db: Db, actor: Actor | null, ability: ProjectAbility | GroupAbility, subject: ProjectRef | GroupRef): boolean {
+  if (isProjectAbility(ability)) {
+    const project = subject as ProjectRef;
+    return PROJECT_RULES[ability](db, actor, project, () => projectAccess(db, actor, project));
+  }
+  return GROUP_RULES[ability](db, actor, subject, () => groupAccess(db, actor, subject));
 }
 
 /** A user may create projects in their own namespace, admins in any; a group needs create_projects there. */
 export function canCreateProjectsIn(db: Db, actor: Actor, namespace: GroupRef & { kind: string; owner_id: number | null }): boolean {
-  if (namespace.kind === 'group') return canGroup(db, actor, 'create_projects', namespace);
+  if (namespace.kind === 'group') return can(db, actor, 'create_projects', namespace);
   return isAdmin(actor) || namespace.owner_id === actor.user.id;
-}
-
-/** What may be done to a group, and the access level each needs (GITLAB-NOTES 2.1). */
-export const GROUP_ABILITIES = {
-  create_projects: ACCESS.maintainer,
-  admin_members: ACCESS.owner,
-  create_subgroup: ACCESS.owner,
-  update: ACCESS.owner,
-  delete: ACCESS.owner,
-  ldap_sync: ACCESS.owner,
-} as const;
-export type GroupAbility = keyof typeof GROUP_ABILITIES;
-
-/** What may be done to a project, and the access level each needs (GITLAB-NOTES 2.2). */
-export const PROJECT_ABILITIES = {
-  push: ACCESS.developer,
-  update: ACCESS.maintainer,
-  admin_members: ACCESS.maintainer,
-  share: ACCESS.maintainer,
-  admin_hooks: ACCESS.maintainer,
-  upload: ACCESS.guest,
-  rename: ACCESS.owner,
-  change_visibility: ACCESS.owner,
-  archive: ACCESS.owner,
-  delete: ACCESS.owner,
-} as const;
-export type ProjectAbility = keyof typeof PROJECT_ABILITIES;
-
-/** Abilities that change a project, refused on an archived one (it is read-only). */
-const WRITES_TO_CONTENT: ReadonlySet<ProjectAbility> = new Set(['push', 'upload']);
-
-export function canGroup(db: Db, actor: Actor | null, ability: GroupAbility, group: GroupRef): boolean {
-  return groupAccess(db, actor, group) >= GROUP_ABILITIES[ability];
-}
-
-export function canProject(db: Db, actor: Actor | null, ability: ProjectAbility, project: ProjectRef): boolean {
-  if (project.archived && WRITES_TO_CONTENT.has(ability)) return false;
-  return projectAccess(db, actor, project) >= PROJECT_ABILITIES[ability];
 }

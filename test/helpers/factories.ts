@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createPersonalAccessToken } from '../../src/services/personal-access-tokens.js';
+import { createPersonalAccessToken } from '../../src/services/users/personal-access-tokens.js';
 import type { TestSite } from './site.js';
 
 let counter = 0;

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import { gzipSync } from 'node:zlib';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
-import { createUser as createUserRow } from '../../src/services/users.js';
+import { createUser as createUserRow } from '../../src/services/users/users.js';
 
 const parseLinks = (header: string) =>
   Object.fromEntries(header.split(', ').map((part) => {

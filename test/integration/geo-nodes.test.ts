@@ -4,7 +4,7 @@ import { lastEventId } from '../../src/geo/event-log.js';
 import { findGeoNode, storeNodeStatus } from '../../src/geo/nodes.js';
 import { geoAuthorization } from '../../src/geo/signing.js';
 import { buildStatus, noBlobs } from '../../src/geo/status.js';
-import { listCurrentNodeFailures } from '../../src/geo/sync-failures.js';
+import { listCurrentNodeFailures } from '../../src/geo/registry/failures.js';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Attribute, Change } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncLdap } from '../../src/services/ldap/sync.js';
+import { syncLdap } from '../../src/services/groups/ldap/sync.js';
 import { createGroup, createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 import { addGroupOfNames, addPerson, groupDn, startSlapd, type TestSlapd } from '../helpers/slapd.js';

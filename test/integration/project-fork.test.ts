@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath, stagingRepositoryPath } from '../../src/git/repositories.js';
 import { createLogger } from '../../src/observability/logger.js';
-import { ProjectImportWorker } from '../../src/services/project-import.js';
+import { ProjectImportWorker } from '../../src/services/projects/import.js';
 import { createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
 import { startSite, type TestSite } from '../helpers/site.js';

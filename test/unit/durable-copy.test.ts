@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CopyLimitError, copyWithDigest } from '../../src/services/durable-copy.js';
+import { CopyLimitError, copyWithDigest } from '../../src/storage/durable-copy.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 

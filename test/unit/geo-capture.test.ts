@@ -5,7 +5,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { appendHeartbeat, eventsAfterJson, lastEventId, logPosition, pruneEvents } from '../../src/geo/event-log.js';
 import { Applier, GapError, readCursor } from '../../src/geo/agent/applier.js';
 import type { WireEvent } from '../../src/geo/agent/primary-client.js';
-import { createUser, updateUser, deleteUser } from '../../src/services/users.js';
+import { createUser, updateUser, deleteUser } from '../../src/services/users/users.js';
 
 function site(capture: boolean) {
   const db = new Database(':memory:');

@@ -4,7 +4,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { insertGeoNode } from '../../src/geo/nodes.js';
 import { finishFailed } from '../../src/geo/registry/queue.js';
 import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
-import { listCurrentNodeFailures } from '../../src/geo/sync-failures.js';
+import { listCurrentNodeFailures } from '../../src/geo/registry/failures.js';
 import { claimDueItems } from '../helpers/geo-blobs.js';
 
 const sha = (char: string) => char.repeat(64);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeDn } from '../../src/services/ldap/dn.js';
+import { normalizeDn } from '../../src/services/groups/ldap/dn.js';
 
 describe('normalizeDn', () => {
   it('ignores case and the spaces around separators', () => {

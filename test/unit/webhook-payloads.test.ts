@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BLANK_SHA, PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type PushInput } from '../../src/services/webhooks/payloads.js';
-import { retryDelayMs } from '../../src/services/webhooks/retry-delay.js';
+import { BLANK_SHA, PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type PushInput } from '../../src/services/hooks/payloads.js';
+import { retryDelayMs } from '../../src/services/hooks/retry-delay.js';
 
 const commit = (n: number): HookCommit => ({
   id: n.toString(16).padStart(40, '0'),

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors.js';
-import { authenticateCredential, missingScope, touchActivity, type Actor, type Credential } from '../../services/authentication.js';
+import { authenticateCredential, missingScope, touchActivity, type Actor, type Credential } from '../../services/users/authentication.js';
 import { applySudo } from './sudo.js';
 import type { SiteContext } from '../../site-context.js';
 

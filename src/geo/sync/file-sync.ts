@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { prepare } from '../../db/connection.js';
-import { CopyLimitError, copyWithDigest } from '../../services/durable-copy.js';
+import { CopyLimitError, copyWithDigest } from '../../storage/durable-copy.js';
 import { PrimaryError, type TransferType } from '../agent/primary-client.js';
 import type { RegistryItem } from '../registry/queue.js';
 import type { SyncDeps } from './deps.js';

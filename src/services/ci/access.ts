@@ -1,16 +1,15 @@
 import type { Db } from '../../db/connection.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { forbidden } from '../../errors.js';
-import type { Actor } from '../authentication.js';
-import { ACCESS, canProject, canReadProject, projectAccess } from '../permissions.js';
+import type { Actor } from '../users/authentication.js';
+import { can } from '../permissions.js';
 
 /**
  * GitLab's read_build / read_pipeline / read_commit_status: reporters and up, and anyone who may
  * read the project when its jobs are public (`public_jobs`).
  */
 export function canReadBuilds(db: Db, actor: Actor | null, project: ProjectRow): boolean {
-  if (projectAccess(db, actor, project) >= ACCESS.reporter) return true;
-  return project.public_jobs === 1 && canReadProject(db, actor, project);
+  return can(db, actor, 'read_build', project);
 }
 
 export function assertReadBuilds(db: Db, actor: Actor | null, project: ProjectRow): void {
@@ -22,5 +21,5 @@ export function assertReadBuilds(db: Db, actor: Actor | null, project: ProjectRo
  * That is exactly the `push` ability, so it is reused rather than duplicated.
  */
 export function assertUpdateBuilds(db: Db, actor: Actor, project: ProjectRow): void {
-  if (!canProject(db, actor, 'push', project)) throw forbidden();
+  if (!can(db, actor, 'push_code', project)) throw forbidden();
 }

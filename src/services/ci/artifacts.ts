@@ -9,10 +9,10 @@ import { deleteJobArtifact, findJob, findJobArtifact, insertJobArtifact, type Jo
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { AppError, notFound } from '../../errors.js';
 import { recordFileChange } from '../../geo/file-events.js';
-import type { Actor } from '../authentication.js';
-import { nowIso } from '../clock.js';
-import { copyWithDigest } from '../durable-copy.js';
-import { sanitizeFilename } from '../uploads.js';
+import type { Actor } from '../users/authentication.js';
+import { nowIso } from '../../storage/clock.js';
+import { copyWithDigest } from '../../storage/durable-copy.js';
+import { sanitizeFilename } from '../projects/uploads.js';
 import { assertUpdateBuilds } from './access.js';
 import { getJob } from './jobs.js';
 

@@ -2,12 +2,12 @@ import type { Db } from '../../db/connection.js';
 import { artifactsByJobIds, findJob, listJobs, pipelinesByIds, type JobRow, type PipelineRow } from '../../db/tables/ci.js';
 import { usersByIds } from '../../db/tables/project-relations.js';
 import type { CiRelations } from '../../entities/ci.js';
-import { projectFullPath } from '../project-fork.js';
+import { projectFullPath } from '../projects/fork.js';
 import { readCommits } from './git.js';
 import type { Page, Paged } from '../../db/page.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { notFound } from '../../errors.js';
-import type { Actor } from '../authentication.js';
+import type { Actor } from '../users/authentication.js';
 import { assertReadBuilds } from './access.js';
 
 /** GET /projects/:id/jobs: newest first, optionally only the given statuses (`scope[]`). */

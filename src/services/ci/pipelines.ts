@@ -3,8 +3,8 @@ import { findPipeline, listPipelines, pipelineJobs, updatePipelineStatus, type J
 import type { Page, Paged } from '../../db/page.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { notFound } from '../../errors.js';
-import type { Actor } from '../authentication.js';
-import { nowIso } from '../clock.js';
+import type { Actor } from '../users/authentication.js';
+import { nowIso } from '../../storage/clock.js';
 import { assertReadBuilds } from './access.js';
 
 const COMPLETED: ReadonlySet<PipelineStatus> = new Set(['success', 'failed', 'canceled', 'skipped']);

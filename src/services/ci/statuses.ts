@@ -16,8 +16,8 @@ import {
 import type { Page, Paged } from '../../db/page.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { badRequest, notFound } from '../../errors.js';
-import type { Actor } from '../authentication.js';
-import { nowIso } from '../clock.js';
+import type { Actor } from '../users/authentication.js';
+import { nowIso } from '../../storage/clock.js';
 import { assertReadBuilds, assertUpdateBuilds } from './access.js';
 import { branchContaining, resolveCommit } from './git.js';
 import { refreshPipeline } from './pipelines.js';

@@ -3,7 +3,7 @@ import type { BranchRecord } from '../../entities/repository.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
 import { GitError } from '../../git/cli.js';
 import type { SiteContext } from '../../site-context.js';
-import type { Actor } from '../authentication.js';
+import type { Actor } from '../users/authentication.js';
 import { notifyPush } from './commit-writer.js';
 import { readCommits } from './commits.js';
 import { branchCommit, git, isValidBranchName, repositoryOf, resolveCommit, ZERO_SHA } from './git.js';

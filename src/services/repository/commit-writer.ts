@@ -5,8 +5,8 @@ import { AppError, badRequest } from '../../errors.js';
 import { GitError } from '../../git/cli.js';
 import { setRepositoryHead } from '../../git/repositories.js';
 import type { SiteContext } from '../../site-context.js';
-import { afterPush } from '../after-push.js';
-import type { Actor } from '../authentication.js';
+import { afterPush } from './after-push.js';
+import type { Actor } from '../users/authentication.js';
 import { branchCommit, git, gitBytes, isEmptyRepository, isValidBranchName, repositoryOf, ZERO_SHA } from './git.js';
 
 export type FileAction =

@@ -1,0 +1,34 @@
+import { Router } from 'express';
+import type { NamespaceRow } from '../../db/tables/namespaces.js';
+import { namespace } from '../../entities/namespaces.js';
+import type { Actor } from '../../services/users/authentication.js';
+import { getNamespace, listNamespaces, membersCountsWithDescendants } from '../../services/groups/namespaces.js';
+import { isAdmin } from '../../services/permissions.js';
+import type { SiteContext } from '../../site-context.js';
+import { requireActor } from '../middleware/guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { idOrPath, readParams, str } from '../params.js';
+import { sendJson } from '../respond.js';
+
+/** GET /namespaces and /namespaces/:id (numeric id or URL-encoded full path): users' and groups' namespaces. */
+export function namespacesRouter(ctx: SiteContext): Router {
+  const router = Router();
+  router.get('/namespaces', (req, res) => {
+    const actor = requireActor(req);
+    const { search } = readParams(req.input, { search: str() });
+    const page = readPage(req.input);
+    const result = listNamespaces(ctx.db, actor, search, page);
+    sendPage(req, res, ctx.externalUrl, page, namespaceViews(ctx, actor, result.rows), result.total);
+  });
+  router.get('/namespaces/:id', (req, res) => {
+    const actor = requireActor(req);
+    sendJson(res, 200, namespaceViews(ctx, actor, [getNamespace(ctx.db, actor, idOrPath(String(req.params.id)))])[0]);
+  });
+  return router;
+}
+
+/** Admins also see how many members each group has with its subgroups (GitLab exposes it to group admins). */
+function namespaceViews(ctx: SiteContext, actor: Actor, rows: NamespaceRow[]) {
+  const counts = isAdmin(actor) ? membersCountsWithDescendants(ctx.db, rows) : new Map<number, number>();
+  return rows.map((row) => namespace(row, ctx, counts.get(row.id)));
+}

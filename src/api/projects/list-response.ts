@@ -1,0 +1,63 @@
+import type { Request, Response } from 'express';
+import type { Page, Paged } from '../../db/page.js';
+import type { ProjectRow } from '../../db/tables/projects.js';
+import { projectBasic, projectWithAccess } from '../../entities/projects.js';
+import { VISIBILITY_NAMES } from '../../services/permissions.js';
+import { PROJECT_ORDERS, type ProjectFilters } from '../../services/projects/lists.js';
+import { loadProjectRelations, withStatistics } from '../../services/projects/relations.js';
+import type { SiteContext } from '../../site-context.js';
+import { readPage, sendPage } from '../pagination.js';
+import { bool, hash, oneOf, readParams, str, type Input } from '../params.js';
+
+
+/** What a project list answers: BasicProjectDetails for anonymous callers and `simple=true`, else ProjectWithAccess (GITLAB-NOTES 2.2). */
+export async function sendProjects(
+  ctx: SiteContext,
+  req: Request,
+  res: Response,
+  list: (filters: ProjectFilters, page: Page) => Paged<ProjectRow>,
+): Promise<void> {
+  const { filters, simple, statistics } = readListFilters(req.input);
+  const page = readPage(req.input);
+  const result = list(filters, page);
+  let rel = loadProjectRelations(ctx.db, req.actor, result.rows);
+  const basic = simple || !req.actor;
+  if (statistics && !basic) rel = await withStatistics(rel, ctx.config.dataDir, result.rows, ctx.db);
+  const view = basic ? projectBasic : projectWithAccess;
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => view(row, rel, ctx)), result.total);
+}
+
+function readListFilters(input: Input): { filters: ProjectFilters; simple: boolean; statistics: boolean } {
+  const params = readParams(input, {
+    archived: bool(),
+    visibility: oneOf(VISIBILITY_NAMES),
+    order_by: oneOf(PROJECT_ORDERS),
+    sort: oneOf(['asc', 'desc'] as const),
+    search: str(),
+    simple: bool(),
+    owned: bool(),
+    membership: bool(),
+    starred: bool(),
+    statistics: bool(),
+    with_issues_enabled: bool(),
+    with_merge_requests_enabled: bool(),
+    custom_attributes: hash(),
+  });
+  return {
+    filters: {
+      archived: params.archived,
+      visibility: params.visibility,
+      orderBy: params.order_by,
+      sort: params.sort,
+      search: params.search,
+      owned: params.owned,
+      membership: params.membership,
+      starred: params.starred,
+      withIssuesEnabled: params.with_issues_enabled,
+      withMergeRequestsEnabled: params.with_merge_requests_enabled,
+      customAttributes: params.custom_attributes,
+    },
+    simple: params.simple === true,
+    statistics: params.statistics === true,
+  };
+}

@@ -1,0 +1,204 @@
+import { Router, type Request, type Response } from 'express';
+import { stat } from 'node:fs/promises';
+import { findProjectByFullPath, type ProjectRow } from '../../db/tables/projects.js';
+import type { ReadRouting } from '../../geo/read-routing.js';
+import { recordRepositoryChange } from '../../geo/repository-events.js';
+import { createWikiRepository, repositoryPath, wikiRepositoryPath } from '../../git/repositories.js';
+import { advertiseRefs, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
+import { afterPush, afterWikiPush } from '../../services/repository/after-push.js';
+import { authenticateCredential, touchActivity, type Actor } from '../../services/users/authentication.js';
+import { can } from '../../services/permissions.js';
+import type { SiteContext } from '../../site-context.js';
+import { refuseGit, startGitRpc } from './git-rpc.js';
+
+/** `/<full path>[.git]/info/refs` and `/<full path>[.git]/git-(upload|receive)-pack`; the `.git` suffix is optional. */
+const INFO_REFS = /^\/(.+?)(?:\.git)?\/info\/refs$/;
+const RPC = /^\/(.+?)(?:\.git)?\/(git-upload-pack|git-receive-pack)$/;
+
+/** A refusal git shows its user, with the Basic challenge on a 401. */
+const refuse = (res: Response, status: 401 | 403 | 404 | 415, message: string): void => refuseGit(res, status, message, status === 401);
+
+type Basic = { actor: Actor | null } | 'invalid';
+
+/**
+ * HTTP Basic with any username (`oauth2` among them) and a token as the password: personal,
+ * impersonation or OAuth. A token must carry a repository scope (or `api`) for the service.
+ */
+export function basicActor(ctx: SiteContext, req: Request, service: GitService): Basic {
+  const header = req.headers.authorization;
+  if (!header || !/^basic\s+/i.test(header)) return { actor: null };
+  const decoded = Buffer.from(header.replace(/^basic\s+/i, ''), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const secret = colon < 0 ? '' : decoded.slice(colon + 1);
+  if (!secret) return 'invalid';
+  const actor = authenticateCredential(ctx.db, { kind: 'bearer', secret });
+  if (!actor) return 'invalid';
+  const scopes = service === 'git-receive-pack' ? ['api', 'write_repository'] : ['api', 'read_repository', 'write_repository'];
+  if (!actor.scopes.some((scope) => scopes.includes(scope))) return 'invalid';
+  if (ctx.config.role === 'primary') touchActivity(ctx.db, actor.user);
+  return { actor };
+}
+
+export interface Access {
+  project: ProjectRow;
+  actor: Actor | null;
+  repository: string;
+  /** True when the path named the project's wiki (`<full path>.wiki.git`). */
+  wiki: boolean;
+}
+
+/** Why a request was refused: the status and the message git (or git-lfs) shows its user. */
+export interface Refusal {
+  status: 401 | 403 | 404;
+  message: string;
+}
+
+const NOT_FOUND: Refusal = { status: 404, message: 'The project you were looking for could not be found.' };
+const DENIED: Refusal = { status: 401, message: 'HTTP Basic: Access denied' };
+
+/**
+ * The project (or, for `<full path>.wiki`, the project whose wiki) a git path names. A real
+ * project whose path ends in `.wiki` wins over a wiki.
+ */
+function projectOfPath(ctx: SiteContext, fullPath: string): { project: ProjectRow; wiki: boolean } | null {
+  const project = findProjectByFullPath(ctx.db, fullPath);
+  if (project) return { project, wiki: false };
+  if (!fullPath.endsWith('.wiki')) return null;
+  const owner = findProjectByFullPath(ctx.db, fullPath.slice(0, -'.wiki'.length));
+  return owner ? { project: owner, wiki: true } : null;
+}
+
+/**
+ * Who may use `service` on the project at `fullPath`, GitLab's way: anonymous callers are
+ * challenged (401, so git asks for credentials) unless the project is public and they only pull;
+ * signed-in callers get 404 for a project they cannot see and 403 for one they may not pull
+ * from or push to. Checks the repository exists unless `checkRepository` is false. A wiki path
+ * names the project's wiki repository, created on first use when the wiki is enabled.
+ */
+export async function authorizeGit(
+  ctx: SiteContext,
+  req: Request,
+  fullPath: string,
+  service: GitService,
+  options: { allowWiki?: boolean } = {},
+): Promise<Access | Refusal> {
+  const basic = basicActor(ctx, req, service);
+  if (basic === 'invalid') return DENIED;
+  const { actor } = basic;
+  const found = projectOfPath(ctx, fullPath);
+  if (!found || !can(ctx.db, actor, 'read_project', found.project) || (found.wiki && options.allowWiki === false)) return actor ? NOT_FOUND : DENIED;
+  const { project, wiki } = found;
+  if (wiki && !project.wiki_enabled) return actor ? NOT_FOUND : DENIED;
+  if (service === 'git-receive-pack') {
+    if (!actor) return DENIED;
+    if (ctx.config.role !== 'primary') return { status: 403, message: "You can't push code to a read-only GitLab instance." };
+    if (project.archived) return { status: 403, message: 'You are not allowed to push code to an archived project.' };
+    if (!can(ctx.db, actor, 'push_code', project)) return { status: 403, message: 'You are not allowed to push code to this project.' };
+  } else if (!can(ctx.db, actor, 'download_code', project)) {
+    return actor ? { status: 403, message: 'You are not allowed to download code from this project.' } : DENIED;
+  }
+  const repository = wiki ? wikiRepositoryPath(ctx.config.dataDir, project.id) : repositoryPath(ctx.config.dataDir, project.id);
+  if (!(await stat(repository).catch(() => null))?.isDirectory()) {
+    // The wiki repository is created lazily, on the primary, the first time it is asked for.
+    if (!wiki || ctx.config.role !== 'primary') return NOT_FOUND;
+    await createWikiRepository(ctx.config.dataDir, project.id);
+    await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'created');
+  }
+  return { project, actor, repository, wiki };
+}
+
+/**
+ * On a secondary: whether this site answers a git request itself. A push always goes to the
+ * primary (GitLab proxies pushes too); a pull stays here only when the local copy is current.
+ * A path naming no project here is answered here (404), as every read of a replicated row is.
+ */
+function servedHere(ctx: SiteContext, reads: ReadRouting, fullPath: string, service: GitService): boolean {
+  if (service === 'git-receive-pack') return false;
+  const found = projectOfPath(ctx, fullPath);
+  return found === null || reads.isCurrent(found.wiki ? 'wiki' : 'repository', found.project.id);
+}
+
+async function gate(ctx: SiteContext, req: Request, res: Response, fullPath: string, service: GitService): Promise<Access | null> {
+  const result = await authorizeGit(ctx, req, fullPath, service);
+  if ('status' in result) {
+    refuse(res, result.status, result.message);
+    return null;
+  }
+  return result;
+}
+
+/**
+ * Git smart HTTP (GITLAB-NOTES 5): the ref advertisement and the two stateless RPCs, git's own
+ * upload-pack and receive-pack streamed both ways. Outside /api/v4 and before any body parser:
+ * the request body is the pack.
+ */
+export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
+  const router = Router();
+
+  router.get(INFO_REFS, async (req, res) => {
+    res.locals.route = '/:namespace/:project.git/info/refs';
+    const params = req.params as unknown as Record<string, string>;
+    const service = req.query.service;
+    if (!isGitService(service)) {
+      // The dumb protocol is not served.
+      refuse(res, 403, 'Only the smart HTTP protocol is supported.');
+      return;
+    }
+    if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
+    const access = await gate(ctx, req, res, params[0]!, service);
+    if (!access) return;
+    res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-advertisement`);
+    try {
+      await advertiseRefs(access.repository, service, res);
+      res.end();
+    } catch (error) {
+      ctx.log.warn({ err: error, project: access.project.id }, 'git ref advertisement failed');
+      res.destroy();
+    }
+  });
+
+  router.post(RPC, async (req, res) => {
+    const params = req.params as unknown as Record<string, string>;
+    const service = params[1] as GitService;
+    res.locals.route = `/:namespace/:project.git/${service}`;
+    if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
+    const access = await gate(ctx, req, res, params[0]!, service);
+    if (!access) return;
+    const rpc = startGitRpc(req, res, service);
+    if (!rpc) return;
+    const receive = service === 'git-receive-pack';
+    let updates;
+    try {
+      updates = await serviceRpc({
+        repository: access.repository,
+        service,
+        body: req,
+        gzip: rpc.gzip,
+        output: res,
+        hooksDir: receive ? await siteHooksDir(ctx.config.dataDir) : undefined,
+        protectedRef: receive && !access.wiki ? `refs/heads/${access.project.default_branch}` : undefined,
+        signal: rpc.signal,
+      });
+    } catch (error) {
+      ctx.log.warn({ err: error, project: access.project.id, service }, 'git rpc failed');
+      res.destroy();
+      return;
+    }
+    // The response ends after the push's follow-up, so a client (or test) that saw the push
+    // finish sees its hooks queued too; git waits on post-receive work the same way.
+    if (receive && access.actor) {
+      const followUp =
+        updates.length > 0
+          ? (access.wiki ? afterWikiPush : afterPush)(ctx, access.project, access.actor, updates)
+          : // Commands that could not be read (a push certificate, an oversized list) may still have
+            // moved refs: the checksum decides, and an unchanged repository appends no event.
+            recordRepositoryChange(ctx.db, ctx.config.dataDir, access.project.id, access.wiki ? 'wiki' : 'repository', 'updated');
+      await followUp.catch((error: unknown) => {
+        ctx.log.error({ err: error, project: access.project.id }, 'after-push work failed');
+      });
+    }
+    res.end();
+  });
+
+  return router;
+}

@@ -1,0 +1,191 @@
+import { Router, type Request } from 'express';
+import path from 'node:path';
+import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/users.js';
+import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../../entities/users.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
+import type { ReadRouting } from '../../geo/read-routing.js';
+import { monthsAgo } from '../../storage/clock.js';
+import { assertAvatar, attachUserAvatar, userAvatarDir } from '../../services/avatars.js';
+import { isAdmin } from '../../services/permissions.js';
+import {
+  blockUser,
+  createUser,
+  deleteUser,
+  getUser,
+  listActivities,
+  listUsers,
+  unblockUser,
+  updateUser,
+  type UserInput,
+} from '../../services/users/users.js';
+import type { SiteContext } from '../../site-context.js';
+import { customAttributesRouter } from '../custom-attributes.js';
+import { requireActor, requireAdmin } from '../middleware/guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { bool, date, datetime, hash, int, oneOf, readParams, required, str, pathInt, type Input } from '../params.js';
+import { sendJson, sendNoContent, sendStoredFile } from '../respond.js';
+
+/** Users: list, get, create, update, delete, block, the current user and activities (SPEC: Users). */
+export function usersRouter(ctx: SiteContext): Router {
+  const router = Router();
+  router.get('/users', (req, res) => {
+    const page = readPage(req.input);
+    const result = listUsers(ctx.db, readFilters(req), page);
+    const view = isAdmin(req.actor) ? withIdentities(ctx, result.rows, userWithAdmin) : result.rows.map((user) => userBasic(user, ctx));
+    sendPage(req, res, ctx.externalUrl, page, view, result.total);
+  });
+  router.get('/users/:id', (req, res) => {
+    const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
+    sendJson(res, 200, isAdmin(req.actor) ? withIdentities(ctx, [user], userAdminDetails)[0] : userDetails(user, ctx));
+  });
+  router.post('/users', async (req, res) => {
+    requireAdmin(req);
+    const attrs = readUserInput(req.input, true);
+    if (attrs.password === undefined && !readParams(req.input, { reset_password: bool() }).reset_password) {
+      throw badRequest('password, reset_password are missing, at least one parameter must be provided');
+    }
+    const avatar = avatarOf(req);
+    let user = await createUser(ctx.db, attrs as UserInput & { username: string; email: string; name: string });
+    if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
+    sendJson(res, 201, withIdentities(ctx, [user], userPublic)[0]);
+  });
+  router.put('/users/:id', async (req, res) => {
+    requireAdmin(req);
+    const id = pathInt(req.params.id, 'id');
+    const avatar = avatarOf(req);
+    let user = await updateUser(ctx.db, id, readUserInput(req.input, false));
+    if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
+    sendJson(res, 200, withIdentities(ctx, [user], userPublic)[0]);
+  });
+  router.delete('/users/:id', (req, res) => {
+    requireAdmin(req);
+    readParams(req.input, { hard_delete: bool() });
+    deleteUser(ctx.db, pathInt(req.params.id, 'id'));
+    sendNoContent(res);
+  });
+  router.post('/users/:id/block', (req, res) => {
+    requireAdmin(req);
+    sendJson(res, 201, blockUser(ctx.db, pathInt(req.params.id, 'id')));
+  });
+  router.post('/users/:id/unblock', (req, res) => {
+    requireAdmin(req);
+    sendJson(res, 201, unblockUser(ctx.db, pathInt(req.params.id, 'id')));
+  });
+  router.get('/user', (req, res) => {
+    const actor = requireActor(req);
+    const view = isAdmin(actor) ? userWithAdmin : userPublic;
+    sendJson(res, 200, withIdentities(ctx, [actor.user], view)[0]);
+  });
+  router.get('/user/activities', (req, res) => {
+    requireAdmin(req);
+    const { from } = readParams(req.input, { from: date() });
+    const page = readPage(req.input);
+    const result = listActivities(ctx.db, from ?? monthsAgo(6), page);
+    sendPage(req, res, ctx.externalUrl, page, result.rows.map(userActivity), result.total);
+  });
+  return router;
+}
+
+/** GET/PUT/DELETE /users/:id/custom_attributes[/:key], admin only. */
+export function userCustomAttributesRouter(ctx: SiteContext): Router {
+  return customAttributesRouter(ctx, {
+    base: '/users/:id',
+    owner: { table: 'user_custom_attributes', column: 'user_id' },
+    resolveOwner: (db, req) => getUser(db, pathInt(String(req.params.id), 'id')).id,
+  });
+}
+
+/**
+ * Serves user avatars at the path avatar_url names; avatars are public, as in GitLab. Geo does not
+ * replicate avatar files, so a secondary has the primary answer.
+ */
+export function avatarRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
+  const router = Router();
+  router.get('/uploads/-/system/user/avatar/:id/:file', async (req, res) => {
+    const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
+    if (!user.avatar_path || user.avatar_path !== req.params.file) throw notFound('Avatar');
+    if (reads) return reads.fromPrimary(req, res);
+    await sendStoredFile(req, res, path.join(userAvatarDir(ctx.config.dataDir, user.id), user.avatar_path), { resource: 'Avatar', type: path.extname(user.avatar_path) });
+  });
+  return router;
+}
+
+type UserView<T> = (user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) => T;
+
+/** Serializes users with their identities, loaded in one query. */
+function withIdentities<T>(ctx: SiteContext, users: readonly UserRow[], view: UserView<T>): T[] {
+  const identities = identitiesOf(ctx.db, users.map((user) => user.id));
+  return users.map((user) => view(user, identities.get(user.id) ?? [], ctx));
+}
+
+/** GITLAB-NOTES 2.8: anonymous callers must name a username; some filters are for admins only. */
+function readFilters(req: Request) {
+  const params = readParams(req.input, {
+    active: bool(),
+    blocked: bool(),
+    search: str(),
+    username: str(),
+    extern_uid: str(),
+    provider: str(),
+    external: bool(),
+    created_before: datetime(),
+    created_after: datetime(),
+    custom_attributes: hash(),
+    order_by: oneOf(['id', 'name', 'username', 'created_at', 'updated_at'] as const),
+    sort: oneOf(['asc', 'desc'] as const),
+  });
+  const admin = isAdmin(req.actor);
+  if (!req.actor && params.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
+  if (!admin && (params.external || params.extern_uid !== undefined || params.provider !== undefined)) throw forbidden();
+  if ((params.extern_uid === undefined) !== (params.provider === undefined)) throw badRequest('extern_uid, provider provide all or none of parameters');
+  return {
+    active: params.active,
+    blocked: params.blocked,
+    search: params.search,
+    username: params.username,
+    externUid: params.extern_uid,
+    provider: params.provider,
+    external: params.external,
+    createdBefore: admin ? params.created_before : undefined,
+    createdAfter: admin ? params.created_after : undefined,
+    customAttributes: admin ? params.custom_attributes : undefined,
+    orderBy: admin ? (params.order_by ?? 'id') : 'id',
+    sort: admin ? (params.sort ?? 'desc') : 'desc',
+    searchEmails: admin ? 'substring' : 'exact',
+  } as const;
+}
+
+function readUserInput(input: Input, creating: boolean): UserInput {
+  const need = <T>(reader: (raw: unknown, name: string) => T | undefined) => (creating ? required(reader) : reader);
+  const params = readParams(input, {
+    email: need(str()),
+    username: need(str()),
+    name: need(str()),
+    password: str(),
+    skype: str(),
+    linkedin: str(),
+    twitter: str(),
+    website_url: str(),
+    organization: str(),
+    projects_limit: int(),
+    extern_uid: str(),
+    provider: str(),
+    bio: str(),
+    location: str(),
+    admin: bool(),
+    can_create_group: bool(),
+    skip_confirmation: bool(),
+    external: bool(),
+    shared_runners_minutes_limit: int({ min: 0 }),
+  });
+  if ((params.extern_uid === undefined) !== (params.provider === undefined)) throw badRequest('extern_uid, provider provide all or none of parameters');
+  return { ...params, skip_confirmation: creating && params.skip_confirmation };
+}
+
+function avatarOf(req: Request) {
+  const avatar = req.files.find((file) => file.field === 'avatar');
+  if (avatar) assertAvatar(avatar);
+  return avatar;
+}
+
+

@@ -1,0 +1,215 @@
+import type { Logger } from 'pino';
+import { Agent } from 'undici';
+import type { Role } from '../../config.js';
+import type { Db } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
+import { insertWebHookLog, pruneWebHookLogs } from '../../db/tables/web-hook-logs.js';
+import {
+  deleteQueuedDelivery,
+  insertQueuedDelivery,
+  nextDueAt,
+  rescheduleDelivery,
+  selectDueDeliveries,
+  type DueDeliveryRow,
+} from '../../db/tables/web-hook-queue.js';
+import { startJobs } from '../../jobs/schedule.js';
+import { nowIso } from '../../storage/clock.js';
+import { REQUEST_BODY_LOG_LIMIT, sendHookRequest, type AttemptResult } from './deliver.js';
+import { HOOK_EVENTS, type HookEvent } from './events.js';
+import { retryDelayMs, type RetryPolicy } from './retry-delay.js';
+
+export interface HookQueueOptions {
+  readonly role: Role;
+  /** The site's database, read at each use (a secondary swaps it when it bootstraps). */
+  readonly db: () => Db;
+  readonly log: Logger;
+  /** Attempts in flight at once, across all hooks. */
+  readonly concurrency?: number;
+  /** One attempt, connect to last response byte. */
+  readonly timeoutMs?: number;
+  /** Attempts per delivery, the first included. */
+  readonly maxAttempts?: number;
+  readonly retry?: RetryPolicy;
+  readonly random?: () => number;
+}
+
+/** GitLab 10.x's WebHookWorker retried 4 times through Sidekiq; we make 4 attempts in all, minutes apart. */
+const DEFAULTS = { concurrency: 8, timeoutMs: 10_000, maxAttempts: 4, retry: { baseMs: 10_000, capMs: 600_000 } } as const;
+/** Delivery attempts are kept this long (GitLab prunes its web_hook_logs after 90 days). */
+const LOG_RETENTION_MS = 90 * 86_400_000;
+
+/**
+ * The one way events leave a site: webhook deliveries, queued in the site-local web_hook_queue
+ * table and sent by this worker with bounded concurrency. Enqueueing is one INSERT (inside the
+ * caller's transaction when there is one), so the request that fires never waits for a receiver,
+ * a rolled-back change fires nothing, and a restart resumes what was pending. Network errors,
+ * timeouts, 5xx and 429 are retried with exponential backoff and jitter up to maxAttempts; every
+ * attempt is logged in web_hook_logs. Only the primary delivers: on a secondary every method is
+ * a no-op, and replicated hooks are never called from two sites.
+ */
+export class HookQueue {
+  private readonly settings: Required<Omit<HookQueueOptions, 'db' | 'log' | 'role'>>;
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly cancel = new AbortController();
+  /** One connection pool per TLS policy: enable_ssl_verification off uses the lenient one. */
+  private readonly agents: { verify: Agent; lenient: Agent };
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeAt = Infinity;
+  private pumpScheduled = false;
+  private started = false;
+  private stopped = false;
+  private stopJobs: (() => Promise<void>) | null = null;
+
+  constructor(private readonly options: HookQueueOptions) {
+    this.settings = {
+      concurrency: options.concurrency ?? DEFAULTS.concurrency,
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
+      maxAttempts: options.maxAttempts ?? DEFAULTS.maxAttempts,
+      retry: options.retry ?? DEFAULTS.retry,
+      random: options.random ?? Math.random,
+    };
+    const connect = { timeout: this.settings.timeoutMs };
+    this.agents = { verify: new Agent({ connect }), lenient: new Agent({ connect: { ...connect, rejectUnauthorized: false } }) };
+  }
+
+  /** Whether this site sends deliveries: the primary, while running. */
+  get delivers(): boolean {
+    return this.options.role === 'primary' && !this.stopped;
+  }
+
+  /** Queues one delivery per hook of `hookIds`, due now; the caller's transaction, if any, decides whether they happen. */
+  enqueue(db: Db, hookIds: readonly number[], event: HookEvent, body: string): number {
+    if (!this.delivers || hookIds.length === 0) return 0;
+    const now = Date.now();
+    const createdAt = nowIso();
+    inTransaction(db, () => {
+      for (const hookId of hookIds) insertQueuedDelivery(db, { hook_id: hookId, event, body, next_attempt_at: now, created_at: createdAt });
+    });
+    this.schedulePump();
+    return hookIds.length;
+  }
+
+  /** Starts sending (and sends what a previous run left pending), and the log pruning job. */
+  start(): void {
+    if (!this.delivers || this.started) return;
+    this.started = true;
+    const log = this.options.log;
+    this.stopJobs = startJobs(
+      [{ name: 'webhook-logs-prune', expression: '0 17 * * * *', run: () => void pruneWebHookLogs(this.options.db(), new Date(Date.now() - LOG_RETENTION_MS).toISOString()) }],
+      log,
+    );
+    this.schedulePump();
+  }
+
+  /**
+   * Stops sending: attempts in flight are cancelled (logged as such, not counted, so they are sent
+   * again after a restart) and waited for; queued deliveries stay in the table.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.cancel.abort();
+    await Promise.allSettled([...this.inFlight.values()]);
+    await this.stopJobs?.();
+    await Promise.all([this.agents.verify.destroy(), this.agents.lenient.destroy()]);
+  }
+
+  /** Pumps on a later turn, so the request that fired answers before any delivery work starts. */
+  private schedulePump(): void {
+    if (this.pumpScheduled || !this.started || this.stopped) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    try {
+      const db = this.options.db();
+      const free = this.settings.concurrency - this.inFlight.size;
+      if (free > 0) {
+        for (const row of selectDueDeliveries(db, Date.now(), [...this.inFlight.keys()], free)) {
+          const run = this.attempt(row)
+            .catch((error: unknown) => this.options.log.error({ err: error, hook: row.hook_id, delivery: row.id }, 'webhook attempt failed unexpectedly'))
+            .finally(() => {
+            this.inFlight.delete(row.id);
+            this.schedulePump();
+          });
+          this.inFlight.set(row.id, run);
+        }
+      }
+      // With every slot taken, the next attempt to finish pumps again; a timer would only spin.
+      if (this.inFlight.size < this.settings.concurrency) this.armWakeTimer(nextDueAt(db, [...this.inFlight.keys()]));
+    } catch (error) {
+      // The database is closing or swapped; the next start or wake reads the table again.
+      this.options.log.error({ err: error }, 'webhook queue could not read its deliveries');
+    }
+  }
+
+  /**
+   * Wakes the pump when the next delivery falls due. One that fell due since the pump's query (the
+   * clock moved on) gets a timer of 0, so it cannot be stranded until the next enqueue.
+   */
+  private armWakeTimer(dueAt: number | null): void {
+    if (dueAt === null || dueAt >= this.wakeAt) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeAt = dueAt;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wakeAt = Infinity;
+      this.pump();
+    }, Math.max(0, dueAt - Date.now()));
+    this.wakeTimer.unref();
+  }
+
+  private async attempt(row: DueDeliveryRow): Promise<void> {
+    const event = row.event as HookEvent;
+    const attempt = row.attempts + 1;
+    const result = await sendHookRequest(row, HOOK_EVENTS[event].header, row.body, {
+      dispatcher: row.enable_ssl_verification ? this.agents.verify : this.agents.lenient,
+      timeoutMs: this.settings.timeoutMs,
+      cancel: this.cancel.signal,
+    });
+    const cancelled = this.cancel.signal.aborted && result.status === null;
+    const retry = !cancelled && result.retryable && attempt < this.settings.maxAttempts;
+    try {
+      const db = this.options.db();
+      inTransaction(db, () => {
+        insertWebHookLog(db, logRow(row, attempt, result));
+        if (cancelled) return;
+        if (retry) rescheduleDelivery(db, row.id, attempt, Date.now() + retryDelayMs(attempt, this.settings.retry, this.settings.random(), result.retryAfterMs));
+        else deleteQueuedDelivery(db, row.id);
+      });
+    } catch (error) {
+      // The delivery stays queued, so it is attempted again: a duplicate beats a lost event.
+      this.options.log.error({ err: error, hook: row.hook_id, delivery: row.id }, 'webhook attempt could not be recorded');
+      return;
+    }
+    const failed = result.error !== null || (result.status !== null && (result.status < 200 || result.status >= 300));
+    if (failed && !cancelled) {
+      this.options.log.warn(
+        { hook: row.hook_id, event, attempt, status: result.status, error: result.error, willRetry: retry },
+        retry ? 'webhook attempt failed; retrying' : 'webhook delivery failed',
+      );
+    }
+  }
+}
+
+function logRow(row: DueDeliveryRow, attempt: number, result: AttemptResult) {
+  return {
+    hook_id: row.hook_id,
+    event: row.event,
+    url: result.url,
+    attempt,
+    request_headers: JSON.stringify(result.requestHeaders),
+    request_body: row.body.length > REQUEST_BODY_LOG_LIMIT ? row.body.slice(0, REQUEST_BODY_LOG_LIMIT) : row.body,
+    response_status: result.status,
+    response_body: result.responseBody,
+    error: result.error,
+    duration_ms: result.durationMs,
+    created_at: nowIso(),
+  };
+}

@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
+import { findNamespaceById, findUserNamespace, type NamespaceRow } from '../../db/tables/namespaces.js';
+import { countPersonalProjects, deleteProjectRow, findProjectById, insertProject, insertProjectMember, type ProjectColumns, type ProjectRow } from '../../db/tables/projects.js';
+import { findUserById } from '../../db/tables/users.js';
+import { AppError, forbidden, invalid, notFound } from '../../errors.js';
+import { recordRepositoryChange } from '../../geo/repository-events.js';
+import { createBareRepository, removeRepository } from '../../git/repositories.js';
+import type { Actor } from '../users/authentication.js';
+import { nowIso } from '../../storage/clock.js';
+import { ACCESS, can, canReadNamespace, isAdmin, VISIBILITY, type VisibilityName } from '../permissions.js';
+import { pathFromName, validateProject } from './validation.js';
+
+/** The feature switches a create or update may set (SPEC: create parameters). */
+export const PROJECT_FLAGS = [
+  'issues_enabled',
+  'merge_requests_enabled',
+  'jobs_enabled',
+  'wiki_enabled',
+  'snippets_enabled',
+  'container_registry_enabled',
+  'shared_runners_enabled',
+  'lfs_enabled',
+  'request_access_enabled',
+  'public_jobs',
+  'only_allow_merge_if_pipeline_succeeds',
+  'only_allow_merge_if_all_discussions_are_resolved',
+  'resolve_outdated_diff_discussions',
+  'printing_merge_request_link_enabled',
+] as const;
+export type ProjectFlag = (typeof PROJECT_FLAGS)[number];
+
+/** Attributes of a create or update, as the API read them; absent means "leave as is" (or the default). */
+export type ProjectInput = Partial<Record<ProjectFlag, boolean>> & {
+  name?: string;
+  path?: string;
+  description?: string;
+  default_branch?: string;
+  visibility?: VisibilityName;
+  tag_list?: string[];
+  import_url?: string;
+  ci_config_path?: string;
+  repository_storage?: string;
+  approvals_before_merge?: number;
+};
+
+/** Row columns for the attributes that map one to one. */
+export function columnsOfInput(input: ProjectInput): ProjectColumns {
+  const columns: ProjectColumns = {};
+  for (const key of ['name', 'path', 'description', 'default_branch', 'import_url', 'ci_config_path', 'repository_storage', 'approvals_before_merge'] as const) {
+    if (input[key] !== undefined) (columns as Record<string, unknown>)[key] = input[key];
+  }
+  for (const key of PROJECT_FLAGS) if (input[key] !== undefined) columns[key] = input[key] ? 1 : 0;
+  if (input.visibility !== undefined) columns.visibility_level = VISIBILITY[input.visibility];
+  if (input.tag_list !== undefined) columns.tag_list = JSON.stringify([...new Set(input.tag_list.map((tag) => tag.trim()).filter(Boolean))]);
+  return columns;
+}
+
+/**
+ * Where a new project goes: the given namespace, else the owner's own. A namespace the actor
+ * cannot see is not found; a visible group where they may not create projects (maintainer and
+ * above, GROUP_ABILITIES.create_projects) is forbidden.
+ */
+export function targetNamespace(db: Db, actor: Actor, ownerId: number, namespaceId: number | undefined): NamespaceRow {
+  if (namespaceId === undefined) {
+    const own = findUserNamespace(db, ownerId);
+    if (!own) throw notFound('Namespace');
+    return own;
+  }
+  const namespace = findNamespaceById(db, namespaceId);
+  if (!namespace || !canReadNamespace(db, actor, namespace)) throw notFound('Namespace');
+  if (namespace.kind === 'group' && !can(db, actor, 'create_projects', namespace)) throw forbidden();
+  return namespace;
+}
+
+/**
+ * Creates a project and its bare repository (SPEC: POST /projects); `creatorId` is the caller, or
+ * the user an admin creates it for. The rows commit first; if
+ * git then fails they are removed again and the caller gets a validation error on `base`, as
+ * GitLab reports a repository it could not create. With an `import_url` no repository is made
+ * here: the project comes back `scheduled` and the caller hands it to the import worker
+ * (services/project-import.ts), which clones the URL.
+ */
+export async function createProject(
+  db: Db,
+  dataDir: string,
+  by: { actor: Actor; creatorId: number; namespace: NamespaceRow },
+  input: ProjectInput,
+): Promise<ProjectRow> {
+  const { actor, namespace } = by;
+  const name = input.name ?? input.path ?? '';
+  const path = input.path ?? pathFromName(name);
+  if (input.repository_storage !== undefined && !isAdmin(actor)) throw forbidden();
+  const project = inTransaction(db, () => {
+    if (namespace.kind === 'user' && namespace.owner_id !== null) assertBelowProjectsLimit(db, namespace.owner_id);
+    const columns = { ...columnsOfInput(input), name, path };
+    const errors = validateProject(db, {
+      id: null,
+      namespace,
+      name,
+      path,
+      visibility_level: columns.visibility_level ?? VISIBILITY.private,
+      default_branch: columns.default_branch ?? 'master',
+      approvals_before_merge: columns.approvals_before_merge ?? 0,
+      repository_storage: columns.repository_storage ?? 'default',
+    });
+    const urlError = input.import_url ? importUrlError(input.import_url) : null;
+    if (urlError) (errors.import_url ??= []).push(urlError);
+    if (Object.keys(errors).length) throw invalid(errors);
+    return insertProjectWithOwner(db, actor, namespace, {
+      ...columns,
+      creator_id: by.creatorId,
+      import_status: input.import_url ? 'scheduled' : 'none',
+    });
+  });
+  if (project.import_status === 'scheduled') return project;
+  try {
+    await createBareRepository(dataDir, project.id, project.default_branch);
+  } catch (error) {
+    inTransaction(db, () => deleteProjectRow(db, project.id));
+    // Safe to drop: whatever git left half-made is unreachable without the row, and the caller
+    // needs the creation failure (carried as the cause), not a second one from the cleanup.
+    await removeRepository(dataDir, project.id).catch(() => undefined);
+    throw new AppError('invalid', { base: ['Failed to create repository'] }, { cause: error });
+  }
+  await recordRepositoryChange(db, dataDir, project.id, 'repository', 'created');
+  return project;
+}
+
+/** Imports come from http and https URLs only: no local paths, file://, ssh or git's ext:: transports. */
+function importUrlError(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is blocked: URI is invalid';
+  }
+  return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? null : 'is blocked: Only allowed protocols are http, https';
+}
+
+/** GitLab's text when a personal namespace is full (the owner's projects_limit), or null while there is room. */
+export function projectsLimitReached(db: Db, ownerId: number): string | null {
+  const owner = findUserById(db, ownerId);
+  if (!owner) throw notFound('User');
+  if (countPersonalProjects(db, ownerId) < owner.projects_limit) return null;
+  return `Your project limit is ${owner.projects_limit} projects! Please contact your administrator to increase it`;
+}
+
+/** Personal projects count against the owner's projects_limit; reaching it is a 403 on create (GITLAB-NOTES 2.2). */
+function assertBelowProjectsLimit(db: Db, ownerId: number): void {
+  const reached = projectsLimitReached(db, ownerId);
+  if (reached) throw forbidden(reached);
+}
+
+/**
+ * Inserts a project row (create, fork) with its runners token and times, and in a user namespace
+ * makes its owner a maintainer member; group projects get access through the group (GITLAB-NOTES 2.2).
+ */
+export function insertProjectWithOwner(
+  db: Db,
+  actor: Actor,
+  namespace: NamespaceRow,
+  columns: Omit<Parameters<typeof insertProject>[1], 'namespace_id' | 'runners_token' | 'last_activity_at' | 'created_at' | 'updated_at'>,
+): ProjectRow {
+  const now = nowIso();
+  const id = insertProject(db, {
+    ...columns,
+    namespace_id: namespace.id,
+    runners_token: randomBytes(15).toString('base64url'),
+    last_activity_at: now,
+    created_at: now,
+    updated_at: now,
+  });
+  if (namespace.kind === 'user' && namespace.owner_id !== null) {
+    insertProjectMember(db, { project_id: id, user_id: namespace.owner_id, access_level: ACCESS.maintainer, created_by_id: actor.user.id, now });
+  }
+  return findProjectById(db, id)!;
+}

@@ -1,0 +1,103 @@
+import type { Db } from '../../db/connection.js';
+import { selectPage, type Page, type Paged } from '../../db/page.js';
+import { AUTHORIZED_PROJECT_IDS } from '../../db/tables/access.js';
+import type { ProjectRow } from '../../db/tables/projects.js';
+import type { Actor } from '../users/authentication.js';
+import { today } from '../../storage/clock.js';
+import { isAdmin, VISIBILITY, type VisibilityName } from '../permissions.js';
+
+export const PROJECT_ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
+export type ProjectOrder = (typeof PROJECT_ORDERS)[number];
+
+/** The filters shared by every project list (SPEC: Projects), plus the scope each list adds. */
+export interface ProjectFilters {
+  /** Only projects of this namespace (a group's or a user's projects). */
+  namespaceId?: number;
+  /** Only projects shared with this group (a group's `shared_projects`). */
+  sharedWithGroupId?: number;
+  /** Only forks of this project. */
+  forkedFromId?: number;
+  /** true lists archived projects too; anything else hides them (GITLAB-NOTES 2.2). */
+  archived?: boolean;
+  visibility?: VisibilityName;
+  /** Default created_at. */
+  orderBy?: ProjectOrder;
+  /** Default desc. */
+  sort?: 'asc' | 'desc';
+  /** Case-insensitive substring of the name, path or description. */
+  search?: string;
+  /** In the caller's own namespace. */
+  owned?: boolean;
+  /** The caller is a member, directly or through a group or share. */
+  membership?: boolean;
+  starred?: boolean;
+  withIssuesEnabled?: boolean;
+  withMergeRequestsEnabled?: boolean;
+  /** `custom_attributes[key]=value`; honoured for admins only. */
+  customAttributes?: Record<string, string>;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/**
+ * Lists the projects the actor can see that match the filters, paged in SQL: anonymous callers
+ * see public projects, users public and internal (public only for external users) ones plus
+ * those they are authorized on, admins all (GITLAB-NOTES 2.2).
+ */
+export function listProjects(db: Db, actor: Actor | null, filters: ProjectFilters, page: Page): Paged<ProjectRow> {
+  const where: string[] = [];
+  const params: Record<string, unknown> = {};
+  const userId = actor?.user.id ?? null;
+  const needsUser = filters.owned || filters.membership || filters.starred;
+  if (needsUser && userId === null) return { rows: [], total: 0 };
+
+  if (!actor) where.push(`p.visibility_level = ${VISIBILITY.public}`);
+  else if (!isAdmin(actor)) {
+    where.push(`(p.visibility_level >= @min_visible OR p.id IN (${AUTHORIZED_PROJECT_IDS}))`);
+    params.min_visible = actor.user.external ? VISIBILITY.public : VISIBILITY.internal;
+  }
+  if (userId !== null) {
+    params.user = userId;
+    params.today = today();
+  }
+  if (filters.namespaceId !== undefined) {
+    where.push('p.namespace_id = @namespace');
+    params.namespace = filters.namespaceId;
+  }
+  if (filters.sharedWithGroupId !== undefined) {
+    where.push('p.id IN (SELECT project_id FROM project_group_links WHERE group_id = @shared_with)');
+    params.shared_with = filters.sharedWithGroupId;
+  }
+  if (filters.forkedFromId !== undefined) {
+    where.push('p.forked_from_project_id = @forked_from');
+    params.forked_from = filters.forkedFromId;
+  }
+  if (filters.archived !== true) where.push('p.archived = 0');
+  if (filters.visibility !== undefined) {
+    where.push('p.visibility_level = @visibility');
+    params.visibility = VISIBILITY[filters.visibility];
+  }
+  if (filters.search) {
+    where.push("(p.name LIKE @search ESCAPE '\\' OR p.path LIKE @search ESCAPE '\\' OR p.description LIKE @search ESCAPE '\\')");
+    params.search = `%${escapeLike(filters.search)}%`;
+  }
+  if (filters.owned) where.push("p.namespace_id IN (SELECT id FROM namespaces WHERE kind = 'user' AND owner_id = @user)");
+  if (filters.membership) where.push(`p.id IN (${AUTHORIZED_PROJECT_IDS})`);
+  if (filters.starred) where.push('p.id IN (SELECT project_id FROM project_stars WHERE user_id = @user)');
+  if (filters.withIssuesEnabled) where.push('p.issues_enabled = 1');
+  if (filters.withMergeRequestsEnabled) where.push('p.merge_requests_enabled = 1');
+  if (isAdmin(actor)) {
+    Object.entries(filters.customAttributes ?? {}).forEach(([key, value], index) => {
+      where.push(`EXISTS (SELECT 1 FROM project_custom_attributes a WHERE a.project_id = p.id AND a.key = @ca_key${index} AND a.value = @ca_value${index})`);
+      params[`ca_key${index}`] = key;
+      params[`ca_value${index}`] = value;
+    });
+  }
+
+  const fromWhere = `FROM projects p${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  const direction = (filters.sort ?? 'desc').toUpperCase();
+  const orderBy = filters.orderBy ?? 'created_at';
+  const column = orderBy === 'name' || orderBy === 'path' ? `p.${orderBy} COLLATE NOCASE` : `p.${orderBy}`;
+  const order = orderBy === 'id' ? `p.id ${direction}` : `${column} ${direction}, p.id ${direction}`;
+  return selectPage<ProjectRow>(db, 'p.*', fromWhere, order, [params], page);
+}

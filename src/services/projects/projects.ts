@@ -1,0 +1,232 @@
+import { rm, stat } from 'node:fs/promises';
+import type { Db } from '../../db/connection.js';
+import { inTransaction, prepare } from '../../db/connection.js';
+import { selectPage, type Page, type Paged } from '../../db/page.js';
+import { PROJECT_TEAM_USER_IDS } from '../../db/tables/access.js';
+import { findNamespaceById, type NamespaceRow } from '../../db/tables/namespaces.js';
+import {
+  deleteGroupLink,
+  deleteProjectRow,
+  findGroupLink,
+  findProjectById,
+  hasStarred,
+  insertGroupLink,
+  setStar,
+  takenInNamespace,
+  updateProjectRow,
+  type ProjectColumns,
+  type ProjectGroupLinkRow,
+  type ProjectRow,
+} from '../../db/tables/projects.js';
+import type { UserRow } from '../../db/tables/users.js';
+import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
+import { recordProjectDeleted, recordProjectRenamed, recordRepositoryChange } from '../../geo/repository-events.js';
+import { removeRepository, repositoryPath, setRepositoryHead } from '../../git/repositories.js';
+import type { Actor } from '../users/authentication.js';
+import { projectAvatarDir, storeProjectAvatar } from '../avatars.js';
+import { projectUploadsDir } from './uploads.js';
+import { projectArtifactsDir } from '../ci/artifacts.js';
+import type { UploadedFile } from '../../api/request-context.js';
+import { nowIso, today } from '../../storage/clock.js';
+import { can, isAdmin, VISIBILITY, type ProjectAbility } from '../permissions.js';
+import { columnsOfInput, type ProjectInput } from './create.js';
+import { shadowsSubgroup, validateProject } from './validation.js';
+import { findVisibleGroup } from '../find-visible.js';
+
+export { listProjects, type ProjectFilters } from './lists.js';
+
+/** 403 unless the actor may do `ability` to the project (the project is already known visible). */
+function authorize(db: Db, actor: Actor | null, ability: ProjectAbility, project: ProjectRow): void {
+  if (!actor) throw new AppError('unauthorized');
+  if (!can(db, actor, ability, project)) throw forbidden();
+}
+
+/**
+ * Updates a project (SPEC: PUT /projects/:id): maintainers may, a new name or visibility needs
+ * an owner (GITLAB-NOTES 2.2). A new default branch moves the repository's HEAD after the commit.
+ */
+export async function updateProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, input: ProjectInput): Promise<ProjectRow> {
+  authorize(db, actor, 'admin_project', project);
+  if (input.name !== undefined && input.name !== project.name) authorize(db, actor, 'rename_project', project);
+  if (input.visibility !== undefined && VISIBILITY[input.visibility] !== project.visibility_level) authorize(db, actor, 'change_visibility_level', project);
+  if (input.repository_storage !== undefined && !isAdmin(actor)) throw forbidden();
+  const updated = inTransaction(db, () => {
+    const current = findProjectById(db, project.id);
+    if (!current) throw notFound('Project');
+    const columns: ProjectColumns = { ...columnsOfInput(input), updated_at: nowIso() };
+    const next: ProjectRow = { ...current, ...columns };
+    const errors = validateProject(db, {
+      id: current.id,
+      namespace: findNamespaceById(db, current.namespace_id)!,
+      name: next.name,
+      path: next.path,
+      visibility_level: next.visibility_level,
+      default_branch: next.default_branch,
+      approvals_before_merge: next.approvals_before_merge,
+      repository_storage: next.repository_storage,
+    });
+    if (Object.keys(errors).length) throw invalid(errors);
+    updateProjectRow(db, current.id, columns);
+    if (next.name !== current.name || next.path !== current.path) recordProjectRenamed(db, current.id);
+    return next;
+  });
+  if (updated.default_branch !== project.default_branch) {
+    const repository = repositoryPath(dataDir, project.id);
+    // A repository not on disk yet takes the branch from the row when it is created.
+    if (await stat(repository).catch(() => null)) {
+      await setRepositoryHead(repository, updated.default_branch);
+      await recordRepositoryChange(db, dataDir, project.id, 'repository', 'updated');
+    }
+  }
+  return updated;
+}
+
+/**
+ * Deletes a project: its rows (members, shares, stars and custom attributes follow through
+ * foreign keys; forks keep existing, unlinked), then its repository, wiki, avatar and uploads
+ * directories. The groups family calls this for each project of a group it deletes.
+ */
+export async function deleteProject(db: Db, dataDir: string, project: ProjectRow): Promise<void> {
+  inTransaction(db, () => {
+    deleteProjectRow(db, project.id);
+    recordProjectDeleted(db, project.id);
+  });
+  await removeRepository(dataDir, project.id);
+  await rm(projectAvatarDir(dataDir, project.id), { recursive: true, force: true });
+  await rm(projectUploadsDir(dataDir, project.id), { recursive: true, force: true });
+  await rm(projectArtifactsDir(dataDir, project.id), { recursive: true, force: true });
+}
+
+/** SPEC: DELETE /projects/:id, for owners and admins (403 otherwise). */
+export async function deleteProjectAs(db: Db, dataDir: string, actor: Actor, project: ProjectRow): Promise<void> {
+  authorize(db, actor, 'remove_project', project);
+  await deleteProject(db, dataDir, project);
+}
+
+/** Stars (or unstars) the project for the actor; 304 when that is already so (SPEC: States). */
+export function setProjectStar(db: Db, actor: Actor, project: ProjectRow, starred: boolean): ProjectRow {
+  return inTransaction(db, () => {
+    if (hasStarred(db, actor.user.id, project.id) === starred) throw new AppError('not_modified');
+    setStar(db, actor.user.id, project.id, starred, nowIso());
+    return findProjectById(db, project.id)!;
+  });
+}
+
+/** Archives or unarchives; owners and admins only, and idempotent (SPEC: States). */
+export function setProjectArchived(db: Db, actor: Actor, project: ProjectRow, archived: boolean): ProjectRow {
+  authorize(db, actor, 'archive_project', project);
+  return inTransaction(db, () => {
+    const current = findProjectById(db, project.id);
+    if (!current) throw notFound('Project');
+    if (current.archived === (archived ? 1 : 0)) return current;
+    const columns = { archived: archived ? 1 : 0, updated_at: nowIso() };
+    updateProjectRow(db, current.id, columns);
+    return { ...current, ...columns };
+  });
+}
+
+export interface ShareInput {
+  groupId: number;
+  groupAccess: number;
+  expiresAt?: string;
+}
+
+/** Whether the project's group, or one above it, forbids sharing its projects with other groups. */
+function sharingLocked(db: Db, namespaceId: number): boolean {
+  return (
+    prepare(
+      db,
+      `WITH RECURSIVE chain(id, parent_id, locked) AS (
+         SELECT id, parent_id, share_with_group_lock FROM namespaces WHERE id = ?
+         UNION ALL SELECT n.id, n.parent_id, n.share_with_group_lock FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+       SELECT 1 FROM chain WHERE locked = 1 LIMIT 1`,
+    ).get(namespaceId) !== undefined
+  );
+}
+
+/** Whether `groupId` is the project's group or one of its ancestors. */
+function isOwnGroup(db: Db, namespaceId: number, groupId: number): boolean {
+  return (
+    prepare(
+      db,
+      `WITH RECURSIVE chain(id, parent_id) AS (
+         SELECT id, parent_id FROM namespaces WHERE id = ? AND kind = 'group'
+         UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+       SELECT 1 FROM chain WHERE id = ?`,
+    ).get(namespaceId, groupId) !== undefined
+  );
+}
+
+/**
+ * Shares the project with a group (SPEC: POST /projects/:id/share, GITLAB-NOTES 2.2): the
+ * group's members get at most `groupAccess` on it. 404 `Group` when the group is not visible,
+ * 400 when the project's group locks sharing, 409 when already shared.
+ */
+export function shareProject(db: Db, actor: Actor, project: ProjectRow, share: ShareInput): ProjectGroupLinkRow {
+  authorize(db, actor, 'admin_project', project);
+  return inTransaction(db, () => {
+    const group = findVisibleGroup(db, actor, { id: share.groupId });
+    if (sharingLocked(db, project.namespace_id)) throw badRequest('The project sharing with group is disabled');
+    if (isOwnGroup(db, project.namespace_id, group.id)) throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
+    if (findGroupLink(db, project.id, group.id)) throw conflict('Group already shared with this group');
+    const now = nowIso();
+    return insertGroupLink(db, {
+      project_id: project.id,
+      group_id: group.id,
+      group_access: share.groupAccess,
+      expires_at: share.expiresAt ?? null,
+      created_at: now,
+      updated_at: now,
+    });
+  });
+}
+
+/** Stops sharing the project with a group; 404 `Group Link` when it was not shared. */
+export function unshareProject(db: Db, actor: Actor, project: ProjectRow, groupId: number): void {
+  authorize(db, actor, 'admin_project', project);
+  inTransaction(db, () => {
+    const link = findGroupLink(db, project.id, groupId);
+    if (!link) throw notFound('Group Link');
+    deleteGroupLink(db, link.id);
+  });
+}
+
+/**
+ * Moves a project into a group (SPEC: POST /groups/:id/projects/:project_id, admin only). The
+ * repository stays where it is: its path derives from the project id. A project more open than
+ * the group is narrowed to the group's visibility, as GitLab's transfer does.
+ */
+export function transferProject(db: Db, project: ProjectRow, group: NamespaceRow): ProjectRow {
+  return inTransaction(db, () => {
+    const failed = (text: string) => badRequest(`Failed to transfer project {:new_namespace=>["${text}"]}`);
+    if (project.namespace_id === group.id) throw failed('Project is already in this namespace.');
+    const taken = takenInNamespace(db, group.id, project.name, project.path, project.id);
+    if (taken.name || taken.path || shadowsSubgroup(db, group, project.path)) throw failed('Project with same name or path in target namespace already exists');
+    const columns = { namespace_id: group.id, visibility_level: Math.min(project.visibility_level, group.visibility_level), updated_at: nowIso() };
+    updateProjectRow(db, project.id, columns);
+    recordProjectRenamed(db, project.id);
+    return { ...project, ...columns };
+  });
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/** The project's team: direct members and those who get access through its group or shares (SPEC: GET /projects/:id/users). */
+export function listProjectUsers(db: Db, project: ProjectRow, search: string | undefined, page: Page): Paged<UserRow> {
+  const params: Record<string, unknown> = { project: project.id, namespace: project.namespace_id, today: today() };
+  let fromWhere = `FROM users WHERE users.id IN (${PROJECT_TEAM_USER_IDS}) AND users.ghost = 0`;
+  if (search) {
+    fromWhere += " AND (users.name LIKE @search ESCAPE '\\' OR users.username LIKE @search ESCAPE '\\')";
+    params.search = `%${escapeLike(search)}%`;
+  }
+  return selectPage<UserRow>(db, 'users.*', fromWhere, 'users.id ASC', [params], page);
+}
+
+/** Stores an uploaded avatar for the project (already checked by assertAvatar) and records it. */
+export async function setProjectAvatar(db: Db, dataDir: string, projectId: number, file: UploadedFile): Promise<ProjectRow> {
+  const name = await storeProjectAvatar(dataDir, projectId, file);
+  inTransaction(db, () => updateProjectRow(db, projectId, { avatar_path: name, updated_at: nowIso() }));
+  const project = findProjectById(db, projectId);
+  if (!project) throw notFound('Project');
+  return project;
+}

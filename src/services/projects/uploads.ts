@@ -1,0 +1,111 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { UploadedFile } from '../../api/request-context.js';
+import { MAX_UPLOAD_BYTES } from '../../api/middleware/input.js';
+import type { Db } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
+import { findProjectByFullPath, type ProjectRow } from '../../db/tables/projects.js';
+import { findUpload, insertUpload, type UploadRow } from '../../db/tables/uploads.js';
+import { AppError, forbidden, notFound } from '../../errors.js';
+import { recordFileChange } from '../../geo/file-events.js';
+import type { Actor } from '../users/authentication.js';
+import { nowIso } from '../../storage/clock.js';
+import { copyWithDigest } from '../../storage/durable-copy.js';
+import { can } from '../permissions.js';
+
+/**
+ * GitLab's file kinds for uploads: images and videos are embedded in Markdown (`![..](..)`) and
+ * served inline; SVG is embedded too but may carry script, so it is served as an attachment.
+ */
+const EMBEDDED_TYPES: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  tiff: 'image/tiff',
+  ico: 'image/vnd.microsoft.icon',
+  webp: 'image/webp',
+  mp4: 'video/mp4',
+  m4v: 'video/x-m4v',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+  ogv: 'video/ogg',
+};
+const DANGEROUS_TYPES: Readonly<Record<string, string>> = { svg: 'image/svg+xml' };
+
+const extensionOf = (filename: string) => path.extname(filename).slice(1).toLowerCase();
+
+/** Whether Markdown embeds the file (images, videos, SVG): `![name](url)` rather than `[file](url)`. */
+export const isEmbedded = (filename: string): boolean => extensionOf(filename) in EMBEDDED_TYPES || extensionOf(filename) in DANGEROUS_TYPES;
+
+/** Whether a browser may render the file in place: safe images and videos only. */
+export const isInline = (filename: string): boolean => extensionOf(filename) in EMBEDDED_TYPES;
+
+/** Where a project's uploads live: DATA_DIR/uploads/<project_id>/<secret>/<filename>. */
+export function projectUploadsDir(dataDir: string, projectId: number): string {
+  return path.join(dataDir, 'uploads', String(projectId));
+}
+
+/** The path of one upload's file. */
+export function uploadFilePath(dataDir: string, upload: Pick<UploadRow, 'project_id' | 'secret' | 'filename'>): string {
+  return path.join(projectUploadsDir(dataDir, upload.project_id), upload.secret, upload.filename);
+}
+
+/**
+ * A file name safe on disk and in a URL: word characters, dot, dash and plus are kept, anything
+ * else becomes `_` (as CarrierWave sanitizes); names of dots only and empty names are replaced.
+ */
+export function sanitizeFilename(name: string): string {
+  let clean = path.basename(name.replace(/\\/g, '/')).replace(/[^\w.+-]/g, '_');
+  if (/^\.*$/.test(clean)) clean = clean.replace(/\./g, '_') || 'file';
+  if (clean.length > 200) {
+    const extension = path.extname(clean).slice(0, 20);
+    clean = clean.slice(0, 200 - extension.length) + extension;
+  }
+  return clean;
+}
+
+/**
+ * Stores a file uploaded to a project (SPEC: POST /projects/:id/uploads; guest and up, not on an
+ * archived project). The file is written under a temporary name and renamed once complete and
+ * flushed, then the row is recorded: a row never names a missing or partial file.
+ */
+export async function uploadToProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, file: UploadedFile): Promise<UploadRow> {
+  if (!can(db, actor, 'upload_file', project)) throw forbidden();
+  if (file.size > MAX_UPLOAD_BYTES) throw new AppError('payload_too_large');
+  const secret = randomBytes(16).toString('hex');
+  const filename = sanitizeFilename(file.filename);
+  const dir = path.join(projectUploadsDir(dataDir, project.id), secret);
+  const target = path.join(dir, filename);
+  const temporary = path.join(dir, `.tmp-${randomUUID()}`);
+  await mkdir(dir, { recursive: true });
+  try {
+    const { sha256, size } = await copyWithDigest(file.path, temporary);
+    await rename(temporary, target);
+    const extension = extensionOf(filename);
+    const mimetype = EMBEDDED_TYPES[extension] ?? DANGEROUS_TYPES[extension] ?? (file.mimetype || 'application/octet-stream');
+    return inTransaction(db, () => {
+      const upload = insertUpload(db, { project_id: project.id, secret, filename, size, sha256, mimetype, uploaded_by_id: actor.user.id, created_at: nowIso() });
+      recordFileChange(db, dataDir, { type: 'attachment', action: 'created', id: upload.id, projectId: project.id, file: target, sha256, size });
+      return upload;
+    });
+  } catch (error) {
+    // The project may have been deleted meanwhile (no row can be written): leave nothing behind.
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * The upload a project web path names (`<namespace>/<project>`, secret, filename) with its file,
+ * when the actor may read the project; 404 otherwise, so a private project is never revealed.
+ */
+export function findReadableUpload(db: Db, dataDir: string, actor: Actor | null, projectPath: string, secret: string, filename: string): { upload: UploadRow; file: string } {
+  const project = findProjectByFullPath(db, projectPath);
+  if (!project || !can(db, actor, 'read_project', project)) throw notFound();
+  const upload = findUpload(db, project.id, secret, filename);
+  if (!upload) throw notFound();
+  return { upload, file: uploadFilePath(dataDir, upload) };
+}

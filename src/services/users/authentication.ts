@@ -1,0 +1,93 @@
+import type { Db } from '../../db/connection.js';
+import { prepare } from '../../db/connection.js';
+import { findUserById, type UserRow } from '../../db/tables/users.js';
+import { cachedActor } from './actor-cache.js';
+import { today } from '../../storage/clock.js';
+import { digestSecret } from './secrets.js';
+
+export type AuthMethod = 'personal_access_token' | 'impersonation_token' | 'oauth_token' | 'session';
+
+/** Who is calling, and through what; `sudoFrom` is the admin when sudo swapped the user. */
+export interface Actor {
+  readonly user: UserRow;
+  readonly via: AuthMethod;
+  readonly scopes: readonly string[];
+  readonly sudoFrom: UserRow | null;
+}
+
+export type Credential = { kind: 'private_token' | 'bearer' | 'session'; secret: string };
+
+interface TokenRow {
+  user_id: number;
+  scopes: string;
+  impersonation: number;
+  revoked: number;
+  expires_at: string | null;
+}
+
+const userCanSignIn = (user: UserRow | undefined): user is UserRow => !!user && user.state === 'active' && !user.ghost;
+
+type Resolved = { actor: Actor; validUntil: number } | null;
+
+/** Resolves a credential to an actor, or null when it is unknown, revoked, expired or its user blocked (all 401). */
+export function authenticateCredential(db: Db, credential: Credential): Actor | null {
+  const digest = digestSecret(credential.secret);
+  return cachedActor(db, `${credential.kind}:${digest}`, () => {
+    if (credential.kind === 'session') return fromSession(db, digest);
+    return fromPersonalToken(db, digest) ?? (credential.kind === 'bearer' ? fromOauthToken(db, digest) : null);
+  });
+}
+
+/** The end of a token's last valid day: it works through its expiry date (UTC). */
+const endOfDay = (date: string | null) => (date === null ? Infinity : Date.parse(`${date}T00:00:00Z`) + 86_400_000);
+
+function fromPersonalToken(db: Db, digest: string): Resolved {
+  const token = prepare(db, 'SELECT user_id, scopes, impersonation, revoked, expires_at FROM personal_access_tokens WHERE token_digest = ?').get(digest) as
+    | TokenRow
+    | undefined;
+  if (!token || token.revoked || isExpiredDate(token.expires_at)) return null;
+  const user = findUserById(db, token.user_id);
+  if (!userCanSignIn(user)) return null;
+  const via = token.impersonation ? 'impersonation_token' : 'personal_access_token';
+  return { actor: { user, via, scopes: JSON.parse(token.scopes) as string[], sudoFrom: null }, validUntil: endOfDay(token.expires_at) };
+}
+
+function fromOauthToken(db: Db, digest: string): Resolved {
+  const token = prepare(db, 'SELECT user_id, scopes, revoked, expires_at FROM oauth_access_tokens WHERE token_digest = ?').get(digest) as
+    | Omit<TokenRow, 'impersonation'>
+    | undefined;
+  if (!token || token.revoked || (token.expires_at && token.expires_at <= new Date().toISOString())) return null;
+  const user = findUserById(db, token.user_id);
+  if (!userCanSignIn(user)) return null;
+  const validUntil = token.expires_at ? Date.parse(token.expires_at) : Infinity;
+  return { actor: { user, via: 'oauth_token', scopes: JSON.parse(token.scopes) as string[], sudoFrom: null }, validUntil };
+}
+
+function fromSession(db: Db, digest: string): Resolved {
+  const session = prepare(db, 'SELECT user_id, expires_at FROM sessions WHERE token_digest = ?').get(digest) as { user_id: number; expires_at: string } | undefined;
+  if (!session || session.expires_at <= new Date().toISOString()) return null;
+  const user = findUserById(db, session.user_id);
+  if (!userCanSignIn(user)) return null;
+  // A signed-in browser session acts with full API rights, as GitLab's web session does.
+  return { actor: { user, via: 'session', scopes: ['api'], sudoFrom: null }, validUntil: Date.parse(session.expires_at) };
+}
+
+/** A token whose expiry date has passed is inactive; one expiring today still works until midnight UTC. */
+export function isExpiredDate(expiresAt: string | null): boolean {
+  return expiresAt !== null && expiresAt < today();
+}
+
+/** Scopes of the read-only token kind allow GET on the users family alone (GITLAB-NOTES 1.7). */
+export function missingScope(scopes: readonly string[], method: string, path: string): string | null {
+  if (scopes.includes('api')) return null;
+  const read = method === 'GET' || method === 'HEAD';
+  if (read && scopes.includes('read_user') && /^\/users?(\/|$)/.test(path)) return null;
+  return 'api';
+}
+
+/** Records API or Git use at most once per user per day (GITLAB-NOTES 2.8). */
+export function touchActivity(db: Db, user: UserRow): void {
+  const day = today();
+  if (user.last_activity_on === day) return;
+  prepare(db, 'UPDATE users SET last_activity_on = ? WHERE id = ?').run(day, user.id);
+}
