@@ -1,5 +1,5 @@
 import type { Db } from './connection.js';
-import { isReplicatedTable } from '../geo/local-tables.js';
+import { isReplicatedTable } from './local-tables.js';
 
 const TRIGGER_PREFIX = 'geo_capture_';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/connection.js';
-import { LOCAL_TABLES } from './local-tables.js';
+import { LOCAL_TABLES } from '../db/local-tables.js';
 
 /**
  * A consistent copy of the database made with SQLite's online backup (writers go on meanwhile),

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { isReplicatedTable } from '../../src/geo/local-tables.js';
+import { isReplicatedTable } from '../../src/db/local-tables.js';
 import { ROOT_TOKEN, type ApiResponse, type RequestOptions } from './site.js';
 
 export { ROOT_TOKEN };

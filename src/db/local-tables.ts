@@ -9,7 +9,7 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
   'geo_cursor',
   // A secondary's sync state of its blobs (repositories, wikis, files).
   'geo_registry',
-  // Webhook deliveries and their attempts: only the primary delivers (services/webhooks/queue.ts),
+  // Webhook deliveries and their attempts: only the primary delivers (services/hooks/queue.ts),
   // so a secondary must never inherit work to do, and what a receiver answered one site is no fact
   // about another.
   'web_hook_queue',
