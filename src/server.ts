@@ -17,7 +17,7 @@ import { avatarRouter, signInRouter, usersRoutes } from './api/users/index.js';
 import { projectAvatarRouter, projectsRouter } from './api/projects/projects.js';
 import { projectUploadsWebRouter, uploadsRouter } from './api/projects/uploads.js';
 import { groupsRoutes } from './api/groups/index.js';
-import { membersRouter } from './api/members/members.js';
+import { membersRoutes } from './api/members/index.js';
 import { geoNodesRouter } from './api/geo/nodes.js';
 import { gitHttpRouter } from './api/repository/git-http.js';
 import { gitLfsRouter } from './api/repository/git-lfs.js';
@@ -137,7 +137,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(projectsRouter(ctx));
   api.use(uploadsRouter(ctx));
   api.use(mountRoutes(ctx, groupsRoutes));
-  api.use(membersRouter(ctx));
+  api.use(mountRoutes(ctx, membersRoutes));
   api.use(geoNodesRouter(ctx, geo));
   api.use(mountRoutes(ctx, hooksRoutes));
   api.use(repositoryRouter(ctx));
