@@ -1,4 +1,4 @@
-import { Router, type Request } from 'express';
+import type { Request, Router } from 'express';
 import type { Db } from '../db/connection.js';
 import {
   deleteCustomAttribute,
@@ -8,35 +8,64 @@ import {
   type AttributeOwner,
 } from '../services/custom-attributes.js';
 import type { SiteContext } from '../site-context.js';
-import { requireAdmin } from './middleware/guards.js';
+import { admin } from './middleware/guards.js';
 import { readParams, required, str } from './params.js';
 import { sendJson, sendNoContent } from './respond.js';
+import { mountRoutes, type Guard, type Handler, type Route } from './routes.js';
 
-/** The custom attributes endpoints of one owner kind (`/users/:id/custom_attributes`...); admin only, as in GitLab. */
+/** Whose custom attributes a family of routes serves: the owner's table, and its id once the route's guards have run. */
+export interface AttributeSubject {
+  readonly owner: AttributeOwner;
+  ownerId(ctx: SiteContext, req: Request): number;
+}
+
+/**
+ * `<base>/custom_attributes[/:key]` of one owner kind: admin only, as in GitLab (401 anonymous,
+ * 403 non-admin), then `loaders` find the owner (404) before its id is read. Projects list theirs as
+ * `customAttributesRoutes('/projects/:id', [loadProject()], { owner: project_custom_attributes, ownerId: projectOf(req).id })`.
+ */
+export function customAttributesRoutes(base: string, loaders: readonly Guard[], subject: AttributeSubject): Route[] {
+  const guards = [admin, ...loaders];
+  return [
+    { method: 'get', path: `${base}/custom_attributes`, guards, handler: listAttributes(subject) },
+    { method: 'get', path: `${base}/custom_attributes/:key`, guards, handler: showAttribute(subject) },
+    { method: 'put', path: `${base}/custom_attributes/:key`, guards, handler: setAttribute(subject) },
+    { method: 'delete', path: `${base}/custom_attributes/:key`, guards, handler: removeAttribute(subject) },
+  ];
+}
+
+/**
+ * The router form src/api/projects/projects.ts still mounts for its custom attributes; it goes
+ * when projects list `customAttributesRoutes` rows in their own table.
+ */
 export function customAttributesRouter(
   ctx: SiteContext,
   options: { base: string; owner: AttributeOwner; resolveOwner: (db: Db, req: Request) => number },
 ): Router {
-  const router = Router();
-  const { base, owner } = options;
-  const ownerOf = (req: Request) => {
-    requireAdmin(req);
-    return options.resolveOwner(ctx.db, req);
-  };
-  router.get(`${base}/custom_attributes`, (req, res) => {
-    sendJson(res, 200, listCustomAttributes(ctx.db, owner, ownerOf(req)));
-  });
-  router.get(`${base}/custom_attributes/:key`, (req, res) => {
-    sendJson(res, 200, getCustomAttribute(ctx.db, owner, ownerOf(req), String(req.params.key)));
-  });
-  router.put(`${base}/custom_attributes/:key`, (req, res) => {
-    const ownerId = ownerOf(req);
-    const { value } = readParams(req.input, { value: required(str()) });
-    sendJson(res, 200, setCustomAttribute(ctx.db, owner, ownerId, String(req.params.key), value));
-  });
-  router.delete(`${base}/custom_attributes/:key`, (req, res) => {
-    deleteCustomAttribute(ctx.db, owner, ownerOf(req), String(req.params.key));
-    sendNoContent(res);
-  });
-  return router;
+  return mountRoutes(ctx, customAttributesRoutes(options.base, [], { owner: options.owner, ownerId: (site, req) => options.resolveOwner(site.db, req) }));
 }
+
+const listAttributes =
+  ({ owner, ownerId }: AttributeSubject): Handler =>
+  (ctx, req, res) =>
+    sendJson(res, 200, listCustomAttributes(ctx.db, owner, ownerId(ctx, req)));
+
+const showAttribute =
+  ({ owner, ownerId }: AttributeSubject): Handler =>
+  (ctx, req, res) =>
+    sendJson(res, 200, getCustomAttribute(ctx.db, owner, ownerId(ctx, req), String(req.params.key)));
+
+const setAttribute =
+  ({ owner, ownerId }: AttributeSubject): Handler =>
+  (ctx, req, res) => {
+    const id = ownerId(ctx, req);
+    const { value } = readParams(req.input, { value: required(str()) });
+    sendJson(res, 200, setCustomAttribute(ctx.db, owner, id, String(req.params.key), value));
+  };
+
+const removeAttribute =
+  ({ owner, ownerId }: AttributeSubject): Handler =>
+  (ctx, req, res) => {
+    deleteCustomAttribute(ctx.db, owner, ownerId(ctx, req), String(req.params.key));
+    sendNoContent(res);
+  };

@@ -1,21 +1,21 @@
-import { Router, type Request } from 'express';
+import type { Request, Response } from 'express';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import { group, groupDetail, type GroupStatistics } from '../../entities/groups.js';
 import { projectView } from '../../entities/projects.js';
 import type { Actor } from '../../services/users/authentication.js';
 import { deleteGroup, groupStatistics } from '../../services/groups/removal.js';
 import { listGroups, listSubgroups, type GroupListFilters } from '../../services/groups/lists.js';
-import { assertMayDeleteGroup, createGroup, updateGroup, type GroupInput } from '../../services/groups/groups.js';
+import { createGroup, updateGroup, type GroupInput } from '../../services/groups/groups.js';
 import { listProjects } from '../../services/projects/projects.js';
 import { loadProjectRelations } from '../../services/projects/relations.js';
 import { isAdmin, VISIBILITY_NAMES } from '../../services/permissions.js';
-import { findVisibleGroup } from '../../services/find-visible.js';
 import type { SiteContext } from '../../site-context.js';
-import { customAttributesRouter } from '../custom-attributes.js';
-import { requireActor } from '../middleware/guards.js';
+import type { AttributeSubject } from '../custom-attributes.js';
+import { groupOf, requireActor } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
-import { bool, hash, idOrPath, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input } from '../params.js';
+import { bool, hash, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input } from '../params.js';
 import { sendJson } from '../respond.js';
+import type { Guard } from '../routes.js';
 
 const UPDATABLE = [
   'name',
@@ -29,55 +29,53 @@ const UPDATABLE = [
   'shared_runners_minutes_limit',
 ] as const;
 
-/** Groups: list, subgroups, details, create, update, delete (SPEC: Groups; GITLAB-NOTES 2.1). Anonymous reads see public groups. */
-export function groupsRouter(ctx: SiteContext): Router {
-  const router = Router();
-  router.get('/groups', async (req, res) => {
-    const { filters, statistics } = readListParams(req);
-    const page = readPage(req.input);
-    const result = listGroups(ctx.db, req.actor, filters, page);
-    sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
-  });
-  router.get('/groups/:id/subgroups', async (req, res) => {
-    const { filters, statistics } = readListParams(req);
-    const page = readPage(req.input);
-    const parent = findVisibleGroup(ctx.db, req.actor, idOrPath(String(req.params.id)));
-    const result = listSubgroups(ctx.db, req.actor, parent, filters, page);
-    sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
-  });
-  router.get('/groups/:id', (req, res) => {
-    sendJson(res, 200, groupDetailOf(ctx, req.actor, findVisibleGroup(ctx.db, req.actor, idOrPath(String(req.params.id)))));
-  });
-  router.post('/groups', (req, res) => {
-    const actor = requireActor(req);
-    const input = readGroupInput(req.input, true) as GroupInput & { name: string; path: string };
-    sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input)));
-  });
-  router.put('/groups/:id', (req, res) => {
-    const actor = requireActor(req);
-    const input = readGroupInput(req.input, false);
-    requireAtLeastOne(input as Record<string, unknown>, UPDATABLE);
-    const target = findVisibleGroup(ctx.db, actor, idOrPath(String(req.params.id)));
-    sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, target, input)));
-  });
-  router.delete('/groups/:id', async (req, res) => {
-    const actor = requireActor(req);
-    const target = findVisibleGroup(ctx.db, actor, idOrPath(String(req.params.id)));
-    assertMayDeleteGroup(ctx.db, actor, target);
-    await deleteGroup(ctx, target);
-    sendJson(res, 202, { message: '202 Accepted' });
-  });
-  return router;
+export async function searchGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { filters, statistics } = readListParams(req);
+  const page = readPage(req.input);
+  const result = listGroups(ctx.db, req.actor, filters, page);
+  sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
 
-/** GET/PUT/DELETE /groups/:id/custom_attributes[/:key], admin only. */
-export function groupCustomAttributesRouter(ctx: SiteContext): Router {
-  return customAttributesRouter(ctx, {
-    base: '/groups/:id',
-    owner: { table: 'group_custom_attributes', column: 'group_id' },
-    resolveOwner: (db, req) => findVisibleGroup(db, req.actor, idOrPath(String(req.params.id))).id,
-  });
+export async function listChildGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { filters, statistics } = readListParams(req);
+  const page = readPage(req.input);
+  const result = listSubgroups(ctx.db, req.actor, groupOf(req), filters, page);
+  sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
+
+export function showGroup(ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 200, groupDetailOf(ctx, req.actor, groupOf(req)));
+}
+
+export function addGroup(ctx: SiteContext, req: Request, res: Response): void {
+  const actor = requireActor(req);
+  const input = readGroupInput(req.input, true) as GroupInput & { name: string; path: string };
+  sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input)));
+}
+
+export function editGroup(ctx: SiteContext, req: Request, res: Response): void {
+  const actor = requireActor(req);
+  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), readGroupEdits(req.input))));
+}
+
+export async function removeGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  await deleteGroup(ctx, groupOf(req));
+  sendJson(res, 202, { message: '202 Accepted' });
+}
+
+/**
+ * Grape validates parameters before the endpoint finds its group, so a bad one answers 400 even
+ * where the group is invisible (404) or not the caller's to change (403): these guards read them
+ * ahead of loadGroup, and the handler reads the same input again.
+ */
+export const listParams: Guard = { name: 'listParams', check: (_ctx, req) => void readListParams(req) };
+export const editParams: Guard = { name: 'editParams', check: (_ctx, req) => void readGroupEdits(req.input) };
+
+/** The group whose custom attributes /groups/:id/custom_attributes addresses, loaded by loadGroup. */
+export const groupAttributes: AttributeSubject = {
+  owner: { table: 'group_custom_attributes', column: 'group_id' },
+  ownerId: (_ctx, req) => groupOf(req).id,
+};
 
 /** The common group-list parameters; `statistics` counts for admins only (GITLAB-NOTES 2.1). */
 function readListParams(req: Request): { filters: GroupListFilters; statistics: boolean } {
@@ -103,6 +101,13 @@ function readListParams(req: Request): { filters: GroupListFilters; statistics: 
     },
     statistics: params.statistics === true && isAdmin(req.actor),
   };
+}
+
+/** PUT /groups/:id: the group's new attributes, at least one of them (Grape's `at_least_one_of`). */
+function readGroupEdits(input: Input): GroupInput {
+  const edits = readGroupInput(input, false);
+  requireAtLeastOne(edits as Record<string, unknown>, UPDATABLE);
+  return edits;
 }
 
 function readGroupInput(input: Input, creating: boolean): GroupInput {

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Request, Response } from 'express';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import { namespace } from '../../entities/namespaces.js';
 import type { Actor } from '../../services/users/authentication.js';
@@ -10,21 +10,19 @@ import { readPage, sendPage } from '../pagination.js';
 import { idOrPath, readParams, str } from '../params.js';
 import { sendJson } from '../respond.js';
 
-/** GET /namespaces and /namespaces/:id (numeric id or URL-encoded full path): users' and groups' namespaces. */
-export function namespacesRouter(ctx: SiteContext): Router {
-  const router = Router();
-  router.get('/namespaces', (req, res) => {
-    const actor = requireActor(req);
-    const { search } = readParams(req.input, { search: str() });
-    const page = readPage(req.input);
-    const result = listNamespaces(ctx.db, actor, search, page);
-    sendPage(req, res, ctx.externalUrl, page, namespaceViews(ctx, actor, result.rows), result.total);
-  });
-  router.get('/namespaces/:id', (req, res) => {
-    const actor = requireActor(req);
-    sendJson(res, 200, namespaceViews(ctx, actor, [getNamespace(ctx.db, actor, idOrPath(String(req.params.id)))])[0]);
-  });
-  return router;
+/** The namespaces the caller may put projects in: their own and their groups' (all of them for admins). */
+export function listMyNamespaces(ctx: SiteContext, req: Request, res: Response): void {
+  const actor = requireActor(req);
+  const { search } = readParams(req.input, { search: str() });
+  const page = readPage(req.input);
+  const result = listNamespaces(ctx.db, actor, search, page);
+  sendPage(req, res, ctx.externalUrl, page, namespaceViews(ctx, actor, result.rows), result.total);
+}
+
+/** One namespace, a user's or a group's, by numeric id or URL-encoded full path. */
+export function showNamespace(ctx: SiteContext, req: Request, res: Response): void {
+  const actor = requireActor(req);
+  sendJson(res, 200, namespaceViews(ctx, actor, [getNamespace(ctx.db, actor, idOrPath(String(req.params.id)))])[0]);
 }
 
 /** Admins also see how many members each group has with its subgroups (GitLab exposes it to group admins). */

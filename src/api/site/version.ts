@@ -1,15 +1,8 @@
-import { Router } from 'express';
-import type { SiteContext } from '../../site-context.js';
 import { versionString } from '../../version.js';
-import { requireActor } from '../middleware/guards.js';
 import { sendJson } from '../respond.js';
+import type { Handler } from '../routes.js';
 
-/** GET /version: any signed-in user (GITLAB-NOTES 5). */
-export function versionRouter(ctx: SiteContext, revision: string): Router {
-  const router = Router();
-  router.get('/version', (req, res) => {
-    requireActor(req);
-    sendJson(res, 200, { version: versionString(ctx.config.edition), revision });
-  });
-  return router;
+/** GET /version answers the edition's version and the revision the site was built from. */
+export function showVersion(revision: string): Handler {
+  return (ctx, _req, res) => sendJson(res, 200, { version: versionString(ctx.config.edition), revision });
 }

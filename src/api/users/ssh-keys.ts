@@ -1,48 +1,44 @@
-import { Router } from 'express';
+import type { Request, Response } from 'express';
 import { sshKey, sshKeyWithUser } from '../../entities/keys.js';
 import { addSshKey, deleteSshKey, getSshKey, getSshKeyWithOwner, listSshKeys } from '../../services/users/ssh-keys.js';
 import type { SiteContext } from '../../site-context.js';
-import { ACCOUNT_BASES } from './account-owner.js';
-import { requireAdmin } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { pathInt, readParams, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
+import { accountOwnerId } from './account-owner.js';
 
-/** SSH keys of the current user (/user/keys) and, for admins, of any user (/users/:id/keys), plus GET /keys/:id and GET /keys?fingerprint=. */
-export function userSshKeysRouter(ctx: SiteContext): Router {
-  const router = Router();
-  for (const [base, ownerOf] of ACCOUNT_BASES) {
-    router.get(`${base}/keys`, (req, res) => {
-      const userId = ownerOf(req);
-      const page = readPage(req.input);
-      const result = listSshKeys(ctx.db, userId, page);
-      sendPage(req, res, ctx.externalUrl, page, result.rows.map(sshKey), result.total);
-    });
-    router.get(`${base}/keys/:key_id`, (req, res) => {
-      const userId = ownerOf(req);
-      sendJson(res, 200, sshKey(getSshKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'))));
-    });
-    router.post(`${base}/keys`, (req, res) => {
-      const userId = ownerOf(req);
-      const params = readParams(req.input, { title: required(str()), key: required(str()) });
-      sendJson(res, 201, sshKey(addSshKey(ctx.db, userId, params)));
-    });
-    router.delete(`${base}/keys/:key_id`, (req, res) => {
-      const userId = ownerOf(req);
-      deleteSshKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'));
-      sendNoContent(res);
-    });
-  }
-  router.get('/keys', (req, res) => {
-    requireAdmin(req);
-    const { fingerprint } = readParams(req.input, { fingerprint: required(str()) });
-    const { key, user, identities } = getSshKeyWithOwner(ctx.db, { fingerprint });
-    sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
-  });
-  router.get('/keys/:id', (req, res) => {
-    requireAdmin(req);
-    const { key, user, identities } = getSshKeyWithOwner(ctx.db, { id: pathInt(req.params.id, 'id') });
-    sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
-  });
-  return router;
+export function listUserKeys(ctx: SiteContext, req: Request, res: Response): void {
+  const userId = accountOwnerId(req);
+  const page = readPage(req.input);
+  const result = listSshKeys(ctx.db, userId, page);
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map(sshKey), result.total);
+}
+
+export function showUserKey(ctx: SiteContext, req: Request, res: Response): void {
+  const userId = accountOwnerId(req);
+  sendJson(res, 200, sshKey(getSshKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'))));
+}
+
+export function addUserKey(ctx: SiteContext, req: Request, res: Response): void {
+  const userId = accountOwnerId(req);
+  const params = readParams(req.input, { title: required(str()), key: required(str()) });
+  sendJson(res, 201, sshKey(addSshKey(ctx.db, userId, params)));
+}
+
+export function removeUserKey(ctx: SiteContext, req: Request, res: Response): void {
+  const userId = accountOwnerId(req);
+  deleteSshKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'));
+  sendNoContent(res);
+}
+
+/** GET /keys?fingerprint=: the key with that fingerprint and its owner. */
+export function findKeyByFingerprint(ctx: SiteContext, req: Request, res: Response): void {
+  const { fingerprint } = readParams(req.input, { fingerprint: required(str()) });
+  const { key, user, identities } = getSshKeyWithOwner(ctx.db, { fingerprint });
+  sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
+}
+
+export function showKeyWithOwner(ctx: SiteContext, req: Request, res: Response): void {
+  const { key, user, identities } = getSshKeyWithOwner(ctx.db, { id: pathInt(req.params.id, 'id') });
+  sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
 }

@@ -1,11 +1,9 @@
-import { Router, type Request } from 'express';
-import path from 'node:path';
+import type { Request, Response } from 'express';
 import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/users.js';
 import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../../entities/users.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import { badRequest, forbidden } from '../../errors.js';
 import { monthsAgo } from '../../storage/clock.js';
-import { assertAvatar, attachUserAvatar, userAvatarDir } from '../../services/avatars.js';
+import { assertAvatar, attachUserAvatar } from '../../services/avatars.js';
 import { isAdmin } from '../../services/permissions.js';
 import {
   blockUser,
@@ -19,96 +17,75 @@ import {
   type UserInput,
 } from '../../services/users/users.js';
 import type { SiteContext } from '../../site-context.js';
-import { customAttributesRouter } from '../custom-attributes.js';
-import { requireActor, requireAdmin } from '../middleware/guards.js';
+import type { AttributeSubject } from '../custom-attributes.js';
+import { requireActor } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { bool, date, datetime, hash, int, oneOf, readParams, required, str, pathInt, type Input } from '../params.js';
-import { sendJson, sendNoContent, sendStoredFile } from '../respond.js';
+import { sendJson, sendNoContent } from '../respond.js';
 
-/** Users: list, get, create, update, delete, block, the current user and activities (SPEC: Users). */
-export function usersRouter(ctx: SiteContext): Router {
-  const router = Router();
-  router.get('/users', (req, res) => {
-    const page = readPage(req.input);
-    const result = listUsers(ctx.db, readFilters(req), page);
-    const view = isAdmin(req.actor) ? withIdentities(ctx, result.rows, userWithAdmin) : result.rows.map((user) => userBasic(user, ctx));
-    sendPage(req, res, ctx.externalUrl, page, view, result.total);
-  });
-  router.get('/users/:id', (req, res) => {
-    const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
-    sendJson(res, 200, isAdmin(req.actor) ? withIdentities(ctx, [user], userAdminDetails)[0] : userDetails(user, ctx));
-  });
-  router.post('/users', async (req, res) => {
-    requireAdmin(req);
-    const attrs = readUserInput(req.input, true);
-    if (attrs.password === undefined && !readParams(req.input, { reset_password: bool() }).reset_password) {
-      throw badRequest('password, reset_password are missing, at least one parameter must be provided');
-    }
-    const avatar = avatarOf(req);
-    let user = await createUser(ctx.db, attrs as UserInput & { username: string; email: string; name: string });
-    if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
-    sendJson(res, 201, withIdentities(ctx, [user], userPublic)[0]);
-  });
-  router.put('/users/:id', async (req, res) => {
-    requireAdmin(req);
-    const id = pathInt(req.params.id, 'id');
-    const avatar = avatarOf(req);
-    let user = await updateUser(ctx.db, id, readUserInput(req.input, false));
-    if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
-    sendJson(res, 200, withIdentities(ctx, [user], userPublic)[0]);
-  });
-  router.delete('/users/:id', (req, res) => {
-    requireAdmin(req);
-    readParams(req.input, { hard_delete: bool() });
-    deleteUser(ctx.db, pathInt(req.params.id, 'id'));
-    sendNoContent(res);
-  });
-  router.post('/users/:id/block', (req, res) => {
-    requireAdmin(req);
-    sendJson(res, 201, blockUser(ctx.db, pathInt(req.params.id, 'id')));
-  });
-  router.post('/users/:id/unblock', (req, res) => {
-    requireAdmin(req);
-    sendJson(res, 201, unblockUser(ctx.db, pathInt(req.params.id, 'id')));
-  });
-  router.get('/user', (req, res) => {
-    const actor = requireActor(req);
-    const view = isAdmin(actor) ? userWithAdmin : userPublic;
-    sendJson(res, 200, withIdentities(ctx, [actor.user], view)[0]);
-  });
-  router.get('/user/activities', (req, res) => {
-    requireAdmin(req);
-    const { from } = readParams(req.input, { from: date() });
-    const page = readPage(req.input);
-    const result = listActivities(ctx.db, from ?? monthsAgo(6), page);
-    sendPage(req, res, ctx.externalUrl, page, result.rows.map(userActivity), result.total);
-  });
-  return router;
+export function searchUsers(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  const result = listUsers(ctx.db, readFilters(req), page);
+  const view = isAdmin(req.actor) ? withIdentities(ctx, result.rows, userWithAdmin) : result.rows.map((user) => userBasic(user, ctx));
+  sendPage(req, res, ctx.externalUrl, page, view, result.total);
 }
 
-/** GET/PUT/DELETE /users/:id/custom_attributes[/:key], admin only. */
-export function userCustomAttributesRouter(ctx: SiteContext): Router {
-  return customAttributesRouter(ctx, {
-    base: '/users/:id',
-    owner: { table: 'user_custom_attributes', column: 'user_id' },
-    resolveOwner: (db, req) => getUser(db, pathInt(String(req.params.id), 'id')).id,
-  });
+export function showUser(ctx: SiteContext, req: Request, res: Response): void {
+  const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
+  sendJson(res, 200, isAdmin(req.actor) ? withIdentities(ctx, [user], userAdminDetails)[0] : userDetails(user, ctx));
 }
 
-/**
- * Serves user avatars at the path avatar_url names; avatars are public, as in GitLab. Geo does not
- * replicate avatar files, so a secondary has the primary answer.
- */
-export function avatarRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
-  const router = Router();
-  router.get('/uploads/-/system/user/avatar/:id/:file', async (req, res) => {
-    const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
-    if (!user.avatar_path || user.avatar_path !== req.params.file) throw notFound('Avatar');
-    if (reads) return reads.fromPrimary(req, res);
-    await sendStoredFile(req, res, path.join(userAvatarDir(ctx.config.dataDir, user.id), user.avatar_path), { resource: 'Avatar', type: path.extname(user.avatar_path) });
-  });
-  return router;
+export async function addUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const attrs = readUserInput(req.input, true);
+  if (attrs.password === undefined && !readParams(req.input, { reset_password: bool() }).reset_password) {
+    throw badRequest('password, reset_password are missing, at least one parameter must be provided');
+  }
+  const avatar = avatarOf(req);
+  let user = await createUser(ctx.db, attrs as UserInput & { username: string; email: string; name: string });
+  if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
+  sendJson(res, 201, withIdentities(ctx, [user], userPublic)[0]);
 }
+
+export async function editUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const id = pathInt(req.params.id, 'id');
+  const avatar = avatarOf(req);
+  let user = await updateUser(ctx.db, id, readUserInput(req.input, false));
+  if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
+  sendJson(res, 200, withIdentities(ctx, [user], userPublic)[0]);
+}
+
+export function removeUser(ctx: SiteContext, req: Request, res: Response): void {
+  readParams(req.input, { hard_delete: bool() });
+  deleteUser(ctx.db, pathInt(req.params.id, 'id'));
+  sendNoContent(res);
+}
+
+export function blockAccount(ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 201, blockUser(ctx.db, pathInt(req.params.id, 'id')));
+}
+
+export function unblockAccount(ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 201, unblockUser(ctx.db, pathInt(req.params.id, 'id')));
+}
+
+export function showCurrentUser(ctx: SiteContext, req: Request, res: Response): void {
+  const actor = requireActor(req);
+  const view = isAdmin(actor) ? userWithAdmin : userPublic;
+  sendJson(res, 200, withIdentities(ctx, [actor.user], view)[0]);
+}
+
+export function listUserActivities(ctx: SiteContext, req: Request, res: Response): void {
+  const { from } = readParams(req.input, { from: date() });
+  const page = readPage(req.input);
+  const result = listActivities(ctx.db, from ?? monthsAgo(6), page);
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map(userActivity), result.total);
+}
+
+/** The user whose custom attributes /users/:id/custom_attributes addresses: 400 for a bad id, 404 `User` when missing. */
+export const userAttributes: AttributeSubject = {
+  owner: { table: 'user_custom_attributes', column: 'user_id' },
+  ownerId: (ctx, req) => getUser(ctx.db, pathInt(String(req.params.id), 'id')).id,
+};
 
 type UserView<T> = (user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) => T;
 

@@ -79,13 +79,12 @@ export function createGroup(db: Db, actor: Actor, input: GroupInput & { name: st
 }
 
 /**
- * Updates a group the actor may see (404) and administer (403). A new path or name carries over
- * to the full_path and full_name of every group below it. Model errors are a 400 with the field
- * object (`render_validation_error!`).
+ * Updates a group the actor administers (the route's admin_group guard). A new path or name
+ * carries over to the full_path and full_name of every group below it. Model errors are a 400
+ * with the field object (`render_validation_error!`).
  */
 export function updateGroup(db: Db, actor: Actor, group: NamespaceRow, input: GroupInput): NamespaceRow {
   return inTransaction(db, () => {
-    if (!can(db, actor, 'admin_group', group)) throw forbidden();
     assertMayLimitMinutes(actor, input);
     const columns = columnsOf(input);
     const parent = group.parent_id === null ? null : findNamespaceById(db, group.parent_id)!;
@@ -104,13 +103,8 @@ export function updateGroup(db: Db, actor: Actor, group: NamespaceRow, input: Gr
   });
 }
 
-/** Whether the actor may delete the group: its owners and admins (SPEC: DELETE /groups/:id). */
-export function assertMayDeleteGroup(db: Db, actor: Actor, group: NamespaceRow): void {
-  if (!can(db, actor, 'remove_group', group)) throw forbidden();
-}
-
 /**
- * Removes a group whose projects are already gone (services/group-removal.ts deletes them first):
+ * Removes a group whose projects are already gone (removal.ts deletes them first):
  * its subgroups, memberships, shares and custom attributes go with it through the foreign keys.
  * Should a project still be inside, the projects' foreign key fails the delete and leaves all in place.
  */

@@ -36,7 +36,8 @@ export async function groupStatistics(ctx: SiteContext, groups: readonly Namespa
 /**
  * Deletes a group with everything below it: the projects of every subgroup through the projects
  * service (so their repositories, wikis and avatars go too), then the groups, whose memberships,
- * shares and custom attributes follow through foreign keys. The caller has checked the actor may.
+ * shares and custom attributes follow through foreign keys. The caller holds remove_group on it
+ * (the route's guard).
  */
 export async function deleteGroup(ctx: SiteContext, group: NamespaceRow): Promise<void> {
   // A project created in the tree while we delete would block the group row: sweep until none is left.

@@ -19,7 +19,6 @@ import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso, today } from '../../storage/clock.js';
 import { ACCESS, can } from '../permissions.js';
-import { findVisibleGroup, findVisibleProject, type Ref } from '../find-visible.js';
 import { getUser } from '../users/users.js';
 
 /** What members belong to: a group or a project, each with its own table and rules. */
@@ -39,12 +38,10 @@ export const MEMBER_LEVELS: Record<SourceKind, readonly number[]> = {
 
 const sourceId = (source: MemberSource) => (source.kind === 'group' ? source.group.id : source.project.id);
 
-/** The group or project a path names, or 404 when missing or not visible: whoever may see it may read its members. */
-export function findMemberSource(db: Db, actor: Actor, kind: SourceKind, ref: Ref): MemberSource {
-  return kind === 'group' ? { kind, group: findVisibleGroup(db, actor, ref) } : { kind, project: findVisibleProject(db, actor, ref) };
-}
-
-/** Adding, changing and removing members: group owners, project maintainers, admins; 403 otherwise. */
+/**
+ * Removing someone else: group owners, project maintainers, admins; 403 otherwise. Adding and
+ * changing members need the same, which their routes check (admin_group_member, admin_project_member).
+ */
 function assertMayAdminMembers(db: Db, actor: Actor, source: MemberSource): void {
   const allowed = source.kind === 'group' ? can(db, actor, 'admin_group_member', source.group) : can(db, actor, 'admin_project_member', source.project);
   if (!allowed) throw forbidden();
@@ -78,12 +75,12 @@ export interface MembershipInput {
 }
 
 /**
- * Adds a member: 409 when the user already is one, 404 `User` when there is no such user, and
- * 405 for a project whose group locks membership (EE answers `not_allowed!` then).
+ * Adds a member to a source whose members the actor administers: 409 when the user already is
+ * one, 404 `User` when there is no such user, and 405 for a project whose group locks membership
+ * (EE answers `not_allowed!` then).
  */
 export function addMember(db: Db, actor: Actor, source: MemberSource, userId: number, input: MembershipInput): MemberRow {
   return inTransaction(db, () => {
-    assertMayAdminMembers(db, actor, source);
     const table = TABLES[source.kind];
     if (findMember(db, table, sourceId(source), userId)) throw conflict('Member already exists');
     getUser(db, userId);
@@ -93,10 +90,9 @@ export function addMember(db: Db, actor: Actor, source: MemberSource, userId: nu
   });
 }
 
-/** Changes a member's level or expiry; a group's last owner may not be demoted. */
-export function changeMember(db: Db, actor: Actor, source: MemberSource, userId: number, input: MembershipInput): MemberRow {
+/** Changes a member's level or expiry in a source whose members the actor administers; a group's last owner may not be demoted. */
+export function changeMember(db: Db, source: MemberSource, userId: number, input: MembershipInput): MemberRow {
   return inTransaction(db, () => {
-    assertMayAdminMembers(db, actor, source);
     const member = getMember(db, source, userId);
     if (input.accessLevel < ACCESS.owner) assertNotLastOwner(db, source, member);
     const columns = { access_level: input.accessLevel, expires_at: input.expiresAt === undefined ? member.expires_at : input.expiresAt };

@@ -1,0 +1,49 @@
+import { customAttributesRoutes } from '../custom-attributes.js';
+import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import type { Route } from '../routes.js';
+import { listGroupProjects, transferProjectToGroup } from './group-projects.js';
+import { addGroup, editGroup, editParams, groupAttributes, listChildGroups, listParams, removeGroup, searchGroups, showGroup } from './groups.js';
+import {
+  addLink,
+  ldapConfigured,
+  linkParams,
+  linkQueryParams,
+  listLinks,
+  removeLinkByCn,
+  removeLinkByProviderAndCn,
+  removeLinkByQuery,
+  syncGroupWithLdap,
+} from './ldap-links.js';
+import { listMyNamespaces, showNamespace } from './namespaces.js';
+
+/** LDAP sync and links are GitLab's admin_group (the `ldap_sync` ability): owners and administrators. */
+const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
+
+/**
+ * Groups (SPEC: Groups; GITLAB-NOTES 2.1), their projects, LDAP links and the namespaces. Anonymous
+ * reads see public groups. GitLab's order: 401, then a bad parameter (400, the `*Params` guards),
+ * then a group that is missing or invisible (404), then the ability (403).
+ */
+export const groupsRoutes: readonly Route[] = [
+  { method: 'get', path: '/groups', guards: [], handler: searchGroups },
+  { method: 'get', path: '/groups/:id/subgroups', guards: [listParams, loadGroup()], handler: listChildGroups },
+  { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
+  { method: 'post', path: '/groups', guards: [signedIn], handler: addGroup },
+  { method: 'put', path: '/groups/:id', guards: [signedIn, editParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
+  { method: 'delete', path: '/groups/:id', guards: [signedIn, loadGroup(), requireAbility('remove_group')], handler: removeGroup },
+
+  { method: 'get', path: '/groups/:id/projects', guards: [loadGroup()], handler: listGroupProjects },
+  { method: 'post', path: '/groups/:id/projects/:project_id', guards: [admin, loadGroup(), loadProject('project_id')], handler: transferProjectToGroup },
+
+  { method: 'post', path: '/groups/:id/ldap_sync', guards: [signedIn, ldapConfigured, loadGroup(), requireAbility('admin_group')], handler: syncGroupWithLdap },
+  { method: 'get', path: '/groups/:id/ldap_group_links', guards: groupAdmin, handler: listLinks },
+  { method: 'post', path: '/groups/:id/ldap_group_links', guards: [signedIn, linkParams, loadGroup(), requireAbility('admin_group')], handler: addLink },
+  { method: 'delete', path: '/groups/:id/ldap_group_links', guards: [signedIn, linkQueryParams, loadGroup(), requireAbility('admin_group')], handler: removeLinkByQuery },
+  { method: 'delete', path: '/groups/:id/ldap_group_links/:cn', guards: groupAdmin, handler: removeLinkByCn },
+  { method: 'delete', path: '/groups/:id/ldap_group_links/:provider/:cn', guards: groupAdmin, handler: removeLinkByProviderAndCn },
+
+  { method: 'get', path: '/namespaces', guards: [signedIn], handler: listMyNamespaces },
+  { method: 'get', path: '/namespaces/:id', guards: [signedIn], handler: showNamespace },
+
+  ...customAttributesRoutes('/groups/:id', [loadGroup()], groupAttributes),
+];

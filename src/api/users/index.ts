@@ -1,0 +1,78 @@
+import { customAttributesRoutes } from '../custom-attributes.js';
+import { admin, signedIn } from '../middleware/guards.js';
+import type { Route } from '../routes.js';
+import { addUserEmail, listUserEmails, removeUserEmail, showUserEmail } from './emails.js';
+import { addUserGpgKey, listUserGpgKeys, removeUserGpgKey, revokeUserGpgKey, showUserGpgKey } from './gpg-keys.js';
+import { addToken, listTokens, revokeToken, showToken } from './impersonation-tokens.js';
+import { addUserKey, findKeyByFingerprint, listUserKeys, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
+import {
+  addUser,
+  blockAccount,
+  editUser,
+  listUserActivities,
+  removeUser,
+  searchUsers,
+  showCurrentUser,
+  showUser,
+  unblockAccount,
+  userAttributes,
+} from './users.js';
+
+export { avatarRouter } from './avatar.js';
+export { signInRouter } from './sign-in.js';
+
+/**
+ * Users, their keys, emails and tokens (SPEC: Users; GITLAB-NOTES 2.8). Listing and reading users
+ * is open (readFilters refuses what anonymous callers may not ask). Keys and emails are served
+ * twice: under `/user` for the caller (401 anonymous) and under `/users/:id` for admins (401, then
+ * 403, before the id is read); accountOwnerId tells the handler which account it addresses.
+ */
+export const usersRoutes: readonly Route[] = [
+  { method: 'get', path: '/users', guards: [], handler: searchUsers },
+  { method: 'get', path: '/users/:id', guards: [], handler: showUser },
+  { method: 'post', path: '/users', guards: [admin], handler: addUser },
+  { method: 'put', path: '/users/:id', guards: [admin], handler: editUser },
+  { method: 'delete', path: '/users/:id', guards: [admin], handler: removeUser },
+  { method: 'post', path: '/users/:id/block', guards: [admin], handler: blockAccount },
+  { method: 'post', path: '/users/:id/unblock', guards: [admin], handler: unblockAccount },
+  { method: 'get', path: '/user', guards: [signedIn], handler: showCurrentUser },
+  { method: 'get', path: '/user/activities', guards: [admin], handler: listUserActivities },
+
+  { method: 'get', path: '/user/keys', guards: [signedIn], handler: listUserKeys },
+  { method: 'get', path: '/user/keys/:key_id', guards: [signedIn], handler: showUserKey },
+  { method: 'post', path: '/user/keys', guards: [signedIn], handler: addUserKey },
+  { method: 'delete', path: '/user/keys/:key_id', guards: [signedIn], handler: removeUserKey },
+  { method: 'get', path: '/users/:id/keys', guards: [admin], handler: listUserKeys },
+  { method: 'get', path: '/users/:id/keys/:key_id', guards: [admin], handler: showUserKey },
+  { method: 'post', path: '/users/:id/keys', guards: [admin], handler: addUserKey },
+  { method: 'delete', path: '/users/:id/keys/:key_id', guards: [admin], handler: removeUserKey },
+  { method: 'get', path: '/keys', guards: [admin], handler: findKeyByFingerprint },
+  { method: 'get', path: '/keys/:id', guards: [admin], handler: showKeyWithOwner },
+
+  { method: 'get', path: '/user/gpg_keys', guards: [signedIn], handler: listUserGpgKeys },
+  { method: 'get', path: '/user/gpg_keys/:key_id', guards: [signedIn], handler: showUserGpgKey },
+  { method: 'post', path: '/user/gpg_keys', guards: [signedIn], handler: addUserGpgKey },
+  { method: 'delete', path: '/user/gpg_keys/:key_id', guards: [signedIn], handler: removeUserGpgKey },
+  { method: 'post', path: '/user/gpg_keys/:key_id/revoke', guards: [signedIn], handler: revokeUserGpgKey },
+  { method: 'get', path: '/users/:id/gpg_keys', guards: [admin], handler: listUserGpgKeys },
+  { method: 'get', path: '/users/:id/gpg_keys/:key_id', guards: [admin], handler: showUserGpgKey },
+  { method: 'post', path: '/users/:id/gpg_keys', guards: [admin], handler: addUserGpgKey },
+  { method: 'delete', path: '/users/:id/gpg_keys/:key_id', guards: [admin], handler: removeUserGpgKey },
+  { method: 'post', path: '/users/:id/gpg_keys/:key_id/revoke', guards: [admin], handler: revokeUserGpgKey },
+
+  { method: 'get', path: '/user/emails', guards: [signedIn], handler: listUserEmails },
+  { method: 'get', path: '/user/emails/:email_id', guards: [signedIn], handler: showUserEmail },
+  { method: 'post', path: '/user/emails', guards: [signedIn], handler: addUserEmail },
+  { method: 'delete', path: '/user/emails/:email_id', guards: [signedIn], handler: removeUserEmail },
+  { method: 'get', path: '/users/:id/emails', guards: [admin], handler: listUserEmails },
+  { method: 'get', path: '/users/:id/emails/:email_id', guards: [admin], handler: showUserEmail },
+  { method: 'post', path: '/users/:id/emails', guards: [admin], handler: addUserEmail },
+  { method: 'delete', path: '/users/:id/emails/:email_id', guards: [admin], handler: removeUserEmail },
+
+  { method: 'get', path: '/users/:user_id/impersonation_tokens', guards: [admin], handler: listTokens },
+  { method: 'get', path: '/users/:user_id/impersonation_tokens/:token_id', guards: [admin], handler: showToken },
+  { method: 'post', path: '/users/:user_id/impersonation_tokens', guards: [admin], handler: addToken },
+  { method: 'delete', path: '/users/:user_id/impersonation_tokens/:token_id', guards: [admin], handler: revokeToken },
+
+  ...customAttributesRoutes('/users/:id', [], userAttributes),
+];
