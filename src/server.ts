@@ -2,7 +2,6 @@ import express, { Router } from 'express';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
@@ -45,6 +44,7 @@ import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
 import { primaryJobs } from './jobs/primary-jobs.js';
 import { startJobs } from './jobs/schedule.js';
 import type { SiteContext } from './site-context.js';
+import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
 
 export interface Site {
@@ -60,7 +60,7 @@ export interface Site {
 export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
-  const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
+  const db = openDatabase(databasePath(config.dataDir));
   migrate(db);
   const baseUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
   const ctx: SiteContext = {
@@ -135,7 +135,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use(requestLog(ctx));
   app.use(geo.early);
 
-  const input = parseInput(path.join(ctx.config.dataDir, 'tmp'));
+  const input = parseInput(tmpDir(ctx.config.dataDir));
   const api = Router();
   api.use(input);
   api.use('/geo', geo.apiRouter);

@@ -1,6 +1,5 @@
 import type { Request, RequestHandler, Response, NextFunction } from 'express';
 import { Router } from 'express';
-import path from 'node:path';
 import { geoSiteRouter } from '../api/geo/site.js';
 import { geoHeaders } from '../api/geo/headers.js';
 import { sendJson } from '../api/respond.js';
@@ -10,6 +9,7 @@ import { migrate } from '../db/migrate.js';
 import { prepare } from '../db/connection.js';
 import { everySeconds, startJobs, type Job } from '../jobs/schedule.js';
 import type { SiteContext } from '../site-context.js';
+import { databasePath } from '../storage/layout.js';
 import { versionString } from '../version.js';
 import { GeoAgent } from './agent/agent.js';
 import { readCursor } from './agent/applier.js';
@@ -122,7 +122,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
   syncCaptureTriggers(ctx.db, false);
   const { primaryUrl, geoSecret } = ctx.config;
   if (!primaryUrl || !geoSecret) throw new Error('a secondary needs GEOFORGE_PRIMARY_URL and GEOFORGE_GEO_SECRET');
-  const dbFile = path.join(ctx.config.dataDir, 'geoforge.sqlite');
+  const dbFile = databasePath(ctx.config.dataDir);
   const cursorOf = () => readCursor(ctx.db)?.lastEventId ?? -1;
   const waiter = new CursorWaiter(cursorOf);
   let swapping = false;

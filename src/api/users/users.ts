@@ -5,7 +5,8 @@ import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, use
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { ReadRouting } from '../../geo/read-routing.js';
 import { monthsAgo } from '../../storage/clock.js';
-import { assertAvatar, attachUserAvatar, userAvatarDir } from '../../services/avatars.js';
+import { assertAvatar, attachUserAvatar } from '../../services/avatars.js';
+import { userAvatarDir } from '../../storage/layout.js';
 import { isAdmin } from '../../services/permissions.js';
 import {
   blockUser,
