@@ -23,7 +23,7 @@ import { projectAvatarRouter, projectsRouter } from './api/projects/projects.js'
 import { projectUploadsWebRouter, uploadsRouter } from './api/projects/uploads.js';
 import { groupCustomAttributesRouter, groupsRouter } from './api/groups/groups.js';
 import { membersRouter } from './api/members/members.js';
-import { geoNodesRouter } from './api/geo/nodes.js';
+import { geoHttp, type GeoHttp } from './api/geo/index.js';
 import { gitHttpRouter } from './api/repository/git-http.js';
 import { gitLfsRouter } from './api/repository/git-lfs.js';
 import { hooksRoutes } from './api/hooks/index.js';
@@ -41,8 +41,7 @@ import { ensureRoot } from './services/users/ensure-root.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
-import { primaryJobs } from './jobs/primary-jobs.js';
-import { startJobs } from './jobs/schedule.js';
+import { startSchedule } from './jobs/schedule.js';
 import type { SiteContext } from './site-context.js';
 import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
@@ -79,7 +78,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const geo = createGeoRuntime(ctx, revision);
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
   if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
-  const app = buildApp(ctx, geo, revision);
+  const app = buildApp(ctx, geoHttp(ctx, geo), revision);
 
   let server: Server | null = null;
   let stopJobs: (() => Promise<void>) | null = null;
@@ -98,7 +97,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
           geo.start();
           ctx.webhooks.start();
           ctx.imports.start();
-          if (config.role === 'primary') stopJobs = startJobs(primaryJobs(ctx), log);
+          stopJobs = startSchedule(ctx, geo);
           log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName }, 'geoforge listening');
           resolve(ctx.externalUrl);
         });
@@ -127,7 +126,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   };
 }
 
-function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.Express {
+function buildApp(ctx: SiteContext, geo: GeoHttp, revision: string): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -153,7 +152,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(groupsRouter(ctx));
   api.use(groupCustomAttributesRouter(ctx));
   api.use(membersRouter(ctx));
-  api.use(geoNodesRouter(ctx, geo));
+  api.use(mountRoutes(ctx, geo.nodeRoutes));
   api.use(mountRoutes(ctx, hooksRoutes));
   api.use(groupLdapRouter(ctx));
   api.use(repositoryRouter(ctx));

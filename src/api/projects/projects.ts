@@ -4,7 +4,7 @@ import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { projectBasic, projectGroupLink, projectView, projectWithAccess } from '../../entities/projects.js';
 import { userBasic } from '../../entities/users.js';
 import { badRequest, notFound } from '../../errors.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import type { Actor } from '../../services/users/authentication.js';
 import { assertAvatar } from '../../services/avatars.js';
 import { projectAvatarDir } from '../../storage/layout.js';

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectByFullPath, type ProjectRow } from '../../db/tables/projects.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { createWikiRepository } from '../../git/repositories.js';
 import { repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';

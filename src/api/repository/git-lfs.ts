@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import type { GitService } from '../../git/smart-http.js';
 import { findNamespaceById } from '../../db/tables/namespaces.js';
 import type { ProjectRow } from '../../db/tables/projects.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/users.js';
 import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../../entities/users.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { monthsAgo } from '../../storage/clock.js';
 import { assertAvatar, attachUserAvatar } from '../../services/avatars.js';
 import { userAvatarDir } from '../../storage/layout.js';
