@@ -2,7 +2,6 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, openDatabaseReadOnly, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
@@ -14,6 +13,7 @@ import { allGeoNodes } from './geo/nodes.js';
 import { syncLdap } from './services/groups/ldap/sync.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
 import { createSite } from './server.js';
+import { databasePath } from './storage/layout.js';
 import { readRevision, versionString } from './version.js';
 
 function configFrom(argv: { config?: string }): Config {
@@ -33,7 +33,7 @@ async function serve(argv: { config?: string }): Promise<void> {
 
 function runMigrations(argv: { config?: string }): void {
   const config = configFrom(argv);
-  const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
+  const db = openDatabase(databasePath(config.dataDir));
   const applied = migrate(db);
   db.close();
   console.log(applied.length ? `applied migrations ${applied.join(', ')}` : 'database is up to date');
@@ -47,7 +47,7 @@ function createToken(argv: { config?: string; user: string; scopes: string; name
   const config = configFrom(argv);
   // A secondary's tables are copies of the primary's: a token made here would vanish at the next re-sync.
   if (config.role === 'secondary') throw new ConfigError('token create: run it on the primary site; a secondary replicates its tokens from there');
-  const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
+  const db = openDatabase(databasePath(config.dataDir));
   migrate(db);
   const user = findUserByUsername(db, argv.user);
   if (!user) {
@@ -61,7 +61,7 @@ function createToken(argv: { config?: string; user: string; scopes: string; name
 
 /** Reads the site's database without changing it, beside a running site or not, in one read transaction (one consistent view). */
 function readSiteDatabase<T>(config: Config, read: (db: Db) => T): T {
-  const file = path.join(config.dataDir, 'geoforge.sqlite');
+  const file = databasePath(config.dataDir);
   if (!existsSync(file)) throw new ConfigError(`no database at ${file}: start the site or run "geoforge migrate" first`);
   const db = openDatabaseReadOnly(file);
   try {
@@ -96,7 +96,7 @@ async function ldapSync(argv: { config?: string; group?: number }): Promise<void
   const config = configFrom(argv);
   if (config.role === 'secondary') throw new ConfigError('ldap sync: run it on the primary site; a secondary replicates memberships from there');
   if (!config.ldap) throw new ConfigError('ldap sync: GEOFORGE_LDAP_URL is not set, so LDAP group sync is not configured');
-  const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
+  const db = openDatabase(databasePath(config.dataDir));
   try {
     migrate(db);
     if (argv.group !== undefined && findNamespaceById(db, argv.group)?.kind !== 'group') throw new ConfigError(`--group: no group with id ${argv.group}`);

@@ -2,7 +2,6 @@ import express, { Router } from 'express';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
@@ -18,7 +17,7 @@ import { projectAvatarRouter, projectsRouter } from './api/projects/projects.js'
 import { projectUploadsWebRouter, uploadsRouter } from './api/projects/uploads.js';
 import { groupsRoutes } from './api/groups/index.js';
 import { membersRoutes } from './api/members/index.js';
-import { geoNodesRouter } from './api/geo/nodes.js';
+import { geoHttp, type GeoHttp } from './api/geo/index.js';
 import { gitHttpRouter } from './api/repository/git-http.js';
 import { gitLfsRouter } from './api/repository/git-lfs.js';
 import { hooksRoutes } from './api/hooks/index.js';
@@ -34,9 +33,9 @@ import { ensureRoot } from './services/users/ensure-root.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
-import { primaryJobs } from './jobs/primary-jobs.js';
-import { startJobs } from './jobs/schedule.js';
+import { startSchedule } from './jobs/schedule.js';
 import type { SiteContext } from './site-context.js';
+import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
 
 export interface Site {
@@ -52,7 +51,7 @@ export interface Site {
 export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
-  const db = openDatabase(path.join(config.dataDir, 'geoforge.sqlite'));
+  const db = openDatabase(databasePath(config.dataDir));
   migrate(db);
   const baseUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
   const ctx: SiteContext = {
@@ -71,7 +70,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const geo = createGeoRuntime(ctx, revision);
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
   if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
-  const app = buildApp(ctx, geo, revision);
+  const app = buildApp(ctx, geoHttp(ctx, geo), revision);
 
   let server: Server | null = null;
   let stopJobs: (() => Promise<void>) | null = null;
@@ -90,7 +89,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
           geo.start();
           ctx.webhooks.start();
           ctx.imports.start();
-          if (config.role === 'primary') stopJobs = startJobs(primaryJobs(ctx), log);
+          stopJobs = startSchedule(ctx, geo);
           log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName }, 'geoforge listening');
           resolve(ctx.externalUrl);
         });
@@ -119,7 +118,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   };
 }
 
-function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.Express {
+function buildApp(ctx: SiteContext, geo: GeoHttp, revision: string): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -127,7 +126,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   app.use(requestLog(ctx));
   app.use(geo.early);
 
-  const input = parseInput(path.join(ctx.config.dataDir, 'tmp'));
+  const input = parseInput(tmpDir(ctx.config.dataDir));
   const api = Router();
   api.use(input);
   api.use('/geo', geo.apiRouter);
@@ -138,7 +137,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(uploadsRouter(ctx));
   api.use(mountRoutes(ctx, groupsRoutes));
   api.use(mountRoutes(ctx, membersRoutes));
-  api.use(geoNodesRouter(ctx, geo));
+  api.use(mountRoutes(ctx, geo.nodeRoutes));
   api.use(mountRoutes(ctx, hooksRoutes));
   api.use(repositoryRouter(ctx));
   api.use(commitStatusesRouter(ctx));

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
-import { lfsObjectPath } from '../../src/api/repository/git-lfs.js';
+import { lfsObjectPath } from '../../src/storage/layout.js';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.js';
 import { downloadToFile } from '../lib/download.js';
 import { count, ms } from '../lib/format.js';

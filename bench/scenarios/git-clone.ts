@@ -11,7 +11,7 @@ import { tempDir } from '../lib/scope.js';
 import { freePort, startServer } from '../lib/server.js';
 import { roundSeconds } from '../lib/settings.js';
 import { median, percentile } from '../lib/stats.js';
-import { repositoryPath } from '../../src/git/repositories.js';
+import { repositoryPath } from '../../src/storage/layout.js';
 
 const ROUNDS = 3;
 const GOAL = 0.8;

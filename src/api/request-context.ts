@@ -1,16 +1,8 @@
 import type { NamespaceRow } from '../db/tables/namespaces.js';
 import type { ProjectRow } from '../db/tables/projects.js';
 import type { Actor } from '../services/users/authentication.js';
+import type { UploadedFile } from '../storage/uploaded-file.js';
 import type { Input } from './params.js';
-
-/** A file of a multipart request, already on disk; removed when the response ends. */
-export interface UploadedFile {
-  readonly field: string;
-  readonly filename: string;
-  readonly mimetype: string;
-  readonly path: string;
-  readonly size: number;
-}
 
 declare global {
   namespace Express {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Db } from '../db/connection.js';
 import { prepare } from '../db/connection.js';
+import { ARTIFACTS_DIR, LFS_OBJECTS_DIR, REPOSITORIES_DIR, UPLOADS_DIR } from '../storage/layout.js';
 
 /** What a secondary replicates besides rows; also the registry's item_type and the failures `type`. */
 export const BLOB_TYPES = ['repository', 'wiki', 'lfs_object', 'job_artifact', 'attachment'] as const;
@@ -11,11 +12,11 @@ export type BlobAction = (typeof BLOB_ACTIONS)[number];
 
 /** The data directory each type's copies live under; a blob path outside it is refused. */
 const BLOB_ROOTS: Readonly<Record<BlobType, string>> = {
-  repository: 'repositories',
-  wiki: 'repositories',
-  lfs_object: 'lfs-objects',
-  job_artifact: 'artifacts',
-  attachment: 'uploads',
+  repository: REPOSITORIES_DIR,
+  wiki: REPOSITORIES_DIR,
+  lfs_object: LFS_OBJECTS_DIR,
+  job_artifact: ARTIFACTS_DIR,
+  attachment: UPLOADS_DIR,
 };
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Db } from '../db/connection.js';
 import { inTransaction, prepare } from '../db/connection.js';
-import { repositoryPath, wikiRepositoryPath } from '../git/repositories.js';
+import { repositoryPath, wikiRepositoryPath } from '../storage/layout.js';
 import { nowIso } from '../storage/clock.js';
 import { appendBlobEvent } from './blobs.js';
 import { refsChecksum } from './repository-checksum.js';

@@ -1,15 +1,8 @@
-import type { Request, RequestHandler, Response, NextFunction } from 'express';
-import { Router } from 'express';
-import path from 'node:path';
-import { geoSiteRouter } from '../api/geo/site.js';
-import { geoHeaders } from '../api/geo/headers.js';
-import { sendJson } from '../api/respond.js';
 import { syncCaptureTriggers } from '../db/capture.js';
-import { inTransaction, openDatabase, type Db } from '../db/connection.js';
+import { inTransaction, openDatabase, prepare, type Db } from '../db/connection.js';
 import { migrate } from '../db/migrate.js';
-import { prepare } from '../db/connection.js';
-import { everySeconds, startJobs, type Job } from '../jobs/schedule.js';
 import type { SiteContext } from '../site-context.js';
+import { databasePath } from '../storage/layout.js';
 import { versionString } from '../version.js';
 import { GeoAgent } from './agent/agent.js';
 import { readCursor } from './agent/applier.js';
@@ -19,23 +12,15 @@ import { CursorWaiter } from './cursor-waiter.js';
 import { appendHeartbeat, lastEventId, logPosition, pruneEvents } from './event-log.js';
 import { EventWaiter } from './event-waiter.js';
 import { fillRepositoryStates } from './fill-repository-states.js';
-import { createPrimaryProxy, forwardWrites } from './forward-writes.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
-import { createReadRouting, type ReadRouting } from './read-routing.js';
 import { primarySelfStatus } from './node-statuses.js';
 import { createBlobReplication } from './sync/blob-replication.js';
 import { ageStoredStatus, buildStatus, type GeoNodeStatus } from './status.js';
 
-/** The Geo side of one site: what runs, what it adds to the request path, and its live status. */
-export interface GeoRuntime {
+/** What either role's Geo offers the site: readiness, status, and its own lifecycle. */
+interface GeoRuntimeBase {
   /** False on a secondary until it has a database to serve (and while it swaps in a new one). */
   ready(): boolean;
-  /** Request handlers placed before body parsing (forwarding needs the raw body). */
-  readonly early: RequestHandler[];
-  /** Routes under /api/v4 (the site-to-site API, on the primary). */
-  readonly apiRouter: Router;
-  /** On a secondary, where blob reads (git, LFS, uploads, artifacts) are served; null on the primary, which serves them all. */
-  readonly reads: ReadRouting | null;
   /** The live status of the site serving the request; null before its node is known. */
   currentStatus(): GeoNodeStatus | null;
   /** The status to show for another node: the last stored report, aged. */
@@ -43,6 +28,37 @@ export interface GeoRuntime {
   start(): void;
   stop(): Promise<void>;
 }
+
+/** The primary's Geo: the event log secondaries tail, and its upkeep (run from jobs/schedule.ts). */
+export interface PrimaryGeo extends GeoRuntimeBase {
+  readonly role: 'primary';
+  /** The long polls of secondaries wait on it; a finished write wakes them. */
+  readonly events: EventWaiter;
+  /** Appends a heartbeat event when the log was quiet for a heartbeat interval, so a secondary's lag stays measurable. */
+  heartbeat(): void;
+  /** Prunes the events every healthy secondary has applied (see pruneLog). */
+  pruneEventLog(): number;
+  /** Records the refs checksums of repositories that have none yet, which secondaries compare their copies with. */
+  fillRepositoryStates(): Promise<void>;
+}
+
+/** A secondary's Geo: the agent applying the primary's events, and the blob replication (its schedules in jobs/schedule.ts). */
+export interface SecondaryGeo extends GeoRuntimeBase {
+  readonly role: 'secondary';
+  /** The primary this site replicates from. */
+  readonly primaryUrl: string;
+  /** This site's cursor: a forwarded write's answer waits until the write's event is applied here. */
+  readonly cursor: CursorWaiter;
+  /** Sends this site's status to the primary; a 404 (the node was deleted there) registers it again. */
+  reportStatus(): Promise<void>;
+  /** Schedules the blobs the registry lacks and reconciles the rest with the replicated database. */
+  backfill(): Promise<void>;
+  /** Re-verifies a batch of synced copies that are due. */
+  reverify(): Promise<void>;
+}
+
+/** The Geo side of one site, by role; its HTTP side is built from it in api/geo/index.ts. */
+export type GeoRuntime = PrimaryGeo | SecondaryGeo;
 
 export function createGeoRuntime(ctx: SiteContext, revision: string): GeoRuntime {
   return ctx.config.role === 'primary' ? primaryRuntime(ctx, revision) : secondaryRuntime(ctx, revision);
@@ -53,38 +69,24 @@ function storedStatusOf(ctx: SiteContext, nodeId: number): GeoNodeStatus | null 
   return report ? ageStoredStatus(report.status, report.reportedAt, Date.now(), ctx.config.geo.statusStaleSeconds) : null;
 }
 
-function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
+function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
   syncCaptureTriggers(ctx.db, true);
-  const waiter = new EventWaiter(() => lastEventId(ctx.db));
-  let stopJobs: (() => Promise<void>) | null = null;
-  let initialFill: Promise<void> | null = null;
-  const repositoryStatesJob: Job = {
-    name: 'geo-repository-states',
-    expression: '30 * * * * *',
-    run: async () => {
+  const events = new EventWaiter(() => lastEventId(ctx.db));
+  return {
+    role: 'primary',
+    events,
+    ready: () => true,
+    heartbeat: () => {
+      const { lastEventAt } = logPosition(ctx.db);
+      if (lastEventAt !== null && Date.now() - lastEventAt < ctx.config.geo.heartbeatSeconds * 1000) return;
+      appendHeartbeat(ctx.db);
+      events.notify();
+    },
+    pruneEventLog: () => pruneLog(ctx),
+    fillRepositoryStates: async () => {
       const written = await fillRepositoryStates(ctx.db, ctx.config.dataDir);
       if (written) ctx.log.info({ job: 'geo-repository-states', written }, 'repository states filled');
     },
-  };
-  const jobs: Job[] = [
-    {
-      name: 'geo-heartbeat',
-      expression: everySeconds(ctx.config.geo.heartbeatSeconds),
-      run: () => {
-        const { lastEventAt } = logPosition(ctx.db);
-        if (lastEventAt !== null && Date.now() - lastEventAt < ctx.config.geo.heartbeatSeconds * 1000) return;
-        appendHeartbeat(ctx.db);
-        waiter.notify();
-      },
-    },
-    { name: 'geo-prune-event-log', expression: '0 * * * * *', run: () => void pruneLog(ctx) },
-    repositoryStatesJob,
-  ];
-  return {
-    ready: () => true,
-    early: [geoHeaders(() => ctx.nodeName, { position: () => lastEventId(ctx.db), written: () => waiter.notify() })],
-    apiRouter: geoSiteRouter(ctx, waiter),
-    reads: null,
     currentStatus: () => {
       const node = findGeoNodeByName(ctx.db, ctx.nodeName);
       return node ? primarySelfStatus(ctx.db, node.id, { version: versionString(ctx.config.edition), revision, now: Date.now() }) : null;
@@ -92,15 +94,8 @@ function primaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     storedStatus: (nodeId) => storedStatusOf(ctx, nodeId),
     start: () => {
       inTransaction(ctx.db, () => upsertGeoNode(ctx.db, { name: ctx.nodeName, url: ctx.externalUrl, primary: true }));
-      stopJobs = startJobs(jobs, ctx.log);
-      // Once at start too: a primary upgraded with existing projects lists them within seconds, not a minute.
-      initialFill = Promise.resolve(repositoryStatesJob.run()).catch((error: unknown) => ctx.log.error({ err: error, job: repositoryStatesJob.name }, 'scheduled job failed'));
     },
-    stop: async () => {
-      waiter.close();
-      await stopJobs?.();
-      await initialFill;
-    },
+    stop: async () => events.close(),
   };
 }
 
@@ -118,16 +113,15 @@ function pruneLog(ctx: SiteContext): number {
   return pruneEvents(ctx.db, { throughId, keepMin: ctx.config.geo.logKeepMin, retainSinceMs: now - ctx.config.geo.logRetentionHours * 3_600_000 });
 }
 
-function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
+function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
   syncCaptureTriggers(ctx.db, false);
   const { primaryUrl, geoSecret } = ctx.config;
   if (!primaryUrl || !geoSecret) throw new Error('a secondary needs GEOFORGE_PRIMARY_URL and GEOFORGE_GEO_SECRET');
-  const dbFile = path.join(ctx.config.dataDir, 'geoforge.sqlite');
+  const dbFile = databasePath(ctx.config.dataDir);
   const cursorOf = () => readCursor(ctx.db)?.lastEventId ?? -1;
   const waiter = new CursorWaiter(cursorOf);
   let swapping = false;
   const client = new PrimaryClient(primaryUrl, geoSecret, () => ctx.nodeName);
-  const proxy = createPrimaryProxy({ primaryUrl, nodeName: () => ctx.nodeName });
   const blobs = createBlobReplication(ctx, client, () => ready());
   const agent = new GeoAgent(
     {
@@ -161,10 +155,6 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
     client,
   );
   const ready = () => agent.state.bootstrapped && !swapping;
-  const requireReady: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
-    if (ready() || !(req.path.startsWith('/api/') || req.path === '/users/sign_in' || req.path === '/oauth/token')) return next();
-    sendJson(res, 503, { message: '503 Service Unavailable - this secondary site is still copying its data from the primary' });
-  };
   const currentStatus = (): GeoNodeStatus | null => {
     const nodeId = agent.state.nodeId ?? (ready() ? findGeoNodeByName(ctx.db, ctx.nodeName)?.id : undefined);
     if (nodeId === undefined || nodeId === null) return null;
@@ -186,42 +176,30 @@ function secondaryRuntime(ctx: SiteContext, revision: string): GeoRuntime {
       now: Date.now(),
     });
   };
-  let stopJobs: (() => Promise<void>) | null = null;
-  const jobs: Job[] = [
-    ...blobs.jobs,
-    {
-      name: 'geo-status-report',
-      expression: everySeconds(ctx.config.geo.statusIntervalSeconds),
-      run: async () => {
-        const status = currentStatus();
-        if (!status) return;
-        // A 404 means an admin deleted this node on the primary: register again at the next step.
-        await client.reportStatus(status).catch((error: unknown) => {
-          ctx.metrics.geoStatus.countFailedStatusCheck({ name: ctx.nodeName, url: ctx.externalUrl });
-          if (error instanceof PrimaryError && error.status === 404) agent.forgetNode();
-          throw error;
-        });
-      },
-    },
-  ];
   return {
+    role: 'secondary',
+    primaryUrl,
+    cursor: waiter,
     ready,
-    early: [
-      geoHeaders(() => ctx.nodeName, null),
-      requireReady,
-      forwardWrites({ proxy, waiter, waitMs: ctx.config.geo.readYourWritesMs }),
-    ],
-    apiRouter: Router(),
-    reads: createReadRouting(ctx, proxy),
     currentStatus,
     storedStatus: (nodeId) => (ready() ? storedStatusOf(ctx, nodeId) : null),
+    reportStatus: async () => {
+      const status = currentStatus();
+      if (!status) return;
+      // A 404 means an admin deleted this node on the primary: register again at the next step.
+      await client.reportStatus(status).catch((error: unknown) => {
+        ctx.metrics.geoStatus.countFailedStatusCheck({ name: ctx.nodeName, url: ctx.externalUrl });
+        if (error instanceof PrimaryError && error.status === 404) agent.forgetNode();
+        throw error;
+      });
+    },
+    backfill: () => blobs.backfill(),
+    reverify: () => blobs.reverify(),
     start: () => {
       agent.start();
       blobs.start();
-      stopJobs = startJobs(jobs, ctx.log);
     },
     stop: async () => {
-      await stopJobs?.();
       await blobs.stop();
       waiter.close();
       await agent.stop();

@@ -1,31 +1,7 @@
-import { createHash } from 'node:crypto';
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { repositoryPath, stagingRepositoryPath, wikiRepositoryPath } from '../storage/layout.js';
 import { runGit, type GitOptions } from './cli.js';
-
-/**
- * GitLab's hashed storage: the directory derives from the project id only, so renames and
- * transfers never move a repository (DESIGN: repositories/<hashed>/).
- */
-function hashedStoragePath(projectId: number): string {
-  const hash = createHash('sha256').update(String(projectId)).digest('hex');
-  return path.join('@hashed', hash.slice(0, 2), hash.slice(2, 4), hash);
-}
-
-/** The project's bare repository: DATA_DIR/repositories/@hashed/aa/bb/<sha256(id)>.git */
-export function repositoryPath(dataDir: string, projectId: number): string {
-  return path.join(dataDir, 'repositories', `${hashedStoragePath(projectId)}.git`);
-}
-
-/** The project's wiki repository, beside the main one. */
-export function wikiRepositoryPath(dataDir: string, projectId: number): string {
-  return path.join(dataDir, 'repositories', `${hashedStoragePath(projectId)}.wiki.git`);
-}
-
-/** Where a clone is written before it is renamed to repositoryPath: beside it, so the rename stays on one filesystem. */
-export function stagingRepositoryPath(dataDir: string, projectId: number): string {
-  return `${repositoryPath(dataDir, projectId)}.importing`;
-}
 
 export interface CloneOptions extends Pick<GitOptions, 'signal' | 'timeoutMs'> {
   /** The branch HEAD should name when the clone has it. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { gitHooksDir } from '../storage/layout.js';
 import { runGit, streamGit } from './cli.js';
 
 /** The two services of git's smart HTTP protocol. */
@@ -77,7 +78,7 @@ export function siteHooksDir(dataDir: string): Promise<string> {
   let pending = hookDirs.get(dataDir);
   if (!pending) {
     pending = (async () => {
-      const dir = path.join(dataDir, 'git-hooks');
+      const dir = gitHooksDir(dataDir);
       await mkdir(dir, { recursive: true });
       const staging = path.join(dir, `.pre-receive.${process.pid}`);
       await writeFile(staging, PRE_RECEIVE, { mode: 0o755 });

@@ -1,13 +1,14 @@
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { UploadedFile } from '../api/request-context.js';
 import type { Db } from '../db/connection.js';
 import { findUserById, updateUser, type UserRow } from '../db/tables/users.js';
 import { invalid } from '../errors.js';
 import { nowIso } from '../storage/clock.js';
+import { projectAvatarDir, userAvatarDir } from '../storage/layout.js';
+import { MAX_AVATAR_BYTES } from '../storage/limits.js';
+import type { UploadedFile } from '../storage/uploaded-file.js';
 
 const FORMATS = ['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tiff', 'ico'];
-const MAX_AVATAR_BYTES = 200 * 1024;
 
 /** Checks an uploaded avatar as GitLab's uploader does: a known image extension, at most 200 KB. */
 export function assertAvatar(file: UploadedFile): void {
@@ -16,11 +17,6 @@ export function assertAvatar(file: UploadedFile): void {
     throw invalid({ avatar: [`file format is not supported. Please try one of the following supported formats: ${FORMATS.join(', ')}`] });
   }
   if (file.size > MAX_AVATAR_BYTES) throw invalid({ avatar: ['is too big (should be at most 200 KB)'] });
-}
-
-/** Where a user's avatar lives under the data directory. */
-export function userAvatarDir(dataDir: string, userId: number): string {
-  return path.join(dataDir, 'uploads', '-', 'system', 'user', 'avatar', String(userId));
 }
 
 /** Replaces the user's avatar file and records its name; returns the updated user. */
@@ -32,11 +28,6 @@ export async function attachUserAvatar(db: Db, dataDir: string, userId: number, 
   await copyFile(file.path, path.join(dir, name));
   updateUser(db, userId, { avatar_path: name, updated_at: nowIso() });
   return findUserById(db, userId)!;
-}
-
-/** Where a project's avatar lives under the data directory. */
-export function projectAvatarDir(dataDir: string, projectId: number): string {
-  return path.join(dataDir, 'uploads', '-', 'system', 'project', 'avatar', String(projectId));
 }
 
 /** Replaces the project's avatar file and returns the name to record in avatar_path. */

@@ -10,7 +10,7 @@ import { refsChecksum } from '../../src/geo/repository-checksum.js';
 import { recordRepositoryChange } from '../../src/geo/repository-events.js';
 import { geoAuthorization, GEO_AUTH_SCHEME, signGeoToken } from '../../src/geo/signing.js';
 import { GitError, runGit } from '../../src/git/cli.js';
-import { repositoryPath, wikiRepositoryPath } from '../../src/git/repositories.js';
+import { repositoryPath, wikiRepositoryPath } from '../../src/storage/layout.js';
 import { createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { waitFor } from '../helpers/multisite.js';

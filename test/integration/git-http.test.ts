@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitError, runGit } from '../../src/git/cli.js';
-import { repositoryPath } from '../../src/git/repositories.js';
+import { repositoryPath } from '../../src/storage/layout.js';
 import { BLANK_SHA } from '../../src/services/hooks/payloads.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
-import { repositoryPath, stagingRepositoryPath } from '../../src/git/repositories.js';
+import { repositoryPath, stagingRepositoryPath } from '../../src/storage/layout.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { ProjectImportWorker } from '../../src/services/projects/import.js';
 import { createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';

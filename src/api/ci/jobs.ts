@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import { JOB_STATUSES } from '../../db/tables/ci.js';
 import { jobView, pipelineBasic, pipelineView } from '../../entities/ci.js';
 import { badRequest } from '../../errors.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { deleteJobArtifacts, findJobArtifactFile, uploadJobArtifact } from '../../services/ci/artifacts.js';
 import { getJob, listProjectJobs, loadCiRelations } from '../../services/ci/jobs.js';
 import { getPipeline, listProjectPipelines } from '../../services/ci/pipelines.js';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { EVENT_ID_HEADER } from '../../geo/forward-writes.js';
+import { EVENT_ID_HEADER } from './forward-writes.js';
 
 /** What the primary adds to a write's response: its post-commit event position, and who to tell once it is out. */
 export interface PrimaryWrites {

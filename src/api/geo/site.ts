@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import { rm, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { inTransaction } from '../../db/connection.js';
 import { AppError, notFound } from '../../errors.js';
@@ -9,6 +8,7 @@ import type { EventWaiter } from '../../geo/event-waiter.js';
 import { findGeoNodeByName, findGeoNodeByUrl, storeNodeStatus, upsertGeoNode } from '../../geo/nodes.js';
 import { createSnapshot } from '../../geo/snapshot.js';
 import type { SiteContext } from '../../site-context.js';
+import { tmpDir } from '../../storage/layout.js';
 import { geoGitRouter } from './git-fetch.js';
 import { geoTransfersRouter } from './transfers.js';
 import { requireGeoCaller } from './caller.js';
@@ -35,7 +35,7 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
   router.use('/transfers', geoTransfersRouter(ctx));
   router.get('/snapshot', async (req, res) => {
     requireGeoCaller(ctx, req);
-    const { file, lastEventId } = await createSnapshot(ctx.db, path.join(ctx.config.dataDir, 'tmp'));
+    const { file, lastEventId } = await createSnapshot(ctx.db, tmpDir(ctx.config.dataDir));
     res.on('close', () => void rm(file, { force: true }));
     const { size } = await stat(file);
     res.status(200).set({ 'Content-Type': 'application/vnd.sqlite3', 'Content-Length': String(size), 'X-Geo-Last-Event-Id': String(lastEventId) });

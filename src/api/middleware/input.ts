@@ -7,11 +7,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import qs from 'qs';
 import { AppError, badRequest } from '../../errors.js';
-import type { UploadedFile } from '../request-context.js';
+import { MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from '../../storage/limits.js';
+import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { isPlainJson, readJsonBody } from './json-body.js';
 
-export const MAX_BODY = 20 * 1024 * 1024;
-export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 const QS_OPTIONS = { arrayLimit: 1000, parameterLimit: 5000, depth: 3 } as const;
 
 /** The query parser of the app: `key[]=` arrays, `key[sub]=` hashes, `+` as a space (GITLAB-NOTES W5, W6). */
@@ -25,13 +24,13 @@ export const parseQuery = (text: string): Record<string, unknown> => qs.parse(te
  */
 export function parseInput(tmpDir: string): RequestHandler {
   const parsers: RequestHandler[] = [
-    express.json({ limit: MAX_BODY, type: ['application/json', 'application/*+json'] }),
-    express.urlencoded({ extended: true, limit: MAX_BODY, parameterLimit: QS_OPTIONS.parameterLimit }),
+    express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }),
+    express.urlencoded({ extended: true, limit: MAX_BODY_BYTES, parameterLimit: QS_OPTIONS.parameterLimit }),
     multipart(tmpDir),
   ];
   return (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return mergeInput(req, res, next);
-    if (isPlainJson(req)) return readJsonBody(req, MAX_BODY, (error) => (error ? next(error) : mergeInput(req, res, next)));
+    if (isPlainJson(req)) return readJsonBody(req, MAX_BODY_BYTES, (error) => (error ? next(error) : mergeInput(req, res, next)));
     const run = (index: number): void => {
       if (index === parsers.length) return mergeInput(req, res, next);
       parsers[index](req, res, (error?: unknown) => (error ? next(error) : run(index + 1)));

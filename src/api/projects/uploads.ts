@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { findNamespaceById } from '../../db/tables/namespaces.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { uploadView } from '../../entities/uploads.js';
 import { badRequest } from '../../errors.js';
 import { findVisibleProject } from '../../services/find-visible.js';

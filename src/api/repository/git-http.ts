@@ -1,9 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectByFullPath, type ProjectRow } from '../../db/tables/projects.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
+import type { ReadRouting } from '../geo/read-routing.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
-import { createWikiRepository, repositoryPath, wikiRepositoryPath } from '../../git/repositories.js';
+import { createWikiRepository } from '../../git/repositories.js';
+import { repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
 import { advertiseRefs, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
 import { afterPush, afterWikiPush } from '../../services/repository/after-push.js';
 import { authenticateCredential, touchActivity, type Actor } from '../../services/users/authentication.js';

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import path from 'node:path';
 import { notFound } from '../../errors.js';
-import type { ReadRouting } from '../../geo/read-routing.js';
-import { userAvatarDir } from '../../services/avatars.js';
+import type { ReadRouting } from '../geo/read-routing.js';
+import { userAvatarDir } from '../../storage/layout.js';
 import { getUser } from '../../services/users/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { pathInt } from '../params.js';

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { rename, rm } from 'node:fs/promises';
-import path from 'node:path';
 import { syncCaptureTriggers } from '../../db/capture.js';
 import { migrate } from '../../db/migrate.js';
+import { bootstrapSnapshotPaths } from '../../storage/layout.js';
 import type { PrimaryClient } from './primary-client.js';
 
 /**
@@ -11,8 +11,7 @@ import type { PrimaryClient } from './primary-client.js';
  * of the ready file; swapping it in is the caller's (it owns the open connection).
  */
 export async function prepareSnapshot(client: PrimaryClient, dataDir: string): Promise<{ file: string; lastEventId: number }> {
-  const part = path.join(dataDir, 'bootstrap.sqlite.part');
-  const file = path.join(dataDir, 'bootstrap.sqlite');
+  const { part, file } = bootstrapSnapshotPaths(dataDir);
   await rm(part, { force: true });
   try {
     const lastEventId = await client.downloadSnapshot(part);

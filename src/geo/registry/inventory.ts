@@ -1,9 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction, prepare } from '../../db/connection.js';
-import { lfsObjectPath } from '../../api/repository/git-lfs.js';
-import { repositoryPath, wikiRepositoryPath } from '../../git/repositories.js';
-import { artifactFilePath } from '../../services/ci/artifacts.js';
-import { uploadFilePath } from '../../services/projects/uploads.js';
+import { artifactFilePath, lfsObjectPath, repositoryPath, uploadFilePath, wikiRepositoryPath } from '../../storage/layout.js';
 import type { BlobType } from '../blobs.js';
 
 /** One item of the primary's inventory, as the replicated database lists it. */

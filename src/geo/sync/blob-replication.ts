@@ -1,4 +1,3 @@
-import { everySeconds, type Job } from '../../jobs/schedule.js';
 import type { SiteContext } from '../../site-context.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import { findGeoNodeByName } from '../nodes.js';
@@ -11,8 +10,10 @@ import { reverifyBatch } from './verify.js';
 
 /** A secondary's blob replication, as its runtime drives it. */
 export interface BlobReplication {
-  /** Scheduled work: the backfill and the re-verification. */
-  readonly jobs: Job[];
+  /** Schedules what the registry lacks from the replicated database, and reconciles what it has (jobs/schedule.ts runs it). */
+  backfill(): Promise<void>;
+  /** Checks one batch of synced copies that are due for re-verification; a bad one is synced again (jobs/schedule.ts runs it). */
+  reverify(): Promise<void>;
   start(): void;
   stop(): Promise<void>;
   /** Events were applied (or a bootstrap finished): new registry rows may be due. */
@@ -58,18 +59,12 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
   // A bootstrap brings a database whose items no event announced: the backfill finds them.
   let backfillDue = true;
   return {
-    jobs: [
-      { name: 'geo-backfill', expression: everySeconds(tuning.backfillSeconds), run: () => backfill.run() },
-      {
-        name: 'geo-reverify',
-        expression: everySeconds(tuning.backfillSeconds),
-        run: async () => {
-          if (!ready() || tuning.verifyBatch === 0) return;
-          const result = await reverifyBatch({ dataDir: ctx.config.dataDir, db: () => ctx.db, retry, maxAgeMs: tuning.reverifySeconds * 1000, batch: tuning.verifyBatch });
-          if (result.failed) scheduler.wake();
-        },
-      },
-    ],
+    backfill: () => backfill.run(),
+    reverify: async () => {
+      if (!ready() || tuning.verifyBatch === 0) return;
+      const result = await reverifyBatch({ dataDir: ctx.config.dataDir, db: () => ctx.db, retry, maxAgeMs: tuning.reverifySeconds * 1000, batch: tuning.verifyBatch });
+      if (result.failed) scheduler.wake();
+    },
     start: () => {
       scheduler.start();
       if (ready()) {

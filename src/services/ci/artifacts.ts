@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { UploadedFile } from '../../api/request-context.js';
-import { MAX_UPLOAD_BYTES } from '../../api/middleware/input.js';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { deleteJobArtifact, findJob, findJobArtifact, insertJobArtifact, type JobArtifactRow, type JobRow } from '../../db/tables/ci.js';
@@ -12,18 +10,12 @@ import { recordFileChange } from '../../geo/file-events.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { copyWithDigest } from '../../storage/durable-copy.js';
+import { artifactFilePath, projectArtifactsDir } from '../../storage/layout.js';
+import { MAX_UPLOAD_BYTES } from '../../storage/limits.js';
+import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { sanitizeFilename } from '../projects/uploads.js';
 import { assertUpdateBuilds } from './access.js';
 import { getJob } from './jobs.js';
-
-/** Where a project's job artifacts live: DATA_DIR/artifacts/<project_id>/<job_id>/<filename>. */
-export function projectArtifactsDir(dataDir: string, projectId: number): string {
-  return path.join(dataDir, 'artifacts', String(projectId));
-}
-
-export function artifactFilePath(dataDir: string, artifact: Pick<JobArtifactRow, 'project_id' | 'job_id' | 'filename'>): string {
-  return path.join(projectArtifactsDir(dataDir, artifact.project_id), String(artifact.job_id), artifact.filename);
-}
 
 /**
  * POST /projects/:id/jobs/:job_id/artifacts (developer): stores the archive streamed under a

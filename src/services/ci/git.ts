@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { runGit } from '../../git/cli.js';
-import { repositoryPath } from '../../git/repositories.js';
+import { repositoryPath } from '../../storage/layout.js';
 
 const TIMEOUT_MS = 10_000;
 

@@ -3,7 +3,7 @@ import { Agent } from 'undici';
 import type { Role } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
-import { insertWebHookLog, pruneWebHookLogs } from '../../db/tables/web-hook-logs.js';
+import { insertWebHookLog } from '../../db/tables/web-hook-logs.js';
 import {
   deleteQueuedDelivery,
   insertQueuedDelivery,
@@ -12,7 +12,6 @@ import {
   selectDueDeliveries,
   type DueDeliveryRow,
 } from '../../db/tables/web-hook-queue.js';
-import { startJobs } from '../../jobs/schedule.js';
 import { nowIso } from '../../storage/clock.js';
 import { REQUEST_BODY_LOG_LIMIT, sendHookRequest, type AttemptResult } from './deliver.js';
 import { HOOK_EVENTS, type HookEvent } from './events.js';
@@ -35,8 +34,6 @@ export interface HookQueueOptions {
 
 /** GitLab 10.x's WebHookWorker retried 4 times through Sidekiq; we make 4 attempts in all, minutes apart. */
 const DEFAULTS = { concurrency: 8, timeoutMs: 10_000, maxAttempts: 4, retry: { baseMs: 10_000, capMs: 600_000 } } as const;
-/** Delivery attempts are kept this long (GitLab prunes its web_hook_logs after 90 days). */
-const LOG_RETENTION_MS = 90 * 86_400_000;
 
 /**
  * The one way events leave a site: webhook deliveries, queued in the site-local web_hook_queue
@@ -58,7 +55,6 @@ export class HookQueue {
   private pumpScheduled = false;
   private started = false;
   private stopped = false;
-  private stopJobs: (() => Promise<void>) | null = null;
 
   constructor(private readonly options: HookQueueOptions) {
     this.settings = {
@@ -89,15 +85,10 @@ export class HookQueue {
     return hookIds.length;
   }
 
-  /** Starts sending (and sends what a previous run left pending), and the log pruning job. */
+  /** Starts sending, and sends what a previous run left pending. */
   start(): void {
     if (!this.delivers || this.started) return;
     this.started = true;
-    const log = this.options.log;
-    this.stopJobs = startJobs(
-      [{ name: 'webhook-logs-prune', expression: '0 17 * * * *', run: () => void pruneWebHookLogs(this.options.db(), new Date(Date.now() - LOG_RETENTION_MS).toISOString()) }],
-      log,
-    );
     this.schedulePump();
   }
 
@@ -111,7 +102,6 @@ export class HookQueue {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.cancel.abort();
     await Promise.allSettled([...this.inFlight.values()]);
-    await this.stopJobs?.();
     await Promise.all([this.agents.verify.destroy(), this.agents.lenient.destroy()]);
   }
 

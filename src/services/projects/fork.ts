@@ -3,7 +3,7 @@ import { inTransaction } from '../../db/connection.js';
 import { findNamespaceById, findNamespaceByPath, findUserNamespace, type NamespaceRow } from '../../db/tables/namespaces.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { AppError, forbidden, notFound, type FieldErrors } from '../../errors.js';
-import { repositoryPath } from '../../git/repositories.js';
+import { repositoryPath } from '../../storage/layout.js';
 import type { Actor } from '../users/authentication.js';
 import { canCreateProjectsIn, can } from '../permissions.js';
 import { insertProjectWithOwner, PROJECT_FLAGS, projectsLimitReached } from './create.js';

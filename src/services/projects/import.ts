@@ -6,7 +6,8 @@ import { inTransaction, prepare } from '../../db/connection.js';
 import { findProjectById, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { GitError } from '../../git/cli.js';
-import { cloneBareRepository, removeRepository, repositoryPath, stagingRepositoryPath } from '../../git/repositories.js';
+import { cloneBareRepository, removeRepository } from '../../git/repositories.js';
+import { repositoryPath, stagingRepositoryPath } from '../../storage/layout.js';
 import { nowIso } from '../../storage/clock.js';
 import { forkCloneSource, projectFullPath } from './fork.js';
 

@@ -21,12 +21,11 @@ import {
 import type { UserRow } from '../../db/tables/users.js';
 import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { recordProjectDeleted, recordProjectRenamed, recordRepositoryChange } from '../../geo/repository-events.js';
-import { removeRepository, repositoryPath, setRepositoryHead } from '../../git/repositories.js';
+import { removeRepository, setRepositoryHead } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
-import { projectAvatarDir, storeProjectAvatar } from '../avatars.js';
-import { projectUploadsDir } from './uploads.js';
-import { projectArtifactsDir } from '../ci/artifacts.js';
-import type { UploadedFile } from '../../api/request-context.js';
+import { storeProjectAvatar } from '../avatars.js';
+import { projectArtifactsDir, projectAvatarDir, projectUploadsDir, repositoryPath } from '../../storage/layout.js';
+import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { nowIso, today } from '../../storage/clock.js';
 import { can, isAdmin, VISIBILITY, type ProjectAbility } from '../permissions.js';
 import { columnsOfInput, type ProjectInput } from './create.js';

@@ -12,11 +12,11 @@ import {
 import { lfsObjectsSize as linkedLfsBytes } from '../../db/tables/lfs-objects.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { ProjectRelations, ProjectStatistics } from '../../entities/projects.js';
-import { countCommits, directorySize, repositoryPath, wikiRepositoryPath } from '../../git/repositories.js';
+import { countCommits, directorySize } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
 import { today } from '../../storage/clock.js';
 import { ACCESS, isAdmin } from '../permissions.js';
-import { projectArtifactsDir } from '../ci/artifacts.js';
+import { projectArtifactsDir, repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
 
 /**
  * Preloads what the project views need for a page of rows: one query per relation, whatever

@@ -1,8 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { UploadedFile } from '../../api/request-context.js';
-import { MAX_UPLOAD_BYTES } from '../../api/middleware/input.js';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { findProjectByFullPath, type ProjectRow } from '../../db/tables/projects.js';
@@ -12,6 +10,9 @@ import { recordFileChange } from '../../geo/file-events.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { copyWithDigest } from '../../storage/durable-copy.js';
+import { projectUploadsDir, uploadFilePath } from '../../storage/layout.js';
+import { MAX_UPLOAD_BYTES } from '../../storage/limits.js';
+import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { can } from '../permissions.js';
 
 /**
@@ -42,16 +43,6 @@ export const isEmbedded = (filename: string): boolean => extensionOf(filename) i
 
 /** Whether a browser may render the file in place: safe images and videos only. */
 export const isInline = (filename: string): boolean => extensionOf(filename) in EMBEDDED_TYPES;
-
-/** Where a project's uploads live: DATA_DIR/uploads/<project_id>/<secret>/<filename>. */
-export function projectUploadsDir(dataDir: string, projectId: number): string {
-  return path.join(dataDir, 'uploads', String(projectId));
-}
-
-/** The path of one upload's file. */
-export function uploadFilePath(dataDir: string, upload: Pick<UploadRow, 'project_id' | 'secret' | 'filename'>): string {
-  return path.join(projectUploadsDir(dataDir, upload.project_id), upload.secret, upload.filename);
-}
 
 /**
  * A file name safe on disk and in a URL: word characters, dot, dash and plus are kept, anything

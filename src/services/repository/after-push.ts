@@ -5,7 +5,7 @@ import { findProjectById, updateProjectRow, type ProjectRow } from '../../db/tab
 import { userBasic } from '../../entities/users.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { runGit } from '../../git/cli.js';
-import { repositoryPath, wikiRepositoryPath } from '../../git/repositories.js';
+import { repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
 import type { RefUpdate } from '../../git/smart-http.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';

@@ -5,6 +5,7 @@ import { AppError, badRequest } from '../../errors.js';
 import { GitError } from '../../git/cli.js';
 import { setRepositoryHead } from '../../git/repositories.js';
 import type { SiteContext } from '../../site-context.js';
+import { tmpDir } from '../../storage/layout.js';
 import { afterPush } from './after-push.js';
 import type { Actor } from '../users/authentication.js';
 import { branchCommit, git, gitBytes, isEmptyRepository, isValidBranchName, repositoryOf, ZERO_SHA } from './git.js';
@@ -55,7 +56,7 @@ export async function writeCommit(ctx: SiteContext, project: ProjectRow, actor: 
     throw badRequest('You can only create or edit files when you are on a branch');
   }
 
-  const tmpRoot = path.join(ctx.config.dataDir, 'tmp');
+  const tmpRoot = tmpDir(ctx.config.dataDir);
   await mkdir(tmpRoot, { recursive: true });
   const scratch = await mkdtemp(path.join(tmpRoot, 'commit-'));
   const index = { GIT_INDEX_FILE: path.join(scratch, 'index') };

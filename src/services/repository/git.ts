@@ -1,5 +1,5 @@
 import { runGit, streamGit, type GitOptions } from '../../git/cli.js';
-import { repositoryPath } from '../../git/repositories.js';
+import { repositoryPath } from '../../storage/layout.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { SiteContext } from '../../site-context.js';
 

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { findUserByUsername } from '../../db/tables/users.js';
+import { initialRootPasswordPath } from '../../storage/layout.js';
 import { ensurePersonalAccessToken } from './personal-access-tokens.js';
 import { newSecret } from './secrets.js';
 import { createUser } from './users.js';
@@ -23,7 +23,7 @@ export async function ensureRoot(db: Db, config: Config, log: Logger): Promise<v
     const password = config.rootPassword ?? newSecret('');
     root = await createUser(db, { username: ROOT_USERNAME, email: 'admin@example.com', name: 'Administrator', password, admin: true, skip_confirmation: true });
     if (!config.rootPassword) {
-      const file = path.join(config.dataDir, 'initial_root_password');
+      const file = initialRootPasswordPath(config.dataDir);
       await writeFile(file, `${password}\n`, { mode: 0o600 });
       log.info({ file }, 'created admin user root; its password is in this file');
     }

@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Agent, request, type Dispatcher } from 'undici';
-import { sendJson } from '../api/respond.js';
-import type { CursorWaiter } from './cursor-waiter.js';
+import type { CursorWaiter } from '../../geo/cursor-waiter.js';
+import { sendJson } from '../respond.js';
 
 export const EVENT_ID_HEADER = 'x-geoforge-event-id';
 export const MIN_EVENT_HEADER = 'x-geoforge-min-event-id';

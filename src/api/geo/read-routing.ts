@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import type { SiteContext } from '../site-context.js';
-import type { BlobType } from './blobs.js';
+import type { BlobType } from '../../geo/blobs.js';
+import { isCopyCurrent } from '../../geo/registry/current.js';
+import type { SiteContext } from '../../site-context.js';
 import type { PrimaryProxy } from './forward-writes.js';
-import { isCopyCurrent } from './registry/current.js';
 
 /**
  * Reading from the nearest site (DESIGN, Reads and writes on a secondary): a secondary serves a
