@@ -30,8 +30,7 @@ import { gitLfsRouter } from './api/repository/git-lfs.js';
 import { hooksRoutes } from './api/hooks/index.js';
 import { mountRoutes } from './api/routes.js';
 import { groupLdapRouter } from './api/groups/ldap-links.js';
-import { commitStatusesRouter } from './api/ci/commit-statuses.js';
-import { jobsRouter } from './api/ci/jobs.js';
+import { ciRoutes } from './api/ci/index.js';
 import { versionRouter } from './api/site/version.js';
 import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
@@ -157,8 +156,7 @@ function buildApp(ctx: SiteContext, geo: GeoRuntime, revision: string): express.
   api.use(mountRoutes(ctx, hooksRoutes));
   api.use(groupLdapRouter(ctx));
   api.use(mountRoutes(ctx, repositoryRoutes));
-  api.use(commitStatusesRouter(ctx));
-  api.use(jobsRouter(ctx, geo.reads));
+  api.use(mountRoutes(ctx, ciRoutes(geo.reads)));
   api.use(unknownRoute);
   api.use(errorHandler(ctx.log));
   // The API comes first: it takes nearly every request, so nothing else is matched before it.
