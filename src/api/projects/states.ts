@@ -1,6 +1,4 @@
-import type { Request, Response } from 'express';
 import { setProjectArchived, setProjectStar } from '../../services/projects/projects.js';
-import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import type { Handler } from '../routes.js';
 import { sendProject } from './project-response.js';
@@ -8,12 +6,12 @@ import { sendProject } from './project-response.js';
 /** Star and archive (SPEC: States): each answers 201 with the project. */
 const starring =
   (starred: boolean): Handler =>
-  (ctx: SiteContext, req: Request, res: Response) =>
+  (ctx, req, res) =>
     sendProject(ctx, req, res, 201, setProjectStar(ctx.db, requireActor(req), projectOf(req), starred));
 
 const archiving =
   (archived: boolean): Handler =>
-  (ctx: SiteContext, req: Request, res: Response) =>
+  (ctx, req, res) =>
     sendProject(ctx, req, res, 201, setProjectArchived(ctx.db, projectOf(req), archived));
 
 export const starProject = starring(true);

@@ -93,16 +93,11 @@ export interface CreateExtras {
 }
 
 /**
- * Creates a project (SPEC: POST /projects). With an `import_url` the project comes back `scheduled` and is handed to the
- * import worker (services/projects/import.ts) once its row committed; the worker clones the URL.
- * Otherwise its repository exists on return, with a README commit when asked for.
+ * Creates a project (SPEC: POST /projects). With an `import_url` it comes back `scheduled` and is
+ * handed to the import worker (services/projects/import.ts) once its row committed; the worker
+ * clones the URL. Otherwise its repository exists on return, with a README commit when asked for.
  */
-export async function createProject(
-  ctx: SiteContext,
-  by: CreatedBy,
-  input: ProjectInput,
-  extras: CreateExtras = {},
-): Promise<ProjectRow> {
+export async function createProject(ctx: SiteContext, by: CreatedBy, input: ProjectInput, extras: CreateExtras = {}): Promise<ProjectRow> {
   const created = await insertProjectAndRepository(ctx.db, ctx.config.dataDir, by, input);
   if (created.import_status === 'scheduled') ctx.imports.schedule(created.id);
   else if (extras.initializeWithReadme) {
@@ -117,12 +112,7 @@ export async function createProject(
  * fails the rows are removed again and the caller gets a validation error on `base`, as GitLab
  * reports a repository it could not create.
  */
-async function insertProjectAndRepository(
-  db: Db,
-  dataDir: string,
-  by: CreatedBy,
-  input: ProjectInput,
-): Promise<ProjectRow> {
+async function insertProjectAndRepository(db: Db, dataDir: string, by: CreatedBy, input: ProjectInput): Promise<ProjectRow> {
   const { actor, namespace } = by;
   const name = input.name ?? input.path ?? '';
   const path = input.path ?? pathFromName(name);
