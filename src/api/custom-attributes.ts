@@ -1,5 +1,4 @@
-import type { Request, Router } from 'express';
-import type { Db } from '../db/connection.js';
+import type { Request } from 'express';
 import {
   deleteCustomAttribute,
   getCustomAttribute,
@@ -11,7 +10,7 @@ import type { SiteContext } from '../site-context.js';
 import { admin } from './middleware/guards.js';
 import { readParams, required, str } from './params.js';
 import { sendJson, sendNoContent } from './respond.js';
-import { mountRoutes, type Guard, type Handler, type Route } from './routes.js';
+import type { Guard, Handler, Route } from './routes.js';
 
 /** Whose custom attributes a family of routes serves: the owner's table, and its id once the route's guards have run. */
 export interface AttributeSubject {
@@ -21,8 +20,7 @@ export interface AttributeSubject {
 
 /**
  * `<base>/custom_attributes[/:key]` of one owner kind: admin only, as in GitLab (401 anonymous,
- * 403 non-admin), then `loaders` find the owner (404) before its id is read. Projects list theirs as
- * `customAttributesRoutes('/projects/:id', [loadProject()], { owner: project_custom_attributes, ownerId: projectOf(req).id })`.
+ * 403 non-admin), then `loaders` find the owner (404) before its id is read.
  */
 export function customAttributesRoutes(base: string, loaders: readonly Guard[], subject: AttributeSubject): Route[] {
   const guards = [admin, ...loaders];
@@ -34,16 +32,6 @@ export function customAttributesRoutes(base: string, loaders: readonly Guard[], 
   ];
 }
 
-/**
- * The router form src/api/projects/projects.ts still mounts for its custom attributes; it goes
- * when projects list `customAttributesRoutes` rows in their own table.
- */
-export function customAttributesRouter(
-  ctx: SiteContext,
-  options: { base: string; owner: AttributeOwner; resolveOwner: (db: Db, req: Request) => number },
-): Router {
-  return mountRoutes(ctx, customAttributesRoutes(options.base, [], { owner: options.owner, ownerId: (site, req) => options.resolveOwner(site.db, req) }));
-}
 
 const listAttributes =
   ({ owner, ownerId }: AttributeSubject): Handler =>

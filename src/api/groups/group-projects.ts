@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { listProjects, transferProject } from '../../services/projects/projects.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
@@ -17,12 +17,4 @@ export function transferProjectToGroup(ctx: SiteContext, req: Request, res: Resp
   const group = groupOf(req);
   transferProject(ctx.db, projectOf(req), group);
   sendJson(res, 201, groupDetailOf(ctx, requireActor(req), group));
-}
-
-/**
- * What src/api/projects/projects.ts still mounts from here: nothing any more, since groupsRoutes
- * serves both routes; it goes with that mount.
- */
-export function groupProjectsRouter(_ctx: SiteContext): Router {
-  return Router();
 }

@@ -1,29 +1,22 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { findNamespaceById } from '../../db/tables/namespaces.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { uploadView } from '../../entities/uploads.js';
-import { badRequest } from '../../errors.js';
-import { findVisibleProject } from '../../services/find-visible.js';
 import { findReadableUpload, isInline, uploadToProject } from '../../services/projects/uploads.js';
 import type { SiteContext } from '../../site-context.js';
 import { resolveActor } from '../middleware/authenticate.js';
-import { requireActor } from '../middleware/guards.js';
-import { idOrPath } from '../params.js';
+import { projectOf, requireActor } from '../middleware/guards.js';
+import { uploadedFile } from '../middleware/value-guards.js';
 import { sendJson, sendStoredFile } from '../respond.js';
 
-/** SPEC: POST /projects/:id/uploads, a multipart `file` (empty stray parts are dropped by parseInput, W10). */
-export function uploadsRouter(ctx: SiteContext): Router {
-  const router = Router();
-  router.post('/projects/:id/uploads', async (req, res) => {
-    const actor = requireActor(req);
-    const file = req.files.find((part) => part.field === 'file');
-    if (!file) throw badRequest(req.input.file === undefined ? 'file is missing' : 'file is invalid');
-    const project = findVisibleProject(ctx.db, actor, idOrPath(String(req.params.id)));
-    const upload = await uploadToProject(ctx.db, ctx.config.dataDir, actor, project, file);
-    const namespace = findNamespaceById(ctx.db, project.namespace_id)!;
-    sendJson(res, 201, uploadView(upload, `${namespace.full_path}/${project.path}`));
-  });
-  return router;
+/** SPEC: POST /projects/:id/uploads takes a multipart `file` (empty stray parts are dropped by parseInput, W10). */
+export const uploadFile = uploadedFile('file');
+
+export async function addUpload(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const project = projectOf(req);
+  const upload = await uploadToProject(ctx.db, ctx.config.dataDir, requireActor(req), project, uploadFile.of(req));
+  const namespace = findNamespaceById(ctx.db, project.namespace_id)!;
+  sendJson(res, 201, uploadView(upload, `${namespace.full_path}/${project.path}`));
 }
 
 /**

@@ -73,8 +73,8 @@ function projectOfPath(ctx: SiteContext, fullPath: string): { project: ProjectRo
  * Who may use `service` on the project at `fullPath`, GitLab's way: anonymous callers are
  * challenged (401, so git asks for credentials) unless the project is public and they only pull;
  * signed-in callers get 404 for a project they cannot see and 403 for one they may not pull
- * from or push to. Checks the repository exists unless `checkRepository` is false. A wiki path
- * names the project's wiki repository, created on first use when the wiki is enabled.
+ * from or push to. A wiki path names the project's wiki repository (unless `allowWiki` is false),
+ * created on first use when the wiki is enabled. A repository missing on disk is 404.
  */
 export async function authorizeGit(
   ctx: SiteContext,
@@ -86,26 +86,46 @@ export async function authorizeGit(
   const basic = basicActor(ctx, req, service);
   if (basic === 'invalid') return DENIED;
   const { actor } = basic;
+  const found = visibleTarget(ctx, actor, fullPath, options.allowWiki !== false);
+  if (!found) return actor ? NOT_FOUND : DENIED;
+  const refusal = service === 'git-receive-pack' ? pushRefusal(ctx, actor, found.project) : pullRefusal(ctx, actor, found.project);
+  if (refusal) return refusal;
+  const repository = await repositoryOnDisk(ctx, found.project, found.wiki);
+  return repository ? { ...found, actor, repository } : NOT_FOUND;
+}
+
+/** The project (or its wiki) the path names, when the actor may read the project and the wiki is allowed and enabled. */
+function visibleTarget(ctx: SiteContext, actor: Actor | null, fullPath: string, allowWiki: boolean): { project: ProjectRow; wiki: boolean } | null {
   const found = projectOfPath(ctx, fullPath);
-  if (!found || !can(ctx.db, actor, 'read_project', found.project) || (found.wiki && options.allowWiki === false)) return actor ? NOT_FOUND : DENIED;
-  const { project, wiki } = found;
-  if (wiki && !project.wiki_enabled) return actor ? NOT_FOUND : DENIED;
-  if (service === 'git-receive-pack') {
-    if (!actor) return DENIED;
-    if (ctx.config.role !== 'primary') return { status: 403, message: "You can't push code to a read-only GitLab instance." };
-    if (project.archived) return { status: 403, message: 'You are not allowed to push code to an archived project.' };
-    if (!can(ctx.db, actor, 'push_code', project)) return { status: 403, message: 'You are not allowed to push code to this project.' };
-  } else if (!can(ctx.db, actor, 'download_code', project)) {
-    return actor ? { status: 403, message: 'You are not allowed to download code from this project.' } : DENIED;
-  }
+  if (!found || !can(ctx.db, actor, 'read_project', found.project)) return null;
+  if (found.wiki && (!allowWiki || !found.project.wiki_enabled)) return null;
+  return found;
+}
+
+/** Why a push is refused, in GitLab's words; null when it may go ahead. */
+function pushRefusal(ctx: SiteContext, actor: Actor | null, project: ProjectRow): Refusal | null {
+  if (!actor) return DENIED;
+  if (ctx.config.role !== 'primary') return { status: 403, message: "You can't push code to a read-only GitLab instance." };
+  if (project.archived) return { status: 403, message: 'You are not allowed to push code to an archived project.' };
+  if (!can(ctx.db, actor, 'push_code', project)) return { status: 403, message: 'You are not allowed to push code to this project.' };
+  return null;
+}
+
+/** Why a pull (clone, fetch) is refused; null when it may go ahead. */
+function pullRefusal(ctx: SiteContext, actor: Actor | null, project: ProjectRow): Refusal | null {
+  if (can(ctx.db, actor, 'download_code', project)) return null;
+  return actor ? { status: 403, message: 'You are not allowed to download code from this project.' } : DENIED;
+}
+
+/** The repository's directory, or null when it is not on disk; the wiki repository is created lazily, on the primary, the first time it is asked for. */
+async function repositoryOnDisk(ctx: SiteContext, project: ProjectRow, wiki: boolean): Promise<string | null> {
   const repository = wiki ? wikiRepositoryPath(ctx.config.dataDir, project.id) : repositoryPath(ctx.config.dataDir, project.id);
-  if (!(await stat(repository).catch(() => null))?.isDirectory()) {
-    // The wiki repository is created lazily, on the primary, the first time it is asked for.
-    if (!wiki || ctx.config.role !== 'primary') return NOT_FOUND;
-    await createWikiRepository(ctx.config.dataDir, project.id);
-    await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'created');
-  }
-  return { project, actor, repository, wiki };
+  // stat fails when nothing is there: that is the answer, not an error.
+  if ((await stat(repository).catch(() => null))?.isDirectory()) return repository;
+  if (!wiki || ctx.config.role !== 'primary') return null;
+  await createWikiRepository(ctx.config.dataDir, project.id);
+  await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'created');
+  return repository;
 }
 
 /**

@@ -7,24 +7,19 @@ import { deleteJobArtifact, findJob, findJobArtifact, insertJobArtifact, type Jo
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { AppError, notFound } from '../../errors.js';
 import { recordFileChange } from '../../geo/file-events.js';
-import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { copyWithDigest } from '../../storage/durable-copy.js';
 import { artifactFilePath, projectArtifactsDir } from '../../storage/layout.js';
 import { MAX_UPLOAD_BYTES } from '../../storage/limits.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { sanitizeFilename } from '../projects/uploads.js';
-import { assertUpdateBuilds } from './access.js';
-import { getJob } from './jobs.js';
 
 /**
- * POST /projects/:id/jobs/:job_id/artifacts (developer): stores the archive streamed under a
+ * POST /projects/:id/jobs/:job_id/artifacts, for a job loaded for an actor allowed push_code: stores the archive streamed under a
  * temporary name, flushed, then renamed; the row follows, replacing the job's earlier archive
  * (whose file goes when its name differs). A row never names a missing or partial file.
  */
-export async function uploadJobArtifact(db: Db, dataDir: string, actor: Actor, project: ProjectRow, jobId: number, file: UploadedFile): Promise<JobRow> {
-  const job = getJob(db, actor, project, jobId);
-  assertUpdateBuilds(db, actor, project);
+export async function uploadJobArtifact(db: Db, dataDir: string, project: ProjectRow, job: JobRow, file: UploadedFile): Promise<JobRow> {
   if (file.size > MAX_UPLOAD_BYTES) throw new AppError('payload_too_large');
   const filename = sanitizeFilename(file.filename || 'artifacts.zip');
   const dir = path.join(projectArtifactsDir(dataDir, project.id), String(job.id));
@@ -55,18 +50,15 @@ export async function uploadJobArtifact(db: Db, dataDir: string, actor: Actor, p
   return job;
 }
 
-/** GET /projects/:id/jobs/:job_id/artifacts: the archive's row and file, for a reader of the jobs; 404 when there is none. */
-export function findJobArtifactFile(db: Db, dataDir: string, actor: Actor | null, project: ProjectRow, jobId: number): { artifact: JobArtifactRow; file: string } {
-  const job = getJob(db, actor, project, jobId);
+/** GET /projects/:id/jobs/:job_id/artifacts: the job's archive, its row and file; 404 when there is none. */
+export function findJobArtifactFile(db: Db, dataDir: string, job: JobRow): { artifact: JobArtifactRow; file: string } {
   const artifact = findJobArtifact(db, job.id);
   if (!artifact) throw notFound();
   return { artifact, file: artifactFilePath(dataDir, artifact) };
 }
 
-/** DELETE /projects/:id/jobs/:job_id/artifacts (developer): the row, then the file. */
-export async function deleteJobArtifacts(db: Db, dataDir: string, actor: Actor, project: ProjectRow, jobId: number): Promise<void> {
-  const job = getJob(db, actor, project, jobId);
-  assertUpdateBuilds(db, actor, project);
+/** DELETE /projects/:id/jobs/:job_id/artifacts, for a job loaded for an actor allowed push_code: the row, then the file. */
+export async function deleteJobArtifacts(db: Db, dataDir: string, project: ProjectRow, job: JobRow): Promise<void> {
   const artifact = inTransaction(db, () => {
     const row = findJobArtifact(db, job.id);
     if (!row) throw notFound();

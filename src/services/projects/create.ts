@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { findNamespaceById, findUserNamespace, type NamespaceRow } from '../../db/tables/namespaces.js';
@@ -7,9 +8,12 @@ import { findUserById } from '../../db/tables/users.js';
 import { AppError, forbidden, invalid, notFound } from '../../errors.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { createBareRepository, removeRepository } from '../../git/repositories.js';
+import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { ACCESS, can, canReadNamespace, isAdmin, VISIBILITY, type VisibilityName } from '../permissions.js';
+import { writeCommit } from '../repository/commit-writer.js';
+import { setProjectAvatar } from './avatar.js';
 import { pathFromName, validateProject } from './validation.js';
 
 /** The feature switches a create or update may set (SPEC: create parameters). */
@@ -74,20 +78,41 @@ export function targetNamespace(db: Db, actor: Actor, ownerId: number, namespace
   return namespace;
 }
 
+/** Who creates the project, for whom (the caller, or the user an admin creates it for), and where. */
+export interface CreatedBy {
+  actor: Actor;
+  creatorId: number;
+  namespace: NamespaceRow;
+}
+
+/** What a create brings besides the attributes (SPEC: POST /projects): an avatar (checked by assertAvatar), a first commit. */
+export interface CreateExtras {
+  avatar?: UploadedFile;
+  /** GitLab's initialize_with_readme: a first commit with a README on the default branch. */
+  initializeWithReadme?: boolean;
+}
+
 /**
- * Creates a project and its bare repository (SPEC: POST /projects); `creatorId` is the caller, or
- * the user an admin creates it for. The rows commit first; if
- * git then fails they are removed again and the caller gets a validation error on `base`, as
- * GitLab reports a repository it could not create. With an `import_url` no repository is made
- * here: the project comes back `scheduled` and the caller hands it to the import worker
- * (services/project-import.ts), which clones the URL.
+ * Creates a project (SPEC: POST /projects). With an `import_url` it comes back `scheduled` and is
+ * handed to the import worker (services/projects/import.ts) once its row committed; the worker
+ * clones the URL. Otherwise its repository exists on return, with a README commit when asked for.
  */
-export async function createProject(
-  db: Db,
-  dataDir: string,
-  by: { actor: Actor; creatorId: number; namespace: NamespaceRow },
-  input: ProjectInput,
-): Promise<ProjectRow> {
+export async function createProject(ctx: SiteContext, by: CreatedBy, input: ProjectInput, extras: CreateExtras = {}): Promise<ProjectRow> {
+  const created = await insertProjectAndRepository(ctx.db, ctx.config.dataDir, by, input);
+  if (created.import_status === 'scheduled') ctx.imports.schedule(created.id);
+  else if (extras.initializeWithReadme) {
+    const readme = { action: 'create' as const, filePath: 'README.md', content: Buffer.from(`# ${created.name}\n`) };
+    await writeCommit(ctx, created, by.actor, { branch: created.default_branch, message: 'Initial commit', actions: [readme] });
+  }
+  return extras.avatar ? setProjectAvatar(ctx.db, ctx.config.dataDir, created.id, extras.avatar) : created;
+}
+
+/**
+ * The project's rows, then its bare repository (none for an import: the worker clones it). If git
+ * fails the rows are removed again and the caller gets a validation error on `base`, as GitLab
+ * reports a repository it could not create.
+ */
+async function insertProjectAndRepository(db: Db, dataDir: string, by: CreatedBy, input: ProjectInput): Promise<ProjectRow> {
   const { actor, namespace } = by;
   const name = input.name ?? input.path ?? '';
   const path = input.path ?? pathFromName(name);

@@ -2,10 +2,11 @@ import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { findNamespaceById, findNamespaceByPath, findUserNamespace, type NamespaceRow } from '../../db/tables/namespaces.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
-import { AppError, forbidden, notFound, type FieldErrors } from '../../errors.js';
+import { AppError, notFound, type FieldErrors } from '../../errors.js';
 import { repositoryPath } from '../../storage/layout.js';
+import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
-import { canCreateProjectsIn, can } from '../permissions.js';
+import { canCreateProjectsIn } from '../permissions.js';
 import { insertProjectWithOwner, PROJECT_FLAGS, projectsLimitReached } from './create.js';
 import { validateProject } from './validation.js';
 import type { Ref } from '../find-visible.js';
@@ -22,17 +23,21 @@ export function forkTargetNamespace(db: Db, actor: Actor, ref: Ref | undefined):
 }
 
 /**
- * Forks a project (SPEC: POST /projects/:id/fork): a new row in the target namespace with the
- * source's name, path, description, default branch, storage and feature switches, its
- * visibility capped by a group target's, created by the caller and linked by
+ * Forks a project the actor may fork (SPEC: POST /projects/:id/fork): a new row in the target
+ * namespace with the source's name, path, description, default branch, storage and feature
+ * switches, its visibility capped by a group target's, created by the caller and linked by
  * forked_from_project_id. In a user namespace its owner becomes a maintainer member, as for any
- * create. The fork's repository does not exist yet: the row comes back `scheduled` and the caller
- * hands it to the import worker, which clones the source (services/project-import.ts). A name or
- * path already taken, or a full personal namespace, is a 409 carrying the errors hash.
+ * create. The fork's repository does not exist yet: the row comes back `scheduled`, and once it
+ * committed the import worker is given it to clone the source (services/projects/import.ts). A
+ * name or path already taken, or a full personal namespace, is a 409 carrying the errors hash.
  */
-export function forkProject(db: Db, actor: Actor, source: ProjectRow, target: Ref | undefined): ProjectRow {
-  if (!can(db, actor, 'fork_project', source)) throw forbidden();
-  const namespace = forkTargetNamespace(db, actor, target);
+export function forkProject(ctx: SiteContext, actor: Actor, source: ProjectRow, target: Ref | undefined): ProjectRow {
+  const fork = insertFork(ctx.db, actor, source, forkTargetNamespace(ctx.db, actor, target));
+  ctx.imports.schedule(fork.id);
+  return fork;
+}
+
+function insertFork(db: Db, actor: Actor, source: ProjectRow, namespace: NamespaceRow): ProjectRow {
   return inTransaction(db, () => {
     const visibility = namespace.kind === 'group' ? Math.min(source.visibility_level, namespace.visibility_level) : source.visibility_level;
     const errors: FieldErrors = validateProject(db, {

@@ -23,31 +23,25 @@ import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '..
 import { recordProjectDeleted, recordProjectRenamed, recordRepositoryChange } from '../../geo/repository-events.js';
 import { removeRepository, setRepositoryHead } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
-import { storeProjectAvatar } from '../avatars.js';
 import { projectArtifactsDir, projectAvatarDir, projectUploadsDir, repositoryPath } from '../../storage/layout.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { nowIso, today } from '../../storage/clock.js';
-import { can, isAdmin, VISIBILITY, type ProjectAbility } from '../permissions.js';
+import { can, isAdmin, VISIBILITY } from '../permissions.js';
+import { setProjectAvatar } from './avatar.js';
 import { columnsOfInput, type ProjectInput } from './create.js';
 import { shadowsSubgroup, validateProject } from './validation.js';
 import { findVisibleGroup } from '../find-visible.js';
 
 export { listProjects, type ProjectFilters } from './lists.js';
 
-/** 403 unless the actor may do `ability` to the project (the project is already known visible). */
-function authorize(db: Db, actor: Actor | null, ability: ProjectAbility, project: ProjectRow): void {
-  if (!actor) throw new AppError('unauthorized');
-  if (!can(db, actor, ability, project)) throw forbidden();
-}
-
 /**
- * Updates a project (SPEC: PUT /projects/:id): maintainers may, a new name or visibility needs
- * an owner (GITLAB-NOTES 2.2). A new default branch moves the repository's HEAD after the commit.
+ * Updates a project (SPEC: PUT /projects/:id) for an actor allowed admin_project: a new name or
+ * visibility needs an owner as well (GITLAB-NOTES 2.2), so those are asked here, of the input. A
+ * new default branch moves the repository's HEAD after the commit; a new avatar is stored last.
  */
-export async function updateProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, input: ProjectInput): Promise<ProjectRow> {
-  authorize(db, actor, 'admin_project', project);
-  if (input.name !== undefined && input.name !== project.name) authorize(db, actor, 'rename_project', project);
-  if (input.visibility !== undefined && VISIBILITY[input.visibility] !== project.visibility_level) authorize(db, actor, 'change_visibility_level', project);
+export async function updateProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, input: ProjectInput, avatar?: UploadedFile): Promise<ProjectRow> {
+  if (input.name !== undefined && input.name !== project.name && !can(db, actor, 'rename_project', project)) throw forbidden();
+  if (input.visibility !== undefined && VISIBILITY[input.visibility] !== project.visibility_level && !can(db, actor, 'change_visibility_level', project)) throw forbidden();
   if (input.repository_storage !== undefined && !isAdmin(actor)) throw forbidden();
   const updated = inTransaction(db, () => {
     const current = findProjectById(db, project.id);
@@ -77,7 +71,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
       await recordRepositoryChange(db, dataDir, project.id, 'repository', 'updated');
     }
   }
-  return updated;
+  return avatar ? setProjectAvatar(db, dataDir, updated.id, avatar) : updated;
 }
 
 /**
@@ -96,12 +90,6 @@ export async function deleteProject(db: Db, dataDir: string, project: ProjectRow
   await rm(projectArtifactsDir(dataDir, project.id), { recursive: true, force: true });
 }
 
-/** SPEC: DELETE /projects/:id, for owners and admins (403 otherwise). */
-export async function deleteProjectAs(db: Db, dataDir: string, actor: Actor, project: ProjectRow): Promise<void> {
-  authorize(db, actor, 'remove_project', project);
-  await deleteProject(db, dataDir, project);
-}
-
 /** Stars (or unstars) the project for the actor; 304 when that is already so (SPEC: States). */
 export function setProjectStar(db: Db, actor: Actor, project: ProjectRow, starred: boolean): ProjectRow {
   return inTransaction(db, () => {
@@ -111,9 +99,8 @@ export function setProjectStar(db: Db, actor: Actor, project: ProjectRow, starre
   });
 }
 
-/** Archives or unarchives; owners and admins only, and idempotent (SPEC: States). */
-export function setProjectArchived(db: Db, actor: Actor, project: ProjectRow, archived: boolean): ProjectRow {
-  authorize(db, actor, 'archive_project', project);
+/** Archives or unarchives, idempotent (SPEC: States). */
+export function setProjectArchived(db: Db, project: ProjectRow, archived: boolean): ProjectRow {
   return inTransaction(db, () => {
     const current = findProjectById(db, project.id);
     if (!current) throw notFound('Project');
@@ -162,7 +149,6 @@ function isOwnGroup(db: Db, namespaceId: number, groupId: number): boolean {
  * 400 when the project's group locks sharing, 409 when already shared.
  */
 export function shareProject(db: Db, actor: Actor, project: ProjectRow, share: ShareInput): ProjectGroupLinkRow {
-  authorize(db, actor, 'admin_project', project);
   return inTransaction(db, () => {
     const group = findVisibleGroup(db, actor, { id: share.groupId });
     if (sharingLocked(db, project.namespace_id)) throw badRequest('The project sharing with group is disabled');
@@ -181,8 +167,7 @@ export function shareProject(db: Db, actor: Actor, project: ProjectRow, share: S
 }
 
 /** Stops sharing the project with a group; 404 `Group Link` when it was not shared. */
-export function unshareProject(db: Db, actor: Actor, project: ProjectRow, groupId: number): void {
-  authorize(db, actor, 'admin_project', project);
+export function unshareProject(db: Db, project: ProjectRow, groupId: number): void {
   inTransaction(db, () => {
     const link = findGroupLink(db, project.id, groupId);
     if (!link) throw notFound('Group Link');
@@ -219,13 +204,4 @@ export function listProjectUsers(db: Db, project: ProjectRow, search: string | u
     params.search = `%${escapeLike(search)}%`;
   }
   return selectPage<UserRow>(db, 'users.*', fromWhere, 'users.id ASC', [params], page);
-}
-
-/** Stores an uploaded avatar for the project (already checked by assertAvatar) and records it. */
-export async function setProjectAvatar(db: Db, dataDir: string, projectId: number, file: UploadedFile): Promise<ProjectRow> {
-  const name = await storeProjectAvatar(dataDir, projectId, file);
-  inTransaction(db, () => updateProjectRow(db, projectId, { avatar_path: name, updated_at: nowIso() }));
-  const project = findProjectById(db, projectId);
-  if (!project) throw notFound('Project');
-  return project;
 }

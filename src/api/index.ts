@@ -1,0 +1,29 @@
+import { ciRoutes } from './ci/index.js';
+import type { ReadRouting } from './geo/read-routing.js';
+import { groupsRoutes } from './groups/index.js';
+import { hooksRoutes } from './hooks/index.js';
+import { membersRoutes } from './members/index.js';
+import { projectsRoutes } from './projects/index.js';
+import { repositoryRoutes } from './repository/index.js';
+import type { Route } from './routes.js';
+import { siteRoutes } from './site/index.js';
+import { usersRoutes } from './users/index.js';
+
+/**
+ * Every route under /api/v4 but the site-to-site Geo API, domain by domain: one table, so that the
+ * server mounts it once and tests and docs can read it. `geoNodeRoutes` and `reads` come from the
+ * site's Geo runtime (api/geo/index.ts).
+ */
+export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], reads: ReadRouting | null): readonly Route[] {
+  return [
+    ...siteRoutes(revision),
+    ...usersRoutes,
+    ...projectsRoutes,
+    ...groupsRoutes,
+    ...membersRoutes,
+    ...geoNodeRoutes,
+    ...hooksRoutes,
+    ...repositoryRoutes,
+    ...ciRoutes(reads),
+  ];
+}

@@ -1,0 +1,43 @@
+import type { Request } from 'express';
+import type { SiteContext } from '../../site-context.js';
+import { badRequest } from '../../errors.js';
+import { pathInt } from '../params.js';
+import type { UploadedFile } from '../../storage/uploaded-file.js';
+import type { Guard } from '../routes.js';
+
+/**
+ * A guard that yields a value for the guards after it and the handler: a route's parameters, read
+ * where the route lists them (GitLab checks declared parameters, 400, before it authorizes, 403),
+ * or a subject loaded after an ability (a job of the project). Read once per request.
+ */
+export interface ValueGuard<T> extends Guard {
+  /** The value read for this request; a route that does not list the guard is a programming error. */
+  of(req: Request): T;
+}
+
+export function valueGuard<T>(name: string, read: (ctx: SiteContext, req: Request) => T): ValueGuard<T> {
+  const values = new WeakMap<Request, { value: T }>();
+  return {
+    name,
+    check: (ctx, req) => void values.set(req, { value: read(ctx, req) }),
+    of: (req) => {
+      const entry = values.get(req);
+      if (!entry) throw new Error(`route ${req.method} ${req.path} reads ${name} but does not list it`);
+      return entry.value;
+    },
+  };
+}
+
+/** A numeric path parameter: 400 `<param> is invalid` otherwise, as Grape answers. */
+export function pathId(param: string): ValueGuard<number> {
+  return valueGuard(`pathId(:${param})`, (_ctx, req) => pathInt(req.params[param], param));
+}
+
+/** The multipart file of `field`: 400 `<field> is missing`, or `is invalid` when the field came as text. */
+export function uploadedFile(field: string): ValueGuard<UploadedFile> {
+  return valueGuard(`uploadedFile(${field})`, (_ctx, req) => {
+    const file = req.files.find((part) => part.field === field);
+    if (!file) throw badRequest(req.input[field] === undefined ? `${field} is missing` : `${field} is invalid`);
+    return file;
+  });
+}

@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import path from 'node:path';
+import { findProjectById } from '../../db/tables/projects.js';
+import { notFound } from '../../errors.js';
+import type { ReadRouting } from '../geo/read-routing.js';
+import { projectAvatarDir } from '../../storage/layout.js';
+import { VISIBILITY } from '../../services/permissions.js';
+import type { SiteContext } from '../../site-context.js';
+import { pathInt } from '../params.js';
+import { sendStoredFile } from '../respond.js';
+
+/**
+ * Serves project avatars at the path avatar_url names, for projects anyone may read (this route
+ * sees no credentials). Geo does not replicate avatar files, so a secondary has the primary answer.
+ */
+export function projectAvatarRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
+  const router = Router();
+  router.get('/uploads/-/system/project/avatar/:id/:file', async (req, res) => {
+    const project = findProjectById(ctx.db, pathInt(req.params.id, 'id'));
+    if (!project || project.visibility_level !== VISIBILITY.public || project.avatar_path !== req.params.file) throw notFound('Avatar');
+    if (reads) return reads.fromPrimary(req, res);
+    await sendStoredFile(req, res, path.join(projectAvatarDir(ctx.config.dataDir, project.id), project.avatar_path), { resource: 'Avatar', type: path.extname(project.avatar_path) });
+  });
+  return router;
+}

@@ -1,0 +1,45 @@
+import { customAttributesRoutes, type AttributeSubject } from '../custom-attributes.js';
+import { admin, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import type { Route } from '../routes.js';
+import { addProject, addProjectForUser } from './create.js';
+import { removeProject } from './delete.js';
+import { listUsers, showProject } from './details.js';
+import { addFork, forkParams } from './fork.js';
+import { listAllProjects, listForks, listUserProjects } from './lists.js';
+import { addShare, removeShare, shareParams, sharedGroupId } from './share.js';
+import { archiveProject, starProject, unarchiveProject, unstarProject } from './states.js';
+import { addUpload, uploadFile } from './uploads.js';
+import { editProject, updateParams } from './update.js';
+
+/**
+ * Projects (SPEC: Projects; GITLAB-NOTES 2.2). Guards run in GitLab's order (GITLAB-NOTES 1.4):
+ * signed in (401), a visible project (404), the ability (403). A route's parameters guard
+ * (updateParams...) sits before its ability, as GitLab checks them (400) before it authorizes.
+ */
+const project = loadProject();
+const projectAttributes = { owner: { table: 'project_custom_attributes', column: 'project_id' }, ownerId: (_ctx, req) => projectOf(req).id } as const satisfies AttributeSubject;
+
+export const projectsRoutes: readonly Route[] = [
+  { method: 'get', path: '/projects', guards: [], handler: listAllProjects },
+  { method: 'get', path: '/users/:user_id/projects', guards: [], handler: listUserProjects },
+  { method: 'get', path: '/projects/:id/forks', guards: [project], handler: listForks },
+  { method: 'get', path: '/projects/:id', guards: [project], handler: showProject },
+  { method: 'get', path: '/projects/:id/users', guards: [project], handler: listUsers },
+  { method: 'post', path: '/projects', guards: [signedIn], handler: addProject },
+  { method: 'post', path: '/projects/user/:user_id', guards: [admin], handler: addProjectForUser },
+  { method: 'put', path: '/projects/:id', guards: [signedIn, project, updateParams, requireAbility('admin_project')], handler: editProject },
+  { method: 'delete', path: '/projects/:id', guards: [signedIn, project, requireAbility('remove_project')], handler: removeProject },
+  { method: 'post', path: '/projects/:id/fork', guards: [signedIn, project, forkParams, requireAbility('fork_project')], handler: addFork },
+  { method: 'post', path: '/projects/:id/star', guards: [signedIn, project], handler: starProject },
+  { method: 'post', path: '/projects/:id/unstar', guards: [signedIn, project], handler: unstarProject },
+  { method: 'post', path: '/projects/:id/archive', guards: [signedIn, project, requireAbility('archive_project')], handler: archiveProject },
+  { method: 'post', path: '/projects/:id/unarchive', guards: [signedIn, project, requireAbility('archive_project')], handler: unarchiveProject },
+  { method: 'post', path: '/projects/:id/share', guards: [signedIn, project, shareParams, requireAbility('admin_project')], handler: addShare },
+  { method: 'delete', path: '/projects/:id/share/:group_id', guards: [signedIn, project, sharedGroupId, requireAbility('admin_project')], handler: removeShare },
+  { method: 'post', path: '/projects/:id/uploads', guards: [signedIn, uploadFile, project, requireAbility('upload_file')], handler: addUpload },
+
+  ...customAttributesRoutes('/projects/:id', [project], projectAttributes),
+];
+
+export { projectAvatarRouter } from './avatar.js';
+export { projectUploadsWebRouter } from './uploads.js';

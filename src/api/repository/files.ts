@@ -1,0 +1,63 @@
+import type { Request, Response } from 'express';
+import { badRequest } from '../../errors.js';
+import { isValidFilePath, writeCommit } from '../../services/repository/commit-writer.js';
+import { fileEntity, readFile } from '../../services/repository/files.js';
+import { repositoryOf } from '../../services/repository/git.js';
+import type { SiteContext } from '../../site-context.js';
+import { projectOf, requireActor } from '../middleware/guards.js';
+import { oneOf, readParams, required, str, type Input } from '../params.js';
+import { sendJson, sendNoContent } from '../respond.js';
+import { readCommitRequest } from './commit-params.js';
+
+/** GET files/:file_path/raw: the bytes, with the blob and commit ids GitLab sends as headers. */
+export async function showRawFile(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const project = projectOf(req);
+  const { ref } = readParams(req.input, { ref: str() });
+  const file = await readFile(repositoryOf(ctx, project), ref || project.default_branch, filePathOf(req));
+  const binary = file.content.subarray(0, 8000).includes(0);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', binary ? 'application/octet-stream' : 'text/plain; charset=utf-8');
+  res.setHeader('Content-Length', file.content.length);
+  res.setHeader('X-Gitlab-Blob-Id', file.blobId);
+  res.setHeader('X-Gitlab-Commit-Id', file.commitId);
+  res.setHeader('X-Gitlab-Last-Commit-Id', file.lastCommitId);
+  res.end(file.content);
+}
+
+export async function showFile(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { ref } = readParams(req.input, { ref: required(str()) });
+  sendJson(res, 200, fileEntity(await readFile(repositoryOf(ctx, projectOf(req)), ref, filePathOf(req))));
+}
+
+export const addFile = (ctx: SiteContext, req: Request, res: Response) => writeFile(ctx, req, res, 'create', 201);
+export const editFile = (ctx: SiteContext, req: Request, res: Response) => writeFile(ctx, req, res, 'update', 200);
+
+export async function removeFile(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const filePath = filePathOf(req);
+  const request = readCommitRequest(req.input);
+  await writeCommit(ctx, projectOf(req), requireActor(req), { ...request, actions: [{ action: 'delete', filePath }] });
+  sendNoContent(res);
+}
+
+/** Create and update take the same parameters and commit one action. */
+async function writeFile(ctx: SiteContext, req: Request, res: Response, action: 'create' | 'update', status: number): Promise<void> {
+  const filePath = filePathOf(req);
+  const request = readCommitRequest(req.input);
+  const { last_commit_id: lastCommitId } = readParams(req.input, { last_commit_id: str() });
+  const content = contentOf(req.input, 'content');
+  await writeCommit(ctx, projectOf(req), requireActor(req), { ...request, actions: [{ action, filePath, content, lastCommitId: lastCommitId || undefined }] });
+  sendJson(res, status, { file_path: filePath, branch: request.branch });
+}
+
+function filePathOf(req: Request): string {
+  const filePath = String(req.params.file_path);
+  if (!isValidFilePath(filePath)) throw badRequest('file_path is invalid');
+  return filePath;
+}
+
+/** File content as given: text (the default) or base64 (`encoding`); absent is 400 `<name> is missing`, empty is fine. */
+function contentOf(input: Input, name: string, encodingName = 'encoding'): Buffer {
+  const { [name]: content, [encodingName]: encoding } = readParams(input, { [name]: str(), [encodingName]: oneOf(['text', 'base64'] as const) }) as Record<string, string | undefined>;
+  if (content === undefined) throw badRequest(`${name} is missing`);
+  return encoding === 'base64' ? Buffer.from(content, 'base64') : Buffer.from(content, 'utf8');
+}

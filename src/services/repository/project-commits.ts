@@ -1,0 +1,42 @@
+import type { Page } from '../../db/page.js';
+import type { ProjectRow } from '../../db/tables/projects.js';
+import type { CommitRecord, DiffStats, FileDiff } from '../../entities/repository.js';
+import { notFound } from '../../errors.js';
+import type { SiteContext } from '../../site-context.js';
+import { diffFiles, diffStats, listCommits, readCommit, type LogFilter } from './commits.js';
+import { isEmptyRepository, repositoryOf, resolveCommit } from './git.js';
+
+/** The commit `ref` names in the project's repository; 404 `Commit` when it names none. */
+async function commitOf(repository: string, ref: string): Promise<string> {
+  const sha = await resolveCommit(repository, ref);
+  if (!sha) throw notFound('Commit');
+  return sha;
+}
+
+/**
+ * One page of the history of `ref` (the default branch when absent), newest first, and its total.
+ * A new project has no commits yet: an empty page, as GitLab answers for an empty repository.
+ */
+export async function commitHistory(ctx: SiteContext, project: ProjectRow, ref: string | undefined, filter: LogFilter, page: Page): Promise<{ commits: CommitRecord[]; total: number }> {
+  const repository = repositoryOf(ctx, project);
+  const sha = await resolveCommit(repository, ref || project.default_branch);
+  if (!sha) {
+    if (!ref && (await isEmptyRepository(repository))) return { commits: [], total: 0 };
+    throw notFound('Commit');
+  }
+  return listCommits(repository, sha, filter, page.offset, page.perPage);
+}
+
+/** The commit `ref` names, with the lines its first parent's diff adds and removes. */
+export async function commitWithStats(ctx: SiteContext, project: ProjectRow, ref: string): Promise<{ commit: CommitRecord; stats: DiffStats }> {
+  const repository = repositoryOf(ctx, project);
+  const commit = await readCommit(repository, await commitOf(repository, ref));
+  return { commit, stats: await diffStats(repository, commit.parentIds[0] ?? null, commit.id) };
+}
+
+/** The file diffs of the commit `ref` names, against its first parent. */
+export async function commitDiff(ctx: SiteContext, project: ProjectRow, ref: string): Promise<FileDiff[]> {
+  const repository = repositoryOf(ctx, project);
+  const commit = await readCommit(repository, await commitOf(repository, ref));
+  return diffFiles(repository, commit.parentIds[0] ?? null, commit.id);
+}
