@@ -1,32 +1,6 @@
 /** Repository entities (GitLab ENT Commit, CommitDetail, Branch, Diff, Compare, RepoFile). */
-
-export interface CommitRecord {
-  readonly id: string;
-  readonly parentIds: string[];
-  readonly authorName: string;
-  readonly authorEmail: string;
-  readonly authoredDate: string;
-  readonly committerName: string;
-  readonly committerEmail: string;
-  readonly committedDate: string;
-  readonly message: string;
-}
-
-export interface DiffStats {
-  readonly additions: number;
-  readonly deletions: number;
-}
-
-export interface FileDiff {
-  readonly oldPath: string;
-  readonly newPath: string;
-  readonly aMode: string;
-  readonly bMode: string;
-  readonly diff: string;
-  readonly newFile: boolean;
-  readonly renamedFile: boolean;
-  readonly deletedFile: boolean;
-}
+import type { CommitRecord } from '../git/commit-log.js';
+import type { DiffStats, FileDiff } from '../git/diff.js';
 
 export interface BranchRecord {
   readonly name: string;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BLANK_SHA, PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type PushInput } from '../../src/services/hooks/payloads.js';
+import { BLANK_SHA } from '../../src/git/refs.js';
+import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type PushInput } from '../../src/services/hooks/payloads.js';
 import { retryDelayMs } from '../../src/services/hooks/retry-delay.js';
 
 const commit = (n: number): HookCommit => ({
