@@ -2,6 +2,7 @@ import type { JobArtifactRow, JobRow, PipelineRow } from '../db/tables/ci.js';
 import type { UserRow } from '../db/tables/users.js';
 import type { CommitRecord } from '../git/commit-log.js';
 import { BLANK_SHA } from '../git/refs.js';
+import { flag, isoTime } from './column-values.js';
 import { commitEntity } from './repository.js';
 import { userBasic, type EntityContext } from './users.js';
 
@@ -29,10 +30,10 @@ export function commitStatusView(job: JobRow, rel: Pick<CiRelations, 'users'>, c
     name: job.name,
     target_url: job.target_url,
     description: job.description,
-    created_at: job.created_at,
-    started_at: job.started_at,
-    finished_at: job.finished_at,
-    allow_failure: job.allow_failure === 1,
+    created_at: isoTime(job.created_at),
+    started_at: isoTime(job.started_at),
+    finished_at: isoTime(job.finished_at),
+    allow_failure: flag(job.allow_failure),
     coverage: job.coverage,
     author: author ? userBasic(author, ctx) : null,
   };
@@ -46,8 +47,8 @@ export function pipelineBasic(pipeline: PipelineRow, rel: Pick<CiRelations, 'pro
     ref: pipeline.ref,
     status: pipeline.status,
     web_url: `${ctx.externalUrl}/${rel.projectPath}/pipelines/${pipeline.id}`,
-    created_at: pipeline.created_at,
-    updated_at: pipeline.updated_at,
+    created_at: isoTime(pipeline.created_at),
+    updated_at: isoTime(pipeline.updated_at),
   };
 }
 
@@ -60,8 +61,8 @@ export function pipelineView(pipeline: PipelineRow, rel: Pick<CiRelations, 'proj
     tag: false,
     yaml_errors: null,
     user: user ? userBasic(user, ctx) : null,
-    started_at: pipeline.started_at,
-    finished_at: pipeline.finished_at,
+    started_at: isoTime(pipeline.started_at),
+    finished_at: isoTime(pipeline.finished_at),
     committed_at: null,
     duration: seconds(pipeline.started_at, pipeline.finished_at),
     coverage: null,
@@ -89,10 +90,10 @@ export function jobView(job: JobRow, rel: CiRelations, ctx: EntityContext) {
     ref: job.ref,
     tag: false,
     coverage: job.coverage,
-    allow_failure: job.allow_failure === 1,
-    created_at: job.created_at,
-    started_at: job.started_at,
-    finished_at: job.finished_at,
+    allow_failure: flag(job.allow_failure),
+    created_at: isoTime(job.created_at),
+    started_at: isoTime(job.started_at),
+    finished_at: isoTime(job.finished_at),
     duration: seconds(job.started_at, job.finished_at),
     user: user ? userBasic(user, ctx) : null,
     commit: jobCommit(job.sha, rel.commits.get(job.sha)),

@@ -1,6 +1,7 @@
 /** Repository entities (GitLab ENT Commit, CommitDetail, Branch, Diff, Compare, RepoFile). */
 import type { CommitRecord } from '../git/commit-log.js';
 import type { DiffStats, FileDiff } from '../git/diff.js';
+import { isoTime } from './column-values.js';
 
 export interface BranchRecord {
   readonly name: string;
@@ -16,15 +17,15 @@ export function commitEntity(commit: CommitRecord) {
     id: commit.id,
     short_id: commit.id.slice(0, 8),
     title: titleOf(commit.message),
-    created_at: commit.committedDate,
+    created_at: isoTime(commit.committedDate),
     parent_ids: commit.parentIds,
     message: commit.message,
     author_name: commit.authorName,
     author_email: commit.authorEmail,
-    authored_date: commit.authoredDate,
+    authored_date: isoTime(commit.authoredDate),
     committer_name: commit.committerName,
     committer_email: commit.committerEmail,
-    committed_date: commit.committedDate,
+    committed_date: isoTime(commit.committedDate),
   };
 }
 
