@@ -1,11 +1,11 @@
 import { Router, type Request } from 'express';
 import type { Db } from '../db/connection.js';
+import type { AttributeOwner } from '../db/tables/custom-attributes.js';
 import {
   deleteCustomAttribute,
   getCustomAttribute,
   listCustomAttributes,
   setCustomAttribute,
-  type AttributeOwner,
 } from '../services/custom-attributes.js';
 import type { SiteContext } from '../site-context.js';
 import { requireAdmin } from './middleware/guards.js';

@@ -1,4 +1,4 @@
-import type { PersonalAccessTokenRow } from '../services/users/personal-access-tokens.js';
+import type { PersonalAccessTokenRow } from '../db/tables/personal-access-tokens.js';
 import { isExpiredDate } from '../services/users/authentication.js';
 import { flag, isoTime } from './column-values.js';
 

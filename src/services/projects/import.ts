@@ -2,8 +2,8 @@ import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Role } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { inTransaction, prepare } from '../../db/connection.js';
-import { findProjectById, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
+import { inTransaction } from '../../db/connection.js';
+import { findProjectById, unfinishedImportIds, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { GitError } from '../../git/cli.js';
 import { cloneBareRepository, removeRepository, repositoryPath, stagingRepositoryPath } from '../../git/repositories.js';
@@ -129,7 +129,7 @@ export class ProjectImportWorker {
   start(): void {
     if (!this.runs || this.started) return;
     this.started = true;
-    const pending = prepare(this.options.db(), "SELECT id FROM projects WHERE import_status IN ('scheduled', 'started') ORDER BY id").pluck().all() as number[];
+    const pending = unfinishedImportIds(this.options.db());
     if (pending.length) this.options.log.info({ projects: pending }, 'resuming unfinished project imports');
     for (const id of pending) this.schedule(id);
     setImmediate(() => this.pump());
