@@ -1,6 +1,7 @@
 import { GitError } from './cli.js';
 import { parseNameStatus, type PathChange } from './diff.js';
 import { git, hasRepository } from './in-repository.js';
+import { isFullSha } from './refs.js';
 
 /** A commit as git stores it; the views (GitLab's Commit entity, hook payloads) are built from this. */
 export interface CommitRecord {
@@ -51,15 +52,13 @@ function parseLog(stdout: string): { commit: CommitRecord; after: string }[] {
     });
 }
 
-const FULL_SHA = /^[0-9a-f]{40}$/;
-
 /**
  * The commits the given shas name, in the same order (each looked up once). A commit the
  * repository lacks (a secondary still syncing it) is left out, as is everything when the
  * repository itself is missing.
  */
 export async function readCommits(repository: string, shas: readonly string[]): Promise<CommitRecord[]> {
-  const unique = [...new Set(shas)].filter((sha) => FULL_SHA.test(sha));
+  const unique = [...new Set(shas)].filter(isFullSha);
   if (unique.length === 0 || !(await hasRepository(repository))) return [];
   const { stdout } = await git(repository, ['show', '-s', '--no-color', '--no-walk=unsorted', '--ignore-missing', FORMAT, ...unique, '--']);
   const byId = new Map(parseLog(stdout).map(({ commit }) => [commit.id, commit]));

@@ -12,10 +12,11 @@ export const isBlankSha = (sha: string): boolean => /^0+$/.test(sha);
  * no control character or whitespace, and no range (`..`) or reflog expression (`@{`), which no
  * branch, tag or sha contains.
  */
-export const isSafeRevision = (revision: string | undefined): revision is string =>
+const isSafeRevision = (revision: string | undefined): revision is string =>
   !!revision && !revision.startsWith('-') && !/[\x00-\x1f\x7f\s]|\.\.|@\{/.test(revision);
 
-const FULL_SHA = /^[0-9a-f]{40}$/;
+/** A full SHA-1 object name, as git prints it. */
+export const isFullSha = (sha: string): boolean => /^[0-9a-f]{40}$/.test(sha);
 
 /** Exit 1 is git's "no" (`rev-parse --verify --quiet` for an unknown name, `check-ref-format` for a bad one); anything else is a failure. */
 const isNo = (error: unknown): boolean => error instanceof GitError && error.exitCode === 1;
@@ -26,7 +27,7 @@ export async function resolveCommit(repository: string, revision: string | undef
   try {
     const { stdout } = await git(repository, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`]);
     const sha = stdout.trim();
-    return FULL_SHA.test(sha) ? sha : null;
+    return isFullSha(sha) ? sha : null;
   } catch (error) {
     // Unknown names, and names of trees or blobs, exit 1: that is the null answer.
     if (isNo(error)) return null;
@@ -77,7 +78,7 @@ export async function branchesMergedInto(repository: string, sha: string): Promi
 
 /** The branch holding a commit, the default branch first (GitLab's `branch_names_contains(sha).first`); null when none. */
 export async function branchContaining(repository: string, sha: string, defaultBranch: string): Promise<string | null> {
-  if (!FULL_SHA.test(sha) || !(await hasRepository(repository))) return null;
+  if (!isFullSha(sha) || !(await hasRepository(repository))) return null;
   const { stdout } = await git(repository, ['for-each-ref', '--contains', sha, '--format=%(refname:short)', 'refs/heads']);
   const branches = stdout.split('\n').filter(Boolean);
   return branches.includes(defaultBranch) ? defaultBranch : (branches[0] ?? null);

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Role } from '../../config.js';
 import type { Db } from '../../db/connection.js';
@@ -6,6 +5,7 @@ import { inTransaction } from '../../db/connection.js';
 import { findProjectById, unfinishedImportIds, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { GitError } from '../../git/cli.js';
+import { hasRepository } from '../../git/in-repository.js';
 import { cloneBareRepository, removeRepository, repositoryPath, stagingRepositoryPath } from '../../git/repositories.js';
 import { nowIso } from '../../storage/clock.js';
 import { forkCloneSource, projectFullPath } from './fork.js';
@@ -65,7 +65,7 @@ export async function importProject(db: Db, dataDir: string, projectId: number, 
   }
   setImportState(db, projectId, { import_status: 'started', import_error: null });
   try {
-    const alreadyCloned = (await stat(repositoryPath(dataDir, projectId)).catch(() => null)) !== null;
+    const alreadyCloned = await hasRepository(repositoryPath(dataDir, projectId));
     const head = alreadyCloned ? project.default_branch : await cloneBareRepository(dataDir, projectId, from.source, {
       defaultBranch: project.default_branch,
       config: from.config,

@@ -1,4 +1,4 @@
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { selectPage, type Page, type Paged } from '../../db/page.js';
@@ -22,6 +22,7 @@ import {
 import type { UserRow } from '../../db/tables/users.js';
 import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { recordProjectDeleted, recordProjectRenamed, recordRepositoryChange } from '../../geo/repository-events.js';
+import { hasRepository } from '../../git/in-repository.js';
 import { removeRepository, repositoryPath, setRepositoryHead } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
 import { projectAvatarDir, storeProjectAvatar } from '../avatars.js';
@@ -74,7 +75,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
   if (updated.default_branch !== project.default_branch) {
     const repository = repositoryPath(dataDir, project.id);
     // A repository not on disk yet takes the branch from the row when it is created.
-    if (await stat(repository).catch(() => null)) {
+    if (await hasRepository(repository)) {
       await setRepositoryHead(repository, updated.default_branch);
       await recordRepositoryChange(db, dataDir, project.id, 'repository', 'updated');
     }
