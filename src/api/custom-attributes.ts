@@ -1,10 +1,10 @@
 import type { Request } from 'express';
+import type { AttributeOwner } from '../db/tables/custom-attributes.js';
 import {
   deleteCustomAttribute,
   getCustomAttribute,
   listCustomAttributes,
   setCustomAttribute,
-  type AttributeOwner,
 } from '../services/custom-attributes.js';
 import type { SiteContext } from '../site-context.js';
 import { admin } from './middleware/guards.js';

@@ -1,6 +1,9 @@
 import type { JobArtifactRow, JobRow, PipelineRow } from '../db/tables/ci.js';
 import type { UserRow } from '../db/tables/users.js';
-import type { CommitSummary } from '../services/ci/git.js';
+import type { CommitRecord } from '../git/commit-log.js';
+import { BLANK_SHA } from '../git/refs.js';
+import { flag, isoTime } from './column-values.js';
+import { commitEntity } from './repository.js';
 import { userBasic, type EntityContext } from './users.js';
 
 /** What the CI views need besides the rows, preloaded per page (entities never query). */
@@ -10,7 +13,7 @@ export interface CiRelations {
   readonly users: ReadonlyMap<number, UserRow>;
   readonly pipelines: ReadonlyMap<number, PipelineRow>;
   readonly artifacts: ReadonlyMap<number, JobArtifactRow>;
-  readonly commits: ReadonlyMap<string, CommitSummary>;
+  readonly commits: ReadonlyMap<string, CommitRecord>;
 }
 
 const seconds = (start: string | null, end: string | null): number | null =>
@@ -27,10 +30,10 @@ export function commitStatusView(job: JobRow, rel: Pick<CiRelations, 'users'>, c
     name: job.name,
     target_url: job.target_url,
     description: job.description,
-    created_at: job.created_at,
-    started_at: job.started_at,
-    finished_at: job.finished_at,
-    allow_failure: job.allow_failure === 1,
+    created_at: isoTime(job.created_at),
+    started_at: isoTime(job.started_at),
+    finished_at: isoTime(job.finished_at),
+    allow_failure: flag(job.allow_failure),
     coverage: job.coverage,
     author: author ? userBasic(author, ctx) : null,
   };
@@ -44,8 +47,8 @@ export function pipelineBasic(pipeline: PipelineRow, rel: Pick<CiRelations, 'pro
     ref: pipeline.ref,
     status: pipeline.status,
     web_url: `${ctx.externalUrl}/${rel.projectPath}/pipelines/${pipeline.id}`,
-    created_at: pipeline.created_at,
-    updated_at: pipeline.updated_at,
+    created_at: isoTime(pipeline.created_at),
+    updated_at: isoTime(pipeline.updated_at),
   };
 }
 
@@ -54,16 +57,24 @@ export function pipelineView(pipeline: PipelineRow, rel: Pick<CiRelations, 'proj
   const user = pipeline.user_id === null ? undefined : rel.users.get(pipeline.user_id);
   return {
     ...pipelineBasic(pipeline, rel, ctx),
-    before_sha: '0000000000000000000000000000000000000000',
+    before_sha: BLANK_SHA,
     tag: false,
     yaml_errors: null,
     user: user ? userBasic(user, ctx) : null,
-    started_at: pipeline.started_at,
-    finished_at: pipeline.finished_at,
+    started_at: isoTime(pipeline.started_at),
+    finished_at: isoTime(pipeline.finished_at),
     committed_at: null,
     duration: seconds(pipeline.started_at, pipeline.finished_at),
     coverage: null,
   };
+}
+
+/**
+ * A job's commit: GitLab's Commit entity, whose short_id here is git's default abbreviation (7);
+ * a commit not on disk (a secondary still syncing) shows its sha alone.
+ */
+function jobCommit(sha: string, commit: CommitRecord | undefined) {
+  return commit ? { ...commitEntity(commit), short_id: commit.id.slice(0, 7) } : { id: sha, short_id: sha.slice(0, 8) };
 }
 
 /** Job. */
@@ -79,13 +90,13 @@ export function jobView(job: JobRow, rel: CiRelations, ctx: EntityContext) {
     ref: job.ref,
     tag: false,
     coverage: job.coverage,
-    allow_failure: job.allow_failure === 1,
-    created_at: job.created_at,
-    started_at: job.started_at,
-    finished_at: job.finished_at,
+    allow_failure: flag(job.allow_failure),
+    created_at: isoTime(job.created_at),
+    started_at: isoTime(job.started_at),
+    finished_at: isoTime(job.finished_at),
     duration: seconds(job.started_at, job.finished_at),
     user: user ? userBasic(user, ctx) : null,
-    commit: rel.commits.get(job.sha) ?? { id: job.sha, short_id: job.sha.slice(0, 8) },
+    commit: jobCommit(job.sha, rel.commits.get(job.sha)),
     pipeline: pipeline ? { id: pipeline.id, sha: pipeline.sha, ref: pipeline.ref, status: pipeline.status } : null,
     web_url: `${ctx.externalUrl}/${rel.projectPath}/-/jobs/${job.id}`,
     artifacts_file: artifact ? { filename: artifact.filename, size: artifact.size } : null,

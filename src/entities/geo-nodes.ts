@@ -1,4 +1,5 @@
 import type { GeoNodeRow } from '../geo/nodes.js';
+import { flag } from './column-values.js';
 
 export interface GeoNodeContext {
   readonly externalUrl: string;
@@ -13,8 +14,8 @@ export function geoNode(row: GeoNodeRow, ctx: GeoNodeContext) {
     id: row.id,
     name: row.name,
     url: row.url,
-    primary: row.primary === 1,
-    enabled: row.enabled === 1,
+    primary: flag(row.primary),
+    enabled: flag(row.enabled),
     current: row.name === ctx.currentNode,
     files_max_capacity: row.files_max_capacity,
     repos_max_capacity: row.repos_max_capacity,

@@ -1,6 +1,7 @@
 import type { NamespaceRow } from '../db/tables/namespaces.js';
 import { visibilityName } from '../services/permissions.js';
 import type { EntityContext } from './users.js';
+import { flag } from './column-values.js';
 
 /** Storage figures of a group: sums over its projects (admins only, with `statistics=true`). */
 export interface GroupStatistics {
@@ -18,11 +19,11 @@ export function group(row: NamespaceRow, ctx: EntityContext, statistics?: GroupS
     path: row.path,
     description: row.description,
     visibility: visibilityName(row.visibility_level),
-    lfs_enabled: row.lfs_enabled === 1,
+    lfs_enabled: flag(row.lfs_enabled),
     // No route uploads or serves group avatars yet, so there is never one to point at.
     avatar_url: null,
     web_url: `${ctx.externalUrl}/groups/${row.full_path}`,
-    request_access_enabled: row.request_access_enabled === 1,
+    request_access_enabled: flag(row.request_access_enabled),
     full_name: row.full_name,
     full_path: row.full_path,
     parent_id: row.parent_id,

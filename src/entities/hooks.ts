@@ -1,6 +1,5 @@
 import type { ProjectHookRow } from '../db/tables/project-hooks.js';
-
-const flag = (value: number) => value === 1;
+import { flag, isoTime } from './column-values.js';
 
 /** ProjectHook (SPEC: Keys, emails, tokens, hooks; GITLAB-NOTES 2.2). The token is write-only and never shown. */
 export function projectHook(row: ProjectHookRow) {
@@ -18,6 +17,6 @@ export function projectHook(row: ProjectHookRow) {
     pipeline_events: flag(row.pipeline_events),
     wiki_page_events: flag(row.wiki_page_events),
     enable_ssl_verification: flag(row.enable_ssl_verification),
-    created_at: row.created_at,
+    created_at: isoTime(row.created_at),
   };
 }

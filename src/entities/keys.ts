@@ -3,10 +3,11 @@ import type { GpgKeyRow } from '../db/tables/gpg-keys.js';
 import type { SshKeyRow } from '../db/tables/ssh-keys.js';
 import type { IdentityRow, UserRow } from '../db/tables/users.js';
 import { userPublic, type EntityContext } from './users.js';
+import { isoTime } from './column-values.js';
 
 /** SSHKey (SPEC: Keys, emails, tokens, hooks). */
 export function sshKey(row: SshKeyRow) {
-  return { id: row.id, title: row.title, key: row.key, created_at: row.created_at };
+  return { id: row.id, title: row.title, key: row.key, created_at: isoTime(row.created_at) };
 }
 
 /** SSHKeyWithUser: GET /keys/:id, the key with its owner in the UserPublic view (GITLAB-NOTES 2.8). */
@@ -15,7 +16,7 @@ export function sshKeyWithUser(row: SshKeyRow, user: UserRow, identities: readon
 }
 
 export function gpgKey(row: GpgKeyRow) {
-  return { id: row.id, key: row.key, created_at: row.created_at };
+  return { id: row.id, key: row.key, created_at: isoTime(row.created_at) };
 }
 
 export function email(row: EmailRow) {

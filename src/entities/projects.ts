@@ -4,6 +4,7 @@ import type { ProjectGroupLinkRow, ProjectRow } from '../db/tables/projects.js';
 import type { UserRow } from '../db/tables/users.js';
 import { ACCESS, visibilityName } from '../services/permissions.js';
 import { userBasic, type EntityContext } from './users.js';
+import { flag, isoTime } from './column-values.js';
 
 /** Sizes and counts of one project's storage (SPEC: Project `statistics`). */
 export interface ProjectStatistics {
@@ -39,8 +40,6 @@ export interface ProjectRelations {
 /** GitLab's default notification level for a member (3, "global"; GITLAB-NOTES 1.5). */
 const GLOBAL_NOTIFICATION_LEVEL = 3;
 
-const flag = (value: number) => value === 1;
-
 function namespaceOf(row: ProjectRow, rel: ProjectRelations): NamespaceRow {
   const namespace = rel.namespaces.get(row.namespace_id);
   if (!namespace) throw new Error(`project ${row.id}: namespace ${row.namespace_id} was not preloaded`);
@@ -64,7 +63,7 @@ export function projectBasic(row: ProjectRow, rel: ProjectRelations, ctx: Entity
     name_with_namespace: `${namespace.full_name} / ${row.name}`,
     path: row.path,
     path_with_namespace: fullPath,
-    created_at: row.created_at,
+    created_at: isoTime(row.created_at),
     default_branch: row.default_branch,
     tag_list: (JSON.parse(row.tag_list) as string[]).sort(),
     ssh_url_to_repo: `git@${new URL(ctx.externalUrl).hostname}:${fullPath}.git`,
@@ -73,7 +72,7 @@ export function projectBasic(row: ProjectRow, rel: ProjectRelations, ctx: Entity
     avatar_url: projectAvatarUrl(row, ctx),
     star_count: row.star_count,
     forks_count: rel.forkCounts.get(row.id) ?? 0,
-    last_activity_at: row.last_activity_at,
+    last_activity_at: isoTime(row.last_activity_at),
   };
 }
 
@@ -102,7 +101,7 @@ export function projectView(row: ProjectRow, rel: ProjectRelations, ctx: EntityC
     _links: links(row, ctx),
     archived: flag(row.archived),
     visibility: visibilityName(row.visibility_level),
-    ...(owner ? { owner: { ...userBasic(owner, ctx), created_at: owner.created_at } } : {}),
+    ...(owner ? { owner: { ...userBasic(owner, ctx), created_at: isoTime(owner.created_at) } } : {}),
     resolve_outdated_diff_discussions: flag(row.resolve_outdated_diff_discussions),
     container_registry_enabled: flag(row.container_registry_enabled),
     issues_enabled: flag(row.issues_enabled),

@@ -1,32 +1,7 @@
 /** Repository entities (GitLab ENT Commit, CommitDetail, Branch, Diff, Compare, RepoFile). */
-
-export interface CommitRecord {
-  readonly id: string;
-  readonly parentIds: string[];
-  readonly authorName: string;
-  readonly authorEmail: string;
-  readonly authoredDate: string;
-  readonly committerName: string;
-  readonly committerEmail: string;
-  readonly committedDate: string;
-  readonly message: string;
-}
-
-export interface DiffStats {
-  readonly additions: number;
-  readonly deletions: number;
-}
-
-export interface FileDiff {
-  readonly oldPath: string;
-  readonly newPath: string;
-  readonly aMode: string;
-  readonly bMode: string;
-  readonly diff: string;
-  readonly newFile: boolean;
-  readonly renamedFile: boolean;
-  readonly deletedFile: boolean;
-}
+import type { CommitRecord } from '../git/commit-log.js';
+import type { DiffStats, FileDiff } from '../git/diff.js';
+import { isoTime } from './column-values.js';
 
 export interface BranchRecord {
   readonly name: string;
@@ -42,15 +17,15 @@ export function commitEntity(commit: CommitRecord) {
     id: commit.id,
     short_id: commit.id.slice(0, 8),
     title: titleOf(commit.message),
-    created_at: commit.committedDate,
+    created_at: isoTime(commit.committedDate),
     parent_ids: commit.parentIds,
     message: commit.message,
     author_name: commit.authorName,
     author_email: commit.authorEmail,
-    authored_date: commit.authoredDate,
+    authored_date: isoTime(commit.authoredDate),
     committer_name: commit.committerName,
     committer_email: commit.committerEmail,
-    committed_date: commit.committedDate,
+    committed_date: isoTime(commit.committedDate),
   };
 }
 

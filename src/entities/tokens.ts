@@ -1,19 +1,20 @@
-import type { PersonalAccessTokenRow } from '../services/users/personal-access-tokens.js';
+import type { PersonalAccessTokenRow } from '../db/tables/personal-access-tokens.js';
 import { isExpiredDate } from '../services/users/authentication.js';
+import { flag, isoTime } from './column-values.js';
 
 /** ImpersonationToken; the secret appears only in the create response (GITLAB-NOTES 2.8). */
 export function impersonationToken(row: PersonalAccessTokenRow, secret?: string) {
-  const revoked = row.revoked === 1;
+  const revoked = flag(row.revoked);
   return {
     id: row.id,
     name: row.name,
     revoked,
-    created_at: row.created_at,
+    created_at: isoTime(row.created_at),
     scopes: JSON.parse(row.scopes) as string[],
     user_id: row.user_id,
     active: !revoked && !isExpiredDate(row.expires_at),
     expires_at: row.expires_at,
-    impersonation: row.impersonation === 1,
+    impersonation: flag(row.impersonation),
     ...(secret === undefined ? {} : { token: secret }),
   };
 }

@@ -1,10 +1,9 @@
 import type { IdentityRow, UserRow } from '../db/tables/users.js';
+import { flag, isoTime } from './column-values.js';
 
 export interface EntityContext {
   readonly externalUrl: string;
 }
-
-const flag = (value: number) => value === 1;
 
 /** The state clients see: an LDAP block shows as `blocked` (decision 11). */
 export const visibleState = (user: UserRow): 'active' | 'blocked' => (user.state === 'active' ? 'active' : 'blocked');
@@ -29,7 +28,7 @@ export function userBasic(user: UserRow, ctx: EntityContext) {
 export function userDetails(user: UserRow, ctx: EntityContext) {
   // Each larger view extends the smaller one in place: no copy per view on the hottest reads.
   return Object.assign(userBasic(user, ctx), {
-    created_at: user.created_at,
+    created_at: isoTime(user.created_at),
     bio: user.bio || null,
     location: user.location || null,
     skype: user.skype,
@@ -43,14 +42,14 @@ export function userDetails(user: UserRow, ctx: EntityContext) {
 /** UserPublic: the user's own view (GET /user for non-admins, create and update responses). */
 export function userPublic(user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) {
   return Object.assign(userDetails(user, ctx), {
-    last_sign_in_at: user.last_sign_in_at,
-    confirmed_at: user.confirmed_at,
+    last_sign_in_at: isoTime(user.last_sign_in_at),
+    confirmed_at: isoTime(user.confirmed_at),
     last_activity_on: user.last_activity_on,
     email: user.email,
     theme_id: user.theme_id,
     color_scheme_id: user.color_scheme_id,
     projects_limit: user.projects_limit,
-    current_sign_in_at: user.current_sign_in_at,
+    current_sign_in_at: isoTime(user.current_sign_in_at),
     identities: identities.map((identity) => ({ provider: identity.provider, extern_uid: identity.extern_uid })),
     can_create_group: flag(user.can_create_group),
     can_create_project: user.projects_limit > 0,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { hasRepository } from '../git/in-repository.js';
 
 /** A byte-order comparison, so both sites sort refs the same whatever their locale. */
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -18,7 +19,7 @@ const MAX_SYMREF_DEPTH = 5;
  * more than the whole read and dominated the sync of many small repositories.
  */
 export async function refsChecksum(repository: string): Promise<string | null> {
-  if (!(await stat(repository).catch(() => null))?.isDirectory()) return null;
+  if (!(await hasRepository(repository))) return null;
   const [refs, head] = await Promise.all([readRefs(repository), headTarget(repository)]);
   const hash = createHash('sha256').update(`HEAD ${head}\n`);
   for (const name of [...refs.keys()].sort(byBytes)) hash.update(`${refs.get(name)} ${name}\n`);

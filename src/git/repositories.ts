@@ -1,7 +1,7 @@
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { repositoryPath, stagingRepositoryPath, wikiRepositoryPath } from '../storage/layout.js';
-import { runGit, type GitOptions } from './cli.js';
+import { GitError, runGit, type GitOptions } from './cli.js';
 
 export interface CloneOptions extends Pick<GitOptions, 'signal' | 'timeoutMs'> {
   /** The branch HEAD should name when the clone has it. */
@@ -31,7 +31,14 @@ export async function cloneBareRepository(dataDir: string, projectId: number, so
       (await runGit(['--git-dir', staging, 'for-each-ref', '--format=%(refname)', `refs/heads/${branch}`], git)).stdout.trim() !== '';
     let head = options.defaultBranch;
     if (!(await hasBranch(head))) {
-      const sourceHead = (await runGit(['--git-dir', staging, 'symbolic-ref', '--quiet', '--short', 'HEAD'], git).catch(() => null))?.stdout.trim();
+      const sourceHead = await runGit(['--git-dir', staging, 'symbolic-ref', '--quiet', '--short', 'HEAD'], git).then(
+        ({ stdout }) => stdout.trim(),
+        (error: unknown) => {
+          // symbolic-ref --quiet exits 1 for a detached HEAD: the source has no HEAD branch to keep.
+          if (error instanceof GitError && error.exitCode === 1) return null;
+          throw error;
+        },
+      );
       if (sourceHead && (await hasBranch(sourceHead))) head = sourceHead;
     }
     await setRepositoryHead(staging, head);

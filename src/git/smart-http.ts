@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { gitHooksDir } from '../storage/layout.js';
 import { runGit, streamGit } from './cli.js';
+import { isBlankSha } from './refs.js';
 
 /** The two services of git's smart HTTP protocol. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -20,8 +21,6 @@ export interface RefUpdate {
   readonly before: string;
   readonly after: string;
 }
-
-const isZero = (sha: string) => /^0+$/.test(sha);
 
 /** A pkt-line: four hex digits of length (themselves included), then the payload. */
 export function pktLine(payload: string): Buffer {
@@ -198,5 +197,5 @@ export async function appliedUpdates(repository: string, commands: readonly RefU
     const space = line.indexOf(' ');
     if (space > 0) current.set(line.slice(space + 1), line.slice(0, space));
   }
-  return commands.filter((command) => (isZero(command.after) ? !current.has(command.ref) : current.get(command.ref) === command.after));
+  return commands.filter((command) => (isBlankSha(command.after) ? !current.has(command.ref) : current.get(command.ref) === command.after));
 }

@@ -6,7 +6,6 @@ import { registryBlobCounts } from '../../src/geo/registry/counts.js';
 import { reconcileRegistryPage, scheduleMissingItems } from '../../src/geo/registry/inventory.js';
 import { finishFailed, finishSynced, pathInUse, removeItem, resetFailed, sweepStarted } from '../../src/geo/registry/queue.js';
 import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
-import { nextRetryAt } from '../../src/geo/registry/retry.js';
 import { backfillRunner } from '../../src/geo/sync/backfill.js';
 import { claimDueItems } from '../helpers/geo-blobs.js';
 
@@ -31,17 +30,6 @@ const lfsEvent = (id: number, action: BlobEvent['action'] = 'created'): BlobEven
 const policy = { baseMs: 1000, capMs: 60_000 };
 const FILES = ['lfs_object', 'job_artifact', 'attachment'] as const;
 const row = (db: Database.Database, id: number) => db.prepare('SELECT * FROM geo_registry WHERE item_id = ?').get(id) as Record<string, unknown>;
-
-describe('retry backoff', () => {
-  it('doubles from the base with ±20 % jitter and never passes the cap', () => {
-    expect(nextRetryAt(0, 0, policy, () => 0.5)).toBe(1000);
-    expect(nextRetryAt(3, 0, policy, () => 0.5)).toBe(8000);
-    expect(nextRetryAt(3, 0, policy, () => 0)).toBe(6400);
-    expect(nextRetryAt(3, 0, policy, () => 1)).toBe(9600);
-    expect(nextRetryAt(30, 100, policy, () => 1)).toBe(60_100);
-    expect(nextRetryAt(5000, 0, policy, () => 0.5)).toBe(60_000);
-  });
-});
 
 describe('registry queue', () => {
   it('claims pending items oldest first within the limit, then due retries, and marks them started', () => {

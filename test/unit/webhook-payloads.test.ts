@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BLANK_SHA, PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type PushInput } from '../../src/services/hooks/payloads.js';
-import { retryDelayMs } from '../../src/services/hooks/retry-delay.js';
+import { BLANK_SHA } from '../../src/git/refs.js';
+import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type PushInput } from '../../src/services/hooks/payloads.js';
 
 const commit = (n: number): HookCommit => ({
   id: n.toString(16).padStart(40, '0'),
@@ -86,21 +86,5 @@ describe('webhook payloads', () => {
   it('builds the tag push payload, with no checkout_sha for a deleted ref', () => {
     const payload = tagPushPayload({ ...input, ref: 'refs/tags/v1', after: BLANK_SHA, commits: [], message: 'release' });
     expect(payload).toMatchObject({ object_kind: 'tag_push', event_name: 'tag_push', checkout_sha: null, message: 'release', commits: [], total_commits_count: 0 });
-  });
-});
-
-describe('webhook retry delay', () => {
-  const policy = { baseMs: 1000, capMs: 10_000 };
-  it('doubles per attempt with equal jitter, up to the cap', () => {
-    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, policy, 0))).toEqual([500, 1000, 2000, 4000]);
-    expect([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, policy, 1))).toEqual([1000, 2000, 4000, 8000]);
-    expect(retryDelayMs(10, policy, 1)).toBe(10_000);
-    expect(retryDelayMs(10, policy, 0)).toBe(5000);
-  });
-
-  it('honours a longer Retry-After, capped', () => {
-    expect(retryDelayMs(1, policy, 0, 3000)).toBe(3000);
-    expect(retryDelayMs(1, policy, 0, 100)).toBe(500);
-    expect(retryDelayMs(1, policy, 0, 3_600_000)).toBe(10_000);
   });
 });

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { compareRefs } from '../../services/repository/compare.js';
-import { repositoryOf } from '../../services/repository/git.js';
+import { repositoryOf } from '../../git/in-repository.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
 import { bool, readParams, required, str } from '../params.js';

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { badRequest } from '../../errors.js';
 import { isValidFilePath, writeCommit } from '../../services/repository/commit-writer.js';
 import { fileEntity, readFile } from '../../services/repository/files.js';
-import { repositoryOf } from '../../services/repository/git.js';
+import { repositoryOf } from '../../git/in-repository.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { oneOf, readParams, required, str, type Input } from '../params.js';

@@ -93,6 +93,40 @@ export function projectPathTaken(db: Db, namespaceId: number, path: string): boo
   return prepare(db, 'SELECT 1 FROM projects WHERE namespace_id = ? AND path = ? COLLATE NOCASE').get(namespaceId, path) !== undefined;
 }
 
+/** Whether a sibling group (same parent, `exceptId` aside) already has this name, case-insensitive. */
+export function groupNameTaken(db: Db, parentId: number | null, name: string, exceptId: number | null): boolean {
+  return (
+    prepare(db, "SELECT id FROM namespaces WHERE kind = 'group' AND parent_id IS ? AND name = ? COLLATE NOCASE AND id IS NOT ? LIMIT 1").get(parentId, name, exceptId) !==
+    undefined
+  );
+}
+
+/** Whether the namespace, or a group above it, forbids sharing its projects with other groups. */
+export function shareWithGroupLocked(db: Db, namespaceId: number): boolean {
+  return (
+    prepare(
+      db,
+      `WITH RECURSIVE chain(id, parent_id, locked) AS (
+         SELECT id, parent_id, share_with_group_lock FROM namespaces WHERE id = ?
+         UNION ALL SELECT n.id, n.parent_id, n.share_with_group_lock FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+       SELECT 1 FROM chain WHERE locked = 1 LIMIT 1`,
+    ).get(namespaceId) !== undefined
+  );
+}
+
+/** Whether `groupId` is the group `namespaceId` or one of its ancestors. */
+export function isGroupOrAncestor(db: Db, namespaceId: number, groupId: number): boolean {
+  return (
+    prepare(
+      db,
+      `WITH RECURSIVE chain(id, parent_id) AS (
+         SELECT id, parent_id FROM namespaces WHERE id = ? AND kind = 'group'
+         UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+       SELECT 1 FROM chain WHERE id = ?`,
+    ).get(namespaceId, groupId) !== undefined
+  );
+}
+
 export function deleteGroupRow(db: Db, id: number): void {
   prepare(db, "DELETE FROM namespaces WHERE id = ? AND kind = 'group'").run(id);
 }

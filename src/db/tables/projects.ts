@@ -85,6 +85,11 @@ export function takenInNamespace(db: Db, namespaceId: number, name: string, path
   return { name: row.name === 1, path: row.path === 1 };
 }
 
+/** Projects whose import (fork or URL) is scheduled or was running, oldest first. */
+export function unfinishedImportIds(db: Db): number[] {
+  return prepare(db, "SELECT id FROM projects WHERE import_status IN ('scheduled', 'started') ORDER BY id").pluck().all() as number[];
+}
+
 /** Projects in the user's personal namespace, which count against their projects_limit. */
 export function countPersonalProjects(db: Db, userId: number): number {
   return prepare(db, "SELECT count(*) FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'user' AND n.owner_id = ?")

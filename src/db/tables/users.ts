@@ -43,6 +43,11 @@ export interface IdentityRow {
 
 export type UserColumns = Partial<Omit<UserRow, 'id'>>;
 
+/** Whether any user exists yet (first boot creates root only into an empty table). */
+export function hasAnyUser(db: Db): boolean {
+  return prepare(db, 'SELECT 1 FROM users LIMIT 1').get() !== undefined;
+}
+
 export function findUserById(db: Db, id: number): UserRow | undefined {
   return prepare(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { backoffMs, type RetryPolicy } from '../../backoff.js';
 import { prepare, type Db } from '../../db/connection.js';
 import { Applier, GapError, readCursor, type Cursor } from './applier.js';
 import { findGeoNode } from '../nodes.js';
@@ -7,8 +8,11 @@ import type { PrimaryClient } from './primary-client.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
 
 const LONG_POLL_MS = 10_000;
-/** Short: forwarded writes wait on this loop, so it must notice a returning primary quickly. */
-const MAX_BACKOFF_MS = 2_000;
+/**
+ * Capped short: forwarded writes wait on this loop, so it must notice a returning primary quickly.
+ * No jitter: at 2 s apart, secondaries that retry together cost a recovering primary little.
+ */
+const BACKOFF: RetryPolicy = { baseMs: 400, capMs: 2_000 };
 
 /** What the agent knows, for status and metrics. */
 export interface AgentState {
@@ -91,7 +95,7 @@ export class GeoAgent {
         this.state.lastError = (error as Error).message;
         this.state.lastErrorAt = Date.now();
         this.host.log.warn({ err: error, failures }, 'geo agent: replication step failed');
-        await this.sleep(Math.min(MAX_BACKOFF_MS, 200 * 2 ** Math.min(failures, 6)));
+        await this.sleep(backoffMs(failures, BACKOFF));
       }
     }
   }

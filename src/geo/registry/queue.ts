@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction, prepare } from '../../db/connection.js';
 import type { BlobType } from '../blobs.js';
-import { nextRetryAt, type RetryPolicy } from './retry.js';
+import { nextRetryAt, type RetryPolicy } from '../../backoff.js';
 
 export type FailureType = 'sync' | 'verification' | 'checksum_mismatch';
 

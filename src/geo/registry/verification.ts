@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { ITEM_COLUMNS, type RegistryItem } from './queue.js';
-import { nextRetryAt, type RetryPolicy } from './retry.js';
+import { nextRetryAt, type RetryPolicy } from '../../backoff.js';
 
 /** Synced items last verified before `before`, oldest first. */
 export function itemsDueForVerification(db: Db, before: number, limit: number): RegistryItem[] {

@@ -4,7 +4,7 @@ import type { GeoSyncMetrics } from '../../observability/metrics.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import type { BlobType } from '../blobs.js';
 import { dueItems, finishFailed, finishSynced, markStarted, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem, type SyncFailureRecord } from '../registry/queue.js';
-import type { RetryPolicy } from '../registry/retry.js';
+import type { RetryPolicy } from '../../backoff.js';
 import { describeFailure } from './failure.js';
 import { syncFile } from './file-sync.js';
 import { removeLocalCopy } from './local-copy.js';

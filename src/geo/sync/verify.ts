@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '../../db/connection.js';
 import type { RegistryItem } from '../registry/queue.js';
-import type { RetryPolicy } from '../registry/retry.js';
+import type { RetryPolicy } from '../../backoff.js';
 import { itemsDueForVerification, markVerificationFailed, markVerified } from '../registry/verification.js';
 import { refsChecksum } from '../repository-checksum.js';
 import { localCopyPath } from './local-copy.js';

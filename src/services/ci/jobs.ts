@@ -3,10 +3,11 @@ import { artifactsByJobIds, findJob, listJobs, pipelinesByIds, type JobRow, type
 import { usersByIds } from '../../db/tables/project-relations.js';
 import type { CiRelations } from '../../entities/ci.js';
 import { projectFullPath } from '../projects/fork.js';
-import { readCommits } from './git.js';
 import type { Page, Paged } from '../../db/page.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { notFound } from '../../errors.js';
+import { readCommits } from '../../git/commit-log.js';
+import { repositoryPath } from '../../storage/layout.js';
 
 /** GET /projects/:id/jobs: newest first, optionally only the given statuses (`scope[]`). */
 export function listProjectJobs(db: Db, project: ProjectRow, scope: readonly string[] | undefined, page: Page): Paged<JobRow> {
@@ -22,7 +23,8 @@ export function getJob(db: Db, project: ProjectRow, id: number): JobRow {
 
 /**
  * Preloads what the CI views need for a page of jobs or pipelines: one query per relation and one
- * git call for the commits (only when asked: the statuses views show none).
+ * git call for the commits (only when asked: the statuses views show none). A commit missing from
+ * disk (a secondary still syncing) is left out, and its job shows the sha alone.
  */
 export async function loadCiRelations(
   db: Db,
@@ -34,11 +36,12 @@ export async function loadCiRelations(
   const pipelines = new Map((rows.pipelines ?? []).map((row) => [row.id, row]));
   for (const [id, row] of pipelinesByIds(db, jobs.map((job) => job.pipeline_id).filter((id) => !pipelines.has(id)))) pipelines.set(id, row);
   const userIds = [...jobs.map((job) => job.user_id), ...[...pipelines.values()].map((row) => row.user_id)].filter((id): id is number => id !== null);
+  const commits = rows.commits ? await readCommits(repositoryPath(dataDir, project.id), jobs.map((job) => job.sha)) : [];
   return {
     projectPath: projectFullPath(db, project),
     users: usersByIds(db, userIds),
     pipelines,
     artifacts: artifactsByJobIds(db, jobs.map((job) => job.id)),
-    commits: rows.commits ? await readCommits(dataDir, project.id, jobs.map((job) => job.sha)) : new Map(),
+    commits: new Map(commits.map((commit) => [commit.id, commit])),
   };
 }

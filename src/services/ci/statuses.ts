@@ -16,9 +16,10 @@ import {
 import type { Page, Paged } from '../../db/page.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { badRequest, notFound } from '../../errors.js';
+import { repositoryPath } from '../../storage/layout.js';
+import { branchContaining, resolveCommit } from '../../git/refs.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
-import { branchContaining, resolveCommit } from './git.js';
 import { refreshPipeline } from './pipelines.js';
 
 export const STATUS_STATES = ['pending', 'running', 'success', 'failed', 'canceled'] as const;
@@ -84,9 +85,10 @@ export async function createCommitStatus(
   revision: string,
   input: StatusInput,
 ): Promise<{ job: JobRow; pipeline: PipelineRow }> {
-  const sha = await resolveCommit(dataDir, project.id, revision);
+  const repository = repositoryPath(dataDir, project.id);
+  const sha = await resolveCommit(repository, revision);
   if (!sha) throw notFound('Commit');
-  const ref = input.ref || findLatestPipelineForSha(db, project.id, sha)?.ref || (await branchContaining(dataDir, project.id, sha, project.default_branch));
+  const ref = input.ref || findLatestPipelineForSha(db, project.id, sha)?.ref || (await branchContaining(repository, sha, project.default_branch));
   if (!ref) throw notFound('References for commit');
   const name = input.name || 'default';
   return inTransaction(db, () => {

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/connection.js';
-import { prepare } from '../../db/connection.js';
-import { projectPathTaken, widestChildVisibility } from '../../db/tables/groups.js';
+import { groupNameTaken, projectPathTaken, widestChildVisibility } from '../../db/tables/groups.js';
 import { findNamespaceByPath, type NamespaceRow } from '../../db/tables/namespaces.js';
 import type { FieldErrors } from '../../errors.js';
 import { visibilityName } from '../permissions.js';
@@ -29,7 +28,8 @@ export function validateGroup(db: Db, draft: GroupDraft): FieldErrors {
     add('name', "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.");
   }
   if (draft.name.length > 255) add('name', 'is too long (maximum is 255 characters)');
-  if (nameTaken(db, draft)) add('name', 'has already been taken');
+  // GitLab scopes a group name by its parent.
+  if (groupNameTaken(db, draft.parent?.id ?? null, draft.name, draft.id)) add('name', 'has already been taken');
 
   if (!draft.path) add('path', "can't be blank");
   else for (const text of namespacePathErrors(draft.path, draft.parent === null)) add('path', text);
@@ -37,15 +37,6 @@ export function validateGroup(db: Db, draft: GroupDraft): FieldErrors {
 
   for (const text of visibilityErrors(db, draft)) add('visibility_level', text);
   return errors;
-}
-
-/** A group name is unique among its siblings (GitLab scopes it by parent). */
-function nameTaken(db: Db, draft: GroupDraft): boolean {
-  const sibling = prepare(
-    db,
-    "SELECT id FROM namespaces WHERE kind = 'group' AND parent_id IS ? AND name = ? COLLATE NOCASE AND id IS NOT ? LIMIT 1",
-  ).get(draft.parent?.id ?? null, draft.name, draft.id);
-  return sibling !== undefined;
 }
 
 /**

@@ -3,9 +3,7 @@
  * caller has already loaded, so the code that makes an event (a push, a merge) builds its payload
  * and hands it to fireProjectHooks.
  */
-
-/** The all-zero SHA GitLab sends as `before` of a created ref and `after` of a deleted one. */
-export const BLANK_SHA = '0'.repeat(40);
+import { BLANK_SHA } from '../../git/refs.js';
 
 /** GitLab pushes at most this many commits (the newest) in a push payload; total_commits_count has them all. */
 export const PUSH_COMMITS_LIMIT = 20;

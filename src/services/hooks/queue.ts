@@ -15,7 +15,7 @@ import {
 import { nowIso } from '../../storage/clock.js';
 import { REQUEST_BODY_LOG_LIMIT, sendHookRequest, type AttemptResult } from './deliver.js';
 import { HOOK_EVENTS, type HookEvent } from './events.js';
-import { retryDelayMs, type RetryPolicy } from './retry-delay.js';
+import { retryDelayMs, type RetryPolicy } from '../../backoff.js';
 
 export interface HookQueueOptions {
   readonly role: Role;

@@ -1,11 +1,11 @@
-import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Role } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { inTransaction, prepare } from '../../db/connection.js';
-import { findProjectById, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
+import { inTransaction } from '../../db/connection.js';
+import { findProjectById, unfinishedImportIds, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { GitError } from '../../git/cli.js';
+import { hasRepository } from '../../git/in-repository.js';
 import { cloneBareRepository, removeRepository } from '../../git/repositories.js';
 import { repositoryPath, stagingRepositoryPath } from '../../storage/layout.js';
 import { nowIso } from '../../storage/clock.js';
@@ -66,7 +66,7 @@ export async function importProject(db: Db, dataDir: string, projectId: number, 
   }
   setImportState(db, projectId, { import_status: 'started', import_error: null });
   try {
-    const alreadyCloned = (await stat(repositoryPath(dataDir, projectId)).catch(() => null)) !== null;
+    const alreadyCloned = await hasRepository(repositoryPath(dataDir, projectId));
     const head = alreadyCloned ? project.default_branch : await cloneBareRepository(dataDir, projectId, from.source, {
       defaultBranch: project.default_branch,
       config: from.config,
@@ -130,7 +130,7 @@ export class ProjectImportWorker {
   start(): void {
     if (!this.runs || this.started) return;
     this.started = true;
-    const pending = prepare(this.options.db(), "SELECT id FROM projects WHERE import_status IN ('scheduled', 'started') ORDER BY id").pluck().all() as number[];
+    const pending = unfinishedImportIds(this.options.db());
     if (pending.length) this.options.log.info({ projects: pending }, 'resuming unfinished project imports');
     for (const id of pending) this.schedule(id);
     setImmediate(() => this.pump());

@@ -1,8 +1,9 @@
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { Db } from '../../db/connection.js';
-import { inTransaction, prepare } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
 import { selectPage, type Page, type Paged } from '../../db/page.js';
 import { PROJECT_TEAM_USER_IDS } from '../../db/tables/access.js';
+import { isGroupOrAncestor, shareWithGroupLocked } from '../../db/tables/groups.js';
 import { findNamespaceById, type NamespaceRow } from '../../db/tables/namespaces.js';
 import {
   deleteGroupLink,
@@ -21,6 +22,7 @@ import {
 import type { UserRow } from '../../db/tables/users.js';
 import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { recordProjectDeleted, recordProjectRenamed, recordRepositoryChange } from '../../geo/repository-events.js';
+import { hasRepository } from '../../git/in-repository.js';
 import { removeRepository, setRepositoryHead } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
 import { projectArtifactsDir, projectAvatarDir, projectUploadsDir, repositoryPath } from '../../storage/layout.js';
@@ -66,7 +68,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
   if (updated.default_branch !== project.default_branch) {
     const repository = repositoryPath(dataDir, project.id);
     // A repository not on disk yet takes the branch from the row when it is created.
-    if (await stat(repository).catch(() => null)) {
+    if (await hasRepository(repository)) {
       await setRepositoryHead(repository, updated.default_branch);
       await recordRepositoryChange(db, dataDir, project.id, 'repository', 'updated');
     }
@@ -117,32 +119,6 @@ export interface ShareInput {
   expiresAt?: string;
 }
 
-/** Whether the project's group, or one above it, forbids sharing its projects with other groups. */
-function sharingLocked(db: Db, namespaceId: number): boolean {
-  return (
-    prepare(
-      db,
-      `WITH RECURSIVE chain(id, parent_id, locked) AS (
-         SELECT id, parent_id, share_with_group_lock FROM namespaces WHERE id = ?
-         UNION ALL SELECT n.id, n.parent_id, n.share_with_group_lock FROM namespaces n JOIN chain c ON n.id = c.parent_id)
-       SELECT 1 FROM chain WHERE locked = 1 LIMIT 1`,
-    ).get(namespaceId) !== undefined
-  );
-}
-
-/** Whether `groupId` is the project's group or one of its ancestors. */
-function isOwnGroup(db: Db, namespaceId: number, groupId: number): boolean {
-  return (
-    prepare(
-      db,
-      `WITH RECURSIVE chain(id, parent_id) AS (
-         SELECT id, parent_id FROM namespaces WHERE id = ? AND kind = 'group'
-         UNION ALL SELECT n.id, n.parent_id FROM namespaces n JOIN chain c ON n.id = c.parent_id)
-       SELECT 1 FROM chain WHERE id = ?`,
-    ).get(namespaceId, groupId) !== undefined
-  );
-}
-
 /**
  * Shares the project with a group (SPEC: POST /projects/:id/share, GITLAB-NOTES 2.2): the
  * group's members get at most `groupAccess` on it. 404 `Group` when the group is not visible,
@@ -151,8 +127,8 @@ function isOwnGroup(db: Db, namespaceId: number, groupId: number): boolean {
 export function shareProject(db: Db, actor: Actor, project: ProjectRow, share: ShareInput): ProjectGroupLinkRow {
   return inTransaction(db, () => {
     const group = findVisibleGroup(db, actor, { id: share.groupId });
-    if (sharingLocked(db, project.namespace_id)) throw badRequest('The project sharing with group is disabled');
-    if (isOwnGroup(db, project.namespace_id, group.id)) throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
+    if (shareWithGroupLocked(db, project.namespace_id)) throw badRequest('The project sharing with group is disabled');
+    if (isGroupOrAncestor(db, project.namespace_id, group.id)) throw conflict('Project cannot be shared with the group it is in or one of its ancestors.');
     if (findGroupLink(db, project.id, group.id)) throw conflict('Group already shared with this group');
     const now = nowIso();
     return insertGroupLink(db, {

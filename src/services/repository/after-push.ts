@@ -4,16 +4,17 @@ import { findNamespaceById } from '../../db/tables/namespaces.js';
 import { findProjectById, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
 import { userBasic } from '../../entities/users.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
-import { runGit } from '../../git/cli.js';
+import { countLog, logWithChanges, readCommit, type CommitWithChanges } from '../../git/commit-log.js';
+import { changedPaths, type PathChange } from '../../git/diff.js';
+import { annotatedTagMessage, BLANK_SHA, isBlankSha } from '../../git/refs.js';
+import { readBlob } from '../../git/tree.js';
 import { repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
 import type { RefUpdate } from '../../git/smart-http.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { fireProjectHooks } from '../hooks/fire.js';
-import { BLANK_SHA, PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type HookProject, type HookUser } from '../hooks/payloads.js';
-
-const isBlank = (sha: string) => /^0+$/.test(sha);
+import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type HookProject, type HookUser } from '../hooks/payloads.js';
 
 /**
  * What follows a push that changed refs (GitLab's PostReceive): the project's activity time and
@@ -32,8 +33,8 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
       const { commits, total } = await pushedCommits(repository, update);
       events.push({ event: 'push', update, commits, total, message: null });
     } else if (update.ref.startsWith('refs/tags/')) {
-      const commits = isBlank(update.after) ? [] : await readCommits(repository, ['-n', '1', `${update.after}^{commit}`]);
-      const message = isBlank(update.after) ? null : await tagMessage(repository, update.after);
+      const commits = isBlankSha(update.after) ? [] : hookCommits(await logWithChanges(repository, [`${update.after}^{commit}`], 1));
+      const message = isBlankSha(update.after) ? null : await annotatedTagMessage(repository, update.after);
       events.push({ event: 'tag_push', update, commits, total: commits.length, message });
     }
   }
@@ -51,64 +52,33 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
   });
 }
 
-/** SHA-1 repositories send 40 zeros; BLANK_SHA is what payloads carry. */
-const normalized = (sha: string) => (isBlank(sha) ? BLANK_SHA : sha);
+/** A blank sha of any length becomes BLANK_SHA, what payloads carry. */
+const normalized = (sha: string) => (isBlankSha(sha) ? BLANK_SHA : sha);
 
 /** The commits a branch update brought: before..after, or for a new branch those on no other branch. */
 async function pushedCommits(repository: string, update: RefUpdate): Promise<{ commits: HookCommit[]; total: number }> {
-  if (isBlank(update.after)) return { commits: [], total: 0 };
+  if (isBlankSha(update.after)) return { commits: [], total: 0 };
   const branch = update.ref.slice('refs/heads/'.length);
-  const range = isBlank(update.before) ? [update.after, '--not', `--exclude=${branch}`, '--branches'] : [`${update.before}..${update.after}`];
-  const { stdout } = await runGit(['--git-dir', repository, 'rev-list', '--count', ...range]);
-  const total = Number(stdout.trim()) || 0;
+  const range = isBlankSha(update.before) ? [update.after, '--not', `--exclude=${branch}`, '--branches'] : [`${update.before}..${update.after}`];
+  const total = await countLog(repository, range);
   if (total === 0) return { commits: [], total };
-  return { commits: await readCommits(repository, ['-n', String(PUSH_COMMITS_LIMIT), ...range]), total };
+  return { commits: hookCommits(await logWithChanges(repository, range, PUSH_COMMITS_LIMIT)), total };
 }
 
-const RECORD = '\x1e';
-const FIELD = '\x1f';
-
-/** Commits of `git log <args>` with their changed paths, oldest first. */
-async function readCommits(repository: string, args: readonly string[]): Promise<HookCommit[]> {
-  const { stdout } = await runGit([
-    '-c',
-    'core.quotePath=false',
-    '--git-dir',
-    repository,
-    'log',
-    '--no-renames',
-    '--name-status',
-    `--format=${RECORD}%H${FIELD}%cI${FIELD}%an${FIELD}%ae${FIELD}%B${FIELD}`,
-    ...args,
-    '--',
-  ]);
-  const commits: HookCommit[] = [];
-  for (const record of stdout.split(RECORD).slice(1)) {
-    const [id, timestamp, name, email, message, files = ''] = record.split(FIELD);
-    const added: string[] = [];
-    const modified: string[] = [];
-    const removed: string[] = [];
-    for (const line of files.split('\n')) {
-      const tab = line.indexOf('\t');
-      if (tab < 1) continue;
-      const file = line.slice(tab + 1);
-      const status = line[0];
-      if (status === 'A') added.push(file);
-      else if (status === 'D') removed.push(file);
-      else modified.push(file);
-    }
-    commits.push({ id: id!, timestamp: timestamp!, message: message!, author: { name: name!, email: email! }, added, modified, removed });
-  }
-  return commits.reverse();
-}
-
-/** An annotated tag's message; null for a lightweight tag. */
-async function tagMessage(repository: string, sha: string): Promise<string | null> {
-  const type = (await runGit(['--git-dir', repository, 'cat-file', '-t', sha])).stdout.trim();
-  if (type !== 'tag') return null;
-  const { stdout } = await runGit(['--git-dir', repository, 'cat-file', 'tag', sha]);
-  const body = stdout.indexOf('\n\n');
-  return body < 0 ? '' : stdout.slice(body + 2).replace(/\n?-----BEGIN PGP SIGNATURE-----[\s\S]*$/, '').trimEnd();
+/** A push's commits as hook payloads list them, each with the paths it added, modified and removed. */
+function hookCommits(commits: readonly CommitWithChanges[]): HookCommit[] {
+  return commits.map((commit) => {
+    const paths = (change: PathChange['change']) => commit.changes.filter((entry) => entry.change === change).map((entry) => entry.path);
+    return {
+      id: commit.id,
+      timestamp: commit.committedDate,
+      message: commit.message,
+      author: { name: commit.authorName, email: commit.authorEmail },
+      added: paths('added'),
+      modified: paths('modified'),
+      removed: paths('removed'),
+    };
+  });
 }
 
 function hookUserOf(ctx: SiteContext, actor: Actor): HookUser {
@@ -137,8 +107,7 @@ function hookProjectOf(ctx: SiteContext, project: ProjectRow): HookProject {
 
 /** Wiki page formats by file extension, as Gollum names them. */
 const WIKI_FORMATS: Readonly<Record<string, string>> = { md: 'markdown', markdown: 'markdown', rdoc: 'rdoc', adoc: 'asciidoc', asciidoc: 'asciidoc', org: 'org' };
-/** git's empty tree, the "before" of a wiki branch's first push. */
-const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const WIKI_ACTIONS = { added: 'create', modified: 'update', removed: 'delete' } as const;
 
 /**
  * What follows a push to a project's wiki: one `wiki_page` hook per page file the push added,
@@ -150,19 +119,14 @@ export async function afterWikiPush(ctx: SiteContext, project: ProjectRow, actor
   const repository = wikiRepositoryPath(ctx.config.dataDir, project.id);
   const pages: { action: 'create' | 'update' | 'delete'; file: string; content: string; message: string }[] = [];
   for (const update of updates) {
-    if (!update.ref.startsWith('refs/heads/') || isBlank(update.after)) continue;
-    const before = isBlank(update.before) ? EMPTY_TREE : update.before;
-    const { stdout } = await runGit(['-c', 'core.quotePath=false', '--git-dir', repository, 'diff', '--no-renames', '--name-status', before, update.after, '--']);
-    const message = (await runGit(['--git-dir', repository, 'log', '-n', '1', '--format=%B', update.after])).stdout.trim();
-    for (const line of stdout.split('\n')) {
-      const tab = line.indexOf('\t');
-      if (tab < 1) continue;
-      const file = line.slice(tab + 1);
+    if (!update.ref.startsWith('refs/heads/') || isBlankSha(update.after)) continue;
+    const changes = await changedPaths(repository, isBlankSha(update.before) ? null : update.before, update.after);
+    const message = (await readCommit(repository, update.after)).message.trim();
+    for (const { change, path: file } of changes) {
       const extension = path.extname(file).slice(1).toLowerCase();
       if (!(extension in WIKI_FORMATS)) continue;
-      const action = line[0] === 'A' ? 'create' : line[0] === 'D' ? 'delete' : 'update';
-      const content = action === 'delete' ? '' : (await runGit(['--git-dir', repository, 'cat-file', 'blob', `${update.after}:${file}`])).stdout;
-      pages.push({ action, file, content, message });
+      const content = change === 'removed' ? '' : (await readBlob(repository, `${update.after}:${file}`)).toString('utf8');
+      pages.push({ action: WIKI_ACTIONS[change], file, content, message });
     }
   }
   inTransaction(ctx.db, () => {

@@ -5,18 +5,9 @@ import { GitError } from '../../git/cli.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { notifyPush } from './commit-writer.js';
-import { readCommits } from './commits.js';
-import { branchCommit, git, isValidBranchName, repositoryOf, resolveCommit, ZERO_SHA } from './git.js';
-
-/** Every branch as name -> sha, sorted by name. */
-async function allBranches(repository: string): Promise<{ name: string; sha: string }[]> {
-  const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']).catch(() => ({ stdout: '' }));
-  return stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => ({ sha: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
+import { readCommits } from '../../git/commit-log.js';
+import { git, repositoryOf } from '../../git/in-repository.js';
+import { BLANK_SHA, branchCommit, branchesMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
 
 /** GitLab's branch search: a substring, `^x` a prefix, `x$` a suffix; case-insensitive. */
 function matches(name: string, search: string): boolean {
@@ -35,11 +26,7 @@ function matches(name: string, search: string): boolean {
 /** Branches merged into the default one: its ancestors, not at its own head (GitLab's merged_to_root_ref?). */
 async function records(repository: string, project: ProjectRow, branches: { name: string; sha: string }[]): Promise<BranchRecord[]> {
   const defaultSha = await branchCommit(repository, project.default_branch);
-  const merged = new Set<string>();
-  if (defaultSha && branches.length) {
-    const { stdout } = await git(repository, ['for-each-ref', `--merged=${defaultSha}`, '--format=%(refname:strip=2)', 'refs/heads/']);
-    for (const name of stdout.split('\n')) if (name) merged.add(name);
-  }
+  const merged = defaultSha && branches.length ? await branchesMergedInto(repository, defaultSha) : new Set<string>();
   const commits = await readCommits(
     repository,
     branches.map((branch) => branch.sha),
@@ -55,7 +42,7 @@ async function records(repository: string, project: ProjectRow, branches: { name
 
 export async function listBranches(ctx: SiteContext, project: ProjectRow, search: string | undefined, offset: number, limit: number) {
   const repository = repositoryOf(ctx, project);
-  const all = (await allBranches(repository)).filter((branch) => !search || matches(branch.name, search));
+  const all = (await listBranchHeads(repository)).filter((branch) => !search || matches(branch.name, search));
   return { rows: await records(repository, project, all.slice(offset, offset + limit)), total: all.length };
 }
 
@@ -73,12 +60,12 @@ export async function createBranch(ctx: SiteContext, project: ProjectRow, actor:
   const sha = await resolveCommit(repository, ref);
   if (!sha) throw badRequest('Invalid reference name');
   try {
-    await git(repository, ['update-ref', '-m', `geoforge: branch created by ${actor.user.username}`, `refs/heads/${name}`, sha, ZERO_SHA]);
+    await git(repository, ['update-ref', '-m', `geoforge: branch created by ${actor.user.username}`, `refs/heads/${name}`, sha, BLANK_SHA]);
   } catch (error) {
     if (error instanceof GitError) throw badRequest('Branch already exists');
     throw error;
   }
-  await notifyPush(ctx, project, actor, name, ZERO_SHA, sha);
+  await notifyPush(ctx, project, actor, name, BLANK_SHA, sha);
   return getBranch(ctx, project, name);
 }
 
@@ -94,5 +81,5 @@ export async function deleteBranch(ctx: SiteContext, project: ProjectRow, actor:
     if (error instanceof GitError) throw badRequest(`Could not delete branch '${name}': it was changed by another push; please retry`);
     throw error;
   }
-  await notifyPush(ctx, project, actor, name, sha, ZERO_SHA);
+  await notifyPush(ctx, project, actor, name, sha, BLANK_SHA);
 }

@@ -8,7 +8,9 @@ import type { SiteContext } from '../../site-context.js';
 import { tmpDir } from '../../storage/layout.js';
 import { afterPush } from './after-push.js';
 import type { Actor } from '../users/authentication.js';
-import { branchCommit, git, gitBytes, isEmptyRepository, isValidBranchName, repositoryOf, ZERO_SHA } from './git.js';
+import { lastCommitTouching } from '../../git/commit-log.js';
+import { git, gitBytes, repositoryOf } from '../../git/in-repository.js';
+import { BLANK_SHA, branchCommit, isEmptyRepository, isValidBranchName } from '../../git/refs.js';
 
 export type FileAction =
   | { readonly action: 'create' | 'update'; readonly filePath: string; readonly content: Buffer; readonly lastCommitId?: string }
@@ -81,7 +83,7 @@ export async function writeCommit(ctx: SiteContext, project: ProjectRow, actor: 
     };
     const sha = (await git(repository, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', request.message], { env: identity })).stdout.trim();
     try {
-      await git(repository, ['update-ref', '-m', `geoforge: commit by ${user.username}`, `refs/heads/${branch}`, sha, current ?? ZERO_SHA]);
+      await git(repository, ['update-ref', '-m', `geoforge: commit by ${user.username}`, `refs/heads/${branch}`, sha, current ?? BLANK_SHA]);
     } catch (error) {
       if (error instanceof GitError) throw badRequest(`Could not update branch '${branch}': it was changed by another push while this commit was made; please retry`);
       throw error;
@@ -90,7 +92,7 @@ export async function writeCommit(ctx: SiteContext, project: ProjectRow, actor: 
       await setRepositoryHead(repository, branch);
       if (project.default_branch !== branch) updateProjectRow(ctx.db, project.id, { default_branch: branch });
     }
-    await notifyPush(ctx, project, actor, branch, current ?? ZERO_SHA, sha);
+    await notifyPush(ctx, project, actor, branch, current ?? BLANK_SHA, sha);
     return sha;
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -133,7 +135,7 @@ async function applyAction(repository: string, index: Record<string, string>, pa
     });
   // --force-remove wants a work tree; an --index-info entry of mode 0 removes the path from the index alone.
   const removeFromIndex = (filePath: string) =>
-    gitBytes(repository, ['update-index', '-z', '--index-info'], Buffer.from(`0 ${ZERO_SHA}\t${filePath}\0`), { env: index });
+    gitBytes(repository, ['update-index', '-z', '--index-info'], Buffer.from(`0 ${BLANK_SHA}\t${filePath}\0`), { env: index });
   const existing = await entryAt(repository, index, action.filePath);
   switch (action.action) {
     case 'create': {
@@ -145,8 +147,8 @@ async function applyAction(repository: string, index: Record<string, string>, pa
     case 'update': {
       if (!existing) throw badRequest("A file with this name doesn't exist");
       if (action.lastCommitId && parent) {
-        const { stdout } = await git(repository, ['log', '-1', '--format=%H', parent, '--', action.filePath]);
-        if (stdout.trim() && stdout.trim() !== action.lastCommitId) {
+        const last = await lastCommitTouching(repository, parent, action.filePath);
+        if (last && last !== action.lastCommitId) {
           throw badRequest('You are attempting to update a file that has changed since you started editing it.');
         }
       }

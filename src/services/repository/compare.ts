@@ -1,7 +1,8 @@
 import { compareEntity } from '../../entities/repository.js';
 import { notFound } from '../../errors.js';
-import { commitsBetween, diffFiles, mergeBase } from './commits.js';
-import { resolveCommit } from './git.js';
+import { commitsBetween, mergeBase } from '../../git/commit-log.js';
+import { diffFiles } from '../../git/diff.js';
+import { resolveCommit } from '../../git/refs.js';
 
 /**
  * GitLab's compare: the commits in from..to (oldest first) and the diff from the merge base (or

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { notFound } from '../../errors.js';
-import { git, gitBytes, resolveCommit } from './git.js';
+import { lastCommitTouching } from '../../git/commit-log.js';
+import { resolveCommit } from '../../git/refs.js';
+import { blobAt, readBlob } from '../../git/tree.js';
 
 export interface RepoFile {
   readonly fileName: string;
@@ -17,20 +19,10 @@ export interface RepoFile {
 export async function readFile(repository: string, ref: string, filePath: string): Promise<RepoFile> {
   const commit = await resolveCommit(repository, ref);
   if (!commit) throw notFound('Commit');
-  const { stdout } = await git(repository, ['ls-tree', '-z', '--full-tree', commit, '--', filePath]);
-  let blobId: string | null = null;
-  for (const record of stdout.split('\0')) {
-    const tab = record.indexOf('\t');
-    if (tab < 0 || record.slice(tab + 1) !== filePath) continue;
-    const [, type, sha] = record.slice(0, tab).split(' ');
-    if (type === 'blob') blobId = sha!;
-  }
+  const blobId = await blobAt(repository, commit, filePath);
   if (!blobId) throw notFound('File');
-  const [content, last] = await Promise.all([
-    gitBytes(repository, ['cat-file', 'blob', blobId]),
-    git(repository, ['log', '-1', '--format=%H', commit, '--', filePath]),
-  ]);
-  return { fileName: path.posix.basename(filePath), filePath, ref, blobId, commitId: commit, lastCommitId: last.stdout.trim() || commit, content };
+  const [content, lastCommitId] = await Promise.all([readBlob(repository, blobId), lastCommitTouching(repository, commit, filePath)]);
+  return { fileName: path.posix.basename(filePath), filePath, ref, blobId, commitId: commit, lastCommitId: lastCommitId ?? commit, content };
 }
 
 export function fileEntity(file: RepoFile) {

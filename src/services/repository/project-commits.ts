@@ -1,10 +1,11 @@
 import type { Page } from '../../db/page.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
-import type { CommitRecord, DiffStats, FileDiff } from '../../entities/repository.js';
 import { notFound } from '../../errors.js';
 import type { SiteContext } from '../../site-context.js';
-import { diffFiles, diffStats, listCommits, readCommit, type LogFilter } from './commits.js';
-import { isEmptyRepository, repositoryOf, resolveCommit } from './git.js';
+import { listCommits, readCommit, type CommitRecord, type LogFilter } from '../../git/commit-log.js';
+import { diffFiles, diffStats, type DiffStats, type FileDiff } from '../../git/diff.js';
+import { repositoryOf } from '../../git/in-repository.js';
+import { isEmptyRepository, resolveCommit } from '../../git/refs.js';
 
 /** The commit `ref` names in the project's repository; 404 `Commit` when it names none. */
 async function commitOf(repository: string, ref: string): Promise<string> {

@@ -1,6 +1,8 @@
 import type { Db } from '../../db/connection.js';
-import { prepare } from '../../db/connection.js';
-import { findUserById, type UserRow } from '../../db/tables/users.js';
+import { findOauthAccessTokenByDigest } from '../../db/tables/oauth-access-tokens.js';
+import { findPersonalAccessTokenByDigest } from '../../db/tables/personal-access-tokens.js';
+import { findSessionByDigest } from '../../db/tables/sessions.js';
+import { findUserById, updateUser, type UserRow } from '../../db/tables/users.js';
 import { cachedActor } from './actor-cache.js';
 import { today } from '../../storage/clock.js';
 import { digestSecret } from './secrets.js';
@@ -16,14 +18,6 @@ export interface Actor {
 }
 
 export type Credential = { kind: 'private_token' | 'bearer' | 'session'; secret: string };
-
-interface TokenRow {
-  user_id: number;
-  scopes: string;
-  impersonation: number;
-  revoked: number;
-  expires_at: string | null;
-}
 
 const userCanSignIn = (user: UserRow | undefined): user is UserRow => !!user && user.state === 'active' && !user.ghost;
 
@@ -42,9 +36,7 @@ export function authenticateCredential(db: Db, credential: Credential): Actor | 
 const endOfDay = (date: string | null) => (date === null ? Infinity : Date.parse(`${date}T00:00:00Z`) + 86_400_000);
 
 function fromPersonalToken(db: Db, digest: string): Resolved {
-  const token = prepare(db, 'SELECT user_id, scopes, impersonation, revoked, expires_at FROM personal_access_tokens WHERE token_digest = ?').get(digest) as
-    | TokenRow
-    | undefined;
+  const token = findPersonalAccessTokenByDigest(db, digest);
   if (!token || token.revoked || isExpiredDate(token.expires_at)) return null;
   const user = findUserById(db, token.user_id);
   if (!userCanSignIn(user)) return null;
@@ -53,9 +45,7 @@ function fromPersonalToken(db: Db, digest: string): Resolved {
 }
 
 function fromOauthToken(db: Db, digest: string): Resolved {
-  const token = prepare(db, 'SELECT user_id, scopes, revoked, expires_at FROM oauth_access_tokens WHERE token_digest = ?').get(digest) as
-    | Omit<TokenRow, 'impersonation'>
-    | undefined;
+  const token = findOauthAccessTokenByDigest(db, digest);
   if (!token || token.revoked || (token.expires_at && token.expires_at <= new Date().toISOString())) return null;
   const user = findUserById(db, token.user_id);
   if (!userCanSignIn(user)) return null;
@@ -64,7 +54,7 @@ function fromOauthToken(db: Db, digest: string): Resolved {
 }
 
 function fromSession(db: Db, digest: string): Resolved {
-  const session = prepare(db, 'SELECT user_id, expires_at FROM sessions WHERE token_digest = ?').get(digest) as { user_id: number; expires_at: string } | undefined;
+  const session = findSessionByDigest(db, digest);
   if (!session || session.expires_at <= new Date().toISOString()) return null;
   const user = findUserById(db, session.user_id);
   if (!userCanSignIn(user)) return null;
@@ -89,5 +79,5 @@ export function missingScope(scopes: readonly string[], method: string, path: st
 export function touchActivity(db: Db, user: UserRow): void {
   const day = today();
   if (user.last_activity_on === day) return;
-  prepare(db, 'UPDATE users SET last_activity_on = ? WHERE id = ?').run(day, user.id);
+  updateUser(db, user.id, { last_activity_on: day });
 }

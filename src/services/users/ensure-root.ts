@@ -2,8 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connection.js';
-import { prepare } from '../../db/connection.js';
-import { findUserByUsername } from '../../db/tables/users.js';
+import { findUserByUsername, hasAnyUser } from '../../db/tables/users.js';
 import { initialRootPasswordPath } from '../../storage/layout.js';
 import { ensurePersonalAccessToken } from './personal-access-tokens.js';
 import { newSecret } from './secrets.js';
@@ -18,8 +17,7 @@ export const ROOT_USERNAME = 'root';
  */
 export async function ensureRoot(db: Db, config: Config, log: Logger): Promise<void> {
   let root = findUserByUsername(db, ROOT_USERNAME);
-  const anyUser = prepare(db, 'SELECT 1 FROM users LIMIT 1').get();
-  if (!root && !anyUser) {
+  if (!root && !hasAnyUser(db)) {
     const password = config.rootPassword ?? newSecret('');
     root = await createUser(db, { username: ROOT_USERNAME, email: 'admin@example.com', name: 'Administrator', password, admin: true, skip_confirmation: true });
     if (!config.rootPassword) {

@@ -1,31 +1,21 @@
 import type { Db } from '../../db/connection.js';
-import { inTransaction, prepare } from '../../db/connection.js';
-import { selectPage, type Page, type Paged } from '../../db/page.js';
+import { inTransaction } from '../../db/connection.js';
+import type { Page, Paged } from '../../db/page.js';
+import {
+  findPersonalAccessToken,
+  listImpersonationTokenRows,
+  revokePersonalAccessToken,
+  type PersonalAccessTokenRow,
+  type TokenState,
+} from '../../db/tables/personal-access-tokens.js';
 import { invalid, notFound } from '../../errors.js';
 import { today } from '../../storage/clock.js';
-import { createPersonalAccessToken, findPersonalAccessToken, IMPERSONATION_SCOPES, type PersonalAccessTokenRow } from './personal-access-tokens.js';
+import { createPersonalAccessToken, IMPERSONATION_SCOPES } from './personal-access-tokens.js';
 import { getUser } from './users.js';
-
-export type TokenState = 'all' | 'active' | 'inactive';
-
-/** Active means neither revoked nor past its expiry date (GITLAB-NOTES 2.8). */
-const STATE_SQL: Record<TokenState, string> = {
-  all: '',
-  active: 'AND revoked = 0 AND (expires_at IS NULL OR expires_at >= ?)',
-  inactive: 'AND (revoked = 1 OR expires_at < ?)',
-};
 
 export function listImpersonationTokens(db: Db, userId: number, state: TokenState, page: Page): Paged<PersonalAccessTokenRow> {
   getUser(db, userId);
-  const params: unknown[] = state === 'all' ? [userId] : [userId, today()];
-  return selectPage(
-    db,
-    'id, user_id, name, scopes, impersonation, revoked, expires_at, created_at',
-    `FROM personal_access_tokens WHERE user_id = ? AND impersonation = 1 ${STATE_SQL[state]}`,
-    'id DESC',
-    params,
-    page,
-  );
+  return listImpersonationTokenRows(db, userId, state, today(), page);
 }
 
 export function getImpersonationToken(db: Db, userId: number, tokenId: number): PersonalAccessTokenRow {
@@ -54,6 +44,6 @@ export function createImpersonationToken(
 export function revokeImpersonationToken(db: Db, userId: number, tokenId: number): void {
   inTransaction(db, () => {
     getImpersonationToken(db, userId, tokenId);
-    prepare(db, 'UPDATE personal_access_tokens SET revoked = 1 WHERE id = ?').run(tokenId);
+    revokePersonalAccessToken(db, tokenId);
   });
 }

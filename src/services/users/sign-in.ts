@@ -1,5 +1,7 @@
 import type { Db } from '../../db/connection.js';
-import { inTransaction, prepare } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
+import { findOauthAccessTokenByRefresh, insertOauthAccessToken, revokeOauthAccessToken } from '../../db/tables/oauth-access-tokens.js';
+import { insertSession } from '../../db/tables/sessions.js';
 import { findUserByAnyEmail, findUserById, findUserByUsername, updateUser, type UserRow } from '../../db/tables/users.js';
 import { nowIso } from '../../storage/clock.js';
 import { digestSecret, hashPassword, newSecret, verifyPassword } from './secrets.js';
@@ -31,12 +33,12 @@ export function openSession(db: Db, user: UserRow): string {
   const now = nowIso();
   inTransaction(db, () => {
     updateUser(db, user.id, { last_sign_in_at: user.current_sign_in_at ?? now, current_sign_in_at: now });
-    prepare(db, 'INSERT INTO sessions (user_id, token_digest, expires_at, created_at) VALUES (?, ?, ?, ?)').run(
-      user.id,
-      digestSecret(secret),
-      new Date(Date.now() + SESSION_DAYS * 86400_000).toISOString(),
-      now,
-    );
+    insertSession(db, {
+      user_id: user.id,
+      token_digest: digestSecret(secret),
+      expires_at: new Date(Date.now() + SESSION_DAYS * 86400_000).toISOString(),
+      created_at: now,
+    });
   });
   return secret;
 }
@@ -54,26 +56,24 @@ export function issueOauthToken(db: Db, userId: number, scopes: readonly string[
   const access = newSecret('');
   const refresh = newSecret('');
   const now = new Date();
-  prepare(db, 'INSERT INTO oauth_access_tokens (user_id, token_digest, refresh_digest, scopes, created_at) VALUES (?, ?, ?, ?, ?)').run(
-    userId,
-    digestSecret(access),
-    digestSecret(refresh),
-    JSON.stringify(scopes),
-    now.toISOString(),
-  );
+  insertOauthAccessToken(db, {
+    user_id: userId,
+    token_digest: digestSecret(access),
+    refresh_digest: digestSecret(refresh),
+    scopes: JSON.stringify(scopes),
+    created_at: now.toISOString(),
+  });
   return { access_token: access, token_type: 'Bearer', refresh_token: refresh, scope: scopes.join(' '), created_at: Math.floor(now.getTime() / 1000) };
 }
 
 /** Trades a refresh token for a new grant, revoking the old access token; null when it is unknown or used. */
 export function refreshOauthToken(db: Db, refreshToken: string): OauthGrant | null {
   return inTransaction(db, () => {
-    const row = prepare(db, 'SELECT id, user_id, scopes FROM oauth_access_tokens WHERE refresh_digest = ? AND revoked = 0').get(digestSecret(refreshToken)) as
-      | { id: number; user_id: number; scopes: string }
-      | undefined;
+    const row = findOauthAccessTokenByRefresh(db, digestSecret(refreshToken));
     if (!row) return null;
     const user = findUserById(db, row.user_id);
     if (!user || user.state !== 'active') return null;
-    prepare(db, 'UPDATE oauth_access_tokens SET revoked = 1, refresh_digest = NULL WHERE id = ?').run(row.id);
+    revokeOauthAccessToken(db, row.id);
     return issueOauthToken(db, row.user_id, JSON.parse(row.scopes) as string[]);
   });
 }

@@ -1,0 +1,129 @@
+import { GitError } from './cli.js';
+import { parseNameStatus, type PathChange } from './diff.js';
+import { git, hasRepository } from './in-repository.js';
+import { isFullSha } from './refs.js';
+
+/** A commit as git stores it; the views (GitLab's Commit entity, hook payloads) are built from this. */
+export interface CommitRecord {
+  readonly id: string;
+  readonly parentIds: string[];
+  readonly authorName: string;
+  readonly authorEmail: string;
+  readonly authoredDate: string;
+  readonly committerName: string;
+  readonly committerEmail: string;
+  readonly committedDate: string;
+  /** The raw message, trailing newline kept, as GitLab shows it. */
+  readonly message: string;
+}
+
+/** A commit with the paths it changed against its first parent (push hooks list them). */
+export interface CommitWithChanges extends CommitRecord {
+  readonly changes: PathChange[];
+}
+
+const RECORD = '\x1e';
+const FIELD = '\x1f';
+/**
+ * The one format every commit read uses: a record mark, the fields, the message, and a closing
+ * field mark, so whatever git prints after the message (`--name-status`) is told apart from it.
+ */
+const FORMAT = `--format=${RECORD}${['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join(FIELD)}${FIELD}`;
+
+function parseLog(stdout: string): { commit: CommitRecord; after: string }[] {
+  return stdout
+    .split(RECORD)
+    .slice(1)
+    .map((record) => {
+      const [id, parents, authorName, authorEmail, authoredDate, committerName, committerEmail, committedDate, ...rest] = record.split(FIELD);
+      const commit: CommitRecord = {
+        id: id!,
+        parentIds: parents ? parents.split(' ').filter(Boolean) : [],
+        authorName: authorName!,
+        authorEmail: authorEmail!,
+        authoredDate: authoredDate!,
+        committerName: committerName!,
+        committerEmail: committerEmail!,
+        committedDate: committedDate!,
+        // A message holding the field mark itself is joined back; the last part follows the closing mark.
+        message: rest.slice(0, -1).join(FIELD),
+      };
+      return { commit, after: rest[rest.length - 1] ?? '' };
+    });
+}
+
+/**
+ * The commits the given shas name, in the same order (each looked up once). A commit the
+ * repository lacks (a secondary still syncing it) is left out, as is everything when the
+ * repository itself is missing.
+ */
+export async function readCommits(repository: string, shas: readonly string[]): Promise<CommitRecord[]> {
+  const unique = [...new Set(shas)].filter(isFullSha);
+  if (unique.length === 0 || !(await hasRepository(repository))) return [];
+  const { stdout } = await git(repository, ['show', '-s', '--no-color', '--no-walk=unsorted', '--ignore-missing', FORMAT, ...unique, '--']);
+  const byId = new Map(parseLog(stdout).map(({ commit }) => [commit.id, commit]));
+  return shas.flatMap((sha) => byId.get(sha) ?? []);
+}
+
+/** One commit; an error when the repository lacks it. */
+export async function readCommit(repository: string, sha: string): Promise<CommitRecord> {
+  const [commit] = await readCommits(repository, [sha]);
+  if (!commit) throw new Error(`commit ${sha} could not be read`);
+  return commit;
+}
+
+export interface LogFilter {
+  readonly since?: string;
+  readonly until?: string;
+  readonly path?: string;
+}
+
+const filterArgs = (filter: LogFilter) => [...(filter.since ? [`--since=${filter.since}`] : []), ...(filter.until ? [`--until=${filter.until}`] : [])];
+const pathArgs = (filter: LogFilter) => (filter.path ? ['--', filter.path] : ['--']);
+
+/** How many commits `git log <revisions>` lists for the filter. */
+export async function countLog(repository: string, revisions: readonly string[], filter: LogFilter = {}): Promise<number> {
+  const { stdout } = await git(repository, ['rev-list', '--count', ...filterArgs(filter), ...revisions, ...pathArgs(filter)]);
+  return Number(stdout.trim()) || 0;
+}
+
+/** One page of `git log <sha>` (newest first) and the total count for the same filter. */
+export async function listCommits(repository: string, sha: string, filter: LogFilter, offset: number, limit: number): Promise<{ commits: CommitRecord[]; total: number }> {
+  const [log, total] = await Promise.all([
+    git(repository, ['log', FORMAT, `--skip=${offset}`, `--max-count=${limit}`, ...filterArgs(filter), sha, ...pathArgs(filter)]),
+    countLog(repository, [sha], filter),
+  ]);
+  return { commits: parseLog(log.stdout).map(({ commit }) => commit), total };
+}
+
+/** The commits in `from..to`, oldest first (GitLab's compare order). */
+export async function commitsBetween(repository: string, from: string, to: string): Promise<CommitRecord[]> {
+  const { stdout } = await git(repository, ['log', '--reverse', FORMAT, `${from}..${to}`, '--']);
+  return parseLog(stdout).map(({ commit }) => commit);
+}
+
+/** The newest `limit` commits of `git log <revisions>` with the paths each changed, oldest first (a push's commits). */
+export async function logWithChanges(repository: string, revisions: readonly string[], limit: number): Promise<CommitWithChanges[]> {
+  const { stdout } = await git(repository, ['log', '--no-renames', '--name-status', FORMAT, `--max-count=${limit}`, ...revisions, '--']);
+  return parseLog(stdout)
+    .map(({ commit, after }) => ({ ...commit, changes: parseNameStatus(after) }))
+    .reverse();
+}
+
+/** The last commit at or before `sha` that touched `filePath`; null when none did. */
+export async function lastCommitTouching(repository: string, sha: string, filePath: string): Promise<string | null> {
+  const { stdout } = await git(repository, ['log', '-1', '--format=%H', sha, '--', filePath]);
+  return stdout.trim() || null;
+}
+
+/** The merge base of two commits, or null when their histories are unrelated. */
+export async function mergeBase(repository: string, a: string, b: string): Promise<string | null> {
+  try {
+    const { stdout } = await git(repository, ['merge-base', a, b]);
+    return stdout.trim() || null;
+  } catch (error) {
+    // merge-base exits 1 when the commits share no history: that is the null answer.
+    if (error instanceof GitError && error.exitCode === 1) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+import { GitError, runGit } from './cli.js';
+import { git, hasRepository } from './in-repository.js';
+
+/** The all-zero object name (GitLab's Gitlab::Git::BLANK_SHA): a ref that does not exist, before its creation or after its deletion. */
+export const BLANK_SHA = '0'.repeat(40);
+
+/** Whether a sha is all zeros, of any length: SHA-1 repositories send 40, SHA-256 ones 64. */
+export const isBlankSha = (sha: string): boolean => /^0+$/.test(sha);
+
+/**
+ * A revision that is passed on to git: never empty, never something git could read as an option,
+ * no control character or whitespace, and no range (`..`) or reflog expression (`@{`), which no
+ * branch, tag or sha contains.
+ */
+const isSafeRevision = (revision: string | undefined): revision is string =>
+  !!revision && !revision.startsWith('-') && !/[\x00-\x1f\x7f\s]|\.\.|@\{/.test(revision);
+
+/** A full SHA-1 object name, as git prints it. */
+export const isFullSha = (sha: string): boolean => /^[0-9a-f]{40}$/.test(sha);
+
+/** Exit 1 is git's "no" (`rev-parse --verify --quiet` for an unknown name, `check-ref-format` for a bad one); anything else is a failure. */
+const isNo = (error: unknown): boolean => error instanceof GitError && error.exitCode === 1;
+
+/** The full sha of the commit a branch, tag, sha or other safe revision names; null when it names none or the repository is missing. */
+export async function resolveCommit(repository: string, revision: string | undefined): Promise<string | null> {
+  if (!isSafeRevision(revision) || !(await hasRepository(repository))) return null;
+  try {
+    const { stdout } = await git(repository, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`]);
+    const sha = stdout.trim();
+    return isFullSha(sha) ? sha : null;
+  } catch (error) {
+    // Unknown names, and names of trees or blobs, exit 1: that is the null answer.
+    if (isNo(error)) return null;
+    throw error;
+  }
+}
+
+/** The commit a branch points at, or null. */
+export async function branchCommit(repository: string, branch: string): Promise<string | null> {
+  return isSafeRevision(branch) ? resolveCommit(repository, `refs/heads/${branch}`) : null;
+}
+
+/** Whether git accepts `name` as a branch name. */
+export async function isValidBranchName(name: string): Promise<boolean> {
+  if (!isSafeRevision(name) || name === 'HEAD') return false;
+  try {
+    await runGit(['check-ref-format', `refs/heads/${name}`]);
+    return true;
+  } catch (error) {
+    if (isNo(error)) return false;
+    throw error;
+  }
+}
+
+/** Every branch as name and sha, sorted by name; none for a missing repository. */
+export async function listBranchHeads(repository: string): Promise<{ name: string; sha: string }[]> {
+  if (!(await hasRepository(repository))) return [];
+  const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']);
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => ({ sha: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Whether the repository has no branch at all (a new project, or one not on disk). */
+export async function isEmptyRepository(repository: string): Promise<boolean> {
+  if (!(await hasRepository(repository))) return true;
+  const { stdout } = await git(repository, ['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/']);
+  return stdout.trim() === '';
+}
+
+/** The names of the branches whose heads `sha` contains (GitLab's merged_to_root_ref? asks this of the default branch's head). */
+export async function branchesMergedInto(repository: string, sha: string): Promise<Set<string>> {
+  const { stdout } = await git(repository, ['for-each-ref', `--merged=${sha}`, '--format=%(refname:strip=2)', 'refs/heads/']);
+  return new Set(stdout.split('\n').filter(Boolean));
+}
+
+/** The branch holding a commit, the default branch first (GitLab's `branch_names_contains(sha).first`); null when none. */
+export async function branchContaining(repository: string, sha: string, defaultBranch: string): Promise<string | null> {
+  if (!isFullSha(sha) || !(await hasRepository(repository))) return null;
+  const { stdout } = await git(repository, ['for-each-ref', '--contains', sha, '--format=%(refname:short)', 'refs/heads']);
+  const branches = stdout.split('\n').filter(Boolean);
+  return branches.includes(defaultBranch) ? defaultBranch : (branches[0] ?? null);
+}
+
+/** An annotated tag's message, its signature left out; null for a lightweight tag (the sha names the commit itself). */
+export async function annotatedTagMessage(repository: string, sha: string): Promise<string | null> {
+  const type = (await git(repository, ['cat-file', '-t', sha])).stdout.trim();
+  if (type !== 'tag') return null;
+  const { stdout } = await git(repository, ['cat-file', 'tag', sha]);
+  const body = stdout.indexOf('\n\n');
+  return body < 0 ? '' : stdout.slice(body + 2).replace(/\n?-----BEGIN PGP SIGNATURE-----[\s\S]*$/, '').trimEnd();
+}
