@@ -1,7 +1,7 @@
 import type { JobArtifactRow, JobRow, PipelineRow } from '../db/tables/ci.js';
 import type { UserRow } from '../db/tables/users.js';
 import type { CommitRecord } from '../git/commit-log.js';
-import { BLANK_SHA } from '../git/refs.js';
+import { BLANK_SHA } from '../git/object-names.js';
 import { flag, isoTime } from './column-values.js';
 import { commitEntity } from './repository.js';
 import { userBasic, type EntityContext } from './users.js';

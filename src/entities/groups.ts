@@ -1,5 +1,5 @@
 import type { NamespaceRow } from '../db/tables/namespaces.js';
-import { visibilityName } from '../services/permissions.js';
+import { visibilityName } from '../db/levels.js';
 import type { EntityContext } from './users.js';
 import { flag } from './column-values.js';
 

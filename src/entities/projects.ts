@@ -2,7 +2,7 @@ import type { NamespaceRow } from '../db/tables/namespaces.js';
 import type { SharedGroupRow } from '../db/tables/project-relations.js';
 import type { ProjectGroupLinkRow, ProjectRow } from '../db/tables/projects.js';
 import type { UserRow } from '../db/tables/users.js';
-import { ACCESS, visibilityName } from '../services/permissions.js';
+import { ACCESS, visibilityName } from '../db/levels.js';
 import { userBasic, type EntityContext } from './users.js';
 import { flag, isoTime } from './column-values.js';
 

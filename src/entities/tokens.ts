@@ -1,5 +1,5 @@
 import type { PersonalAccessTokenRow } from '../db/tables/personal-access-tokens.js';
-import { isExpiredDate } from '../services/users/authentication.js';
+import { isExpiredDate } from '../storage/clock.js';
 import { flag, isoTime } from './column-values.js';
 
 /** ImpersonationToken; the secret appears only in the create response (GITLAB-NOTES 2.8). */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { UploadRow } from '../db/tables/uploads.js';
-import { isEmbedded } from '../services/projects/uploads.js';
+import { isEmbedded } from '../storage/media-types.js';
 
 /**
  * The Upload result (SPEC: Upload result; GITLAB-NOTES 2.2): `url` is relative to the project's

@@ -1,7 +1,7 @@
 import { GitError } from './cli.js';
 import { parseNameStatus, type PathChange } from './diff.js';
 import { git, hasRepository } from './in-repository.js';
-import { isFullSha } from './refs.js';
+import { isFullSha } from './object-names.js';
 
 /** A commit as git stores it; the views (GitLab's Commit entity, hook payloads) are built from this. */
 export interface CommitRecord {

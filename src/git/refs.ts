@@ -1,11 +1,6 @@
 import { GitError, runGit } from './cli.js';
 import { git, hasRepository } from './in-repository.js';
-
-/** The all-zero object name (GitLab's Gitlab::Git::BLANK_SHA): a ref that does not exist, before its creation or after its deletion. */
-export const BLANK_SHA = '0'.repeat(40);
-
-/** Whether a sha is all zeros, of any length: SHA-1 repositories send 40, SHA-256 ones 64. */
-export const isBlankSha = (sha: string): boolean => /^0+$/.test(sha);
+import { isFullSha } from './object-names.js';
 
 /**
  * A revision that is passed on to git: never empty, never something git could read as an option,
@@ -14,9 +9,6 @@ export const isBlankSha = (sha: string): boolean => /^0+$/.test(sha);
  */
 const isSafeRevision = (revision: string | undefined): revision is string =>
   !!revision && !revision.startsWith('-') && !/[\x00-\x1f\x7f\s]|\.\.|@\{/.test(revision);
-
-/** A full SHA-1 object name, as git prints it. */
-export const isFullSha = (sha: string): boolean => /^[0-9a-f]{40}$/.test(sha);
 
 /** Exit 1 is git's "no" (`rev-parse --verify --quiet` for an unknown name, `check-ref-format` for a bad one); anything else is a failure. */
 const isNo = (error: unknown): boolean => error instanceof GitError && error.exitCode === 1;

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { gitHooksDir } from '../storage/layout.js';
 import { runGit, streamGit } from './cli.js';
-import { isBlankSha } from './refs.js';
+import { isBlankSha } from './object-names.js';
 
 /** The two services of git's smart HTTP protocol. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';

@@ -2,17 +2,7 @@ import type { Db } from '../db/connection.js';
 import { groupAccessLevel, hasAccessBelowGroup, projectAccessLevel } from '../db/tables/access.js';
 import type { Actor } from './users/authentication.js';
 import { today } from '../storage/clock.js';
-
-/** GitLab's access levels (GITLAB-NOTES 1.5); 40 is "maintainer" (named "master" in 10.x). */
-export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
-export type AccessLevel = (typeof ACCESS)[keyof typeof ACCESS];
-
-/** GitLab's visibility levels: private 0, internal 10, public 20. */
-export const VISIBILITY = { private: 0, internal: 10, public: 20 } as const;
-export type VisibilityName = keyof typeof VISIBILITY;
-/** The visibility names a `visibility` parameter accepts. */
-export const VISIBILITY_NAMES = Object.keys(VISIBILITY) as VisibilityName[];
-export const visibilityName = (level: number): VisibilityName => (level >= 20 ? 'public' : level >= 10 ? 'internal' : 'private');
+import { ACCESS, VISIBILITY, type AccessLevel } from '../db/levels.js';
 
 /** The one home of permission rules; families add their abilities here. */
 export function isAdmin(actor: Actor | null): boolean {

@@ -22,3 +22,8 @@ export function monthsAgo(months: number): string {
   date.setUTCMonth(date.getUTCMonth() - months);
   return date.toISOString().slice(0, 10);
 }
+
+/** A token whose expiry date has passed is inactive; one expiring today still works until midnight UTC. */
+export function isExpiredDate(expiresAt: string | null): boolean {
+  return expiresAt !== null && expiresAt < today();
+}

@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitError, runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
-import { BLANK_SHA } from '../../src/git/refs.js';
+import { BLANK_SHA } from '../../src/git/object-names.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
 import { gitClient, remoteUrl, startHookReceiver, type HookReceiver } from '../helpers/git.js';

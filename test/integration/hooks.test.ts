@@ -13,7 +13,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { createProjectHook, type ProjectHookInput } from '../../src/services/hooks/project-hooks.js';
 import { createUser as createUserRow } from '../../src/services/users/users.js';
 import { fireProjectHooks } from '../../src/services/hooks/fire.js';
-import { BLANK_SHA } from '../../src/git/refs.js';
+import { BLANK_SHA } from '../../src/git/object-names.js';
 import { pushPayload, tagPushPayload, type PushInput } from '../../src/services/hooks/payloads.js';
 import { HookQueue } from '../../src/services/hooks/queue.js';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
-import { BLANK_SHA } from '../../src/git/refs.js';
+import { BLANK_SHA } from '../../src/git/object-names.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/git.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BLANK_SHA } from '../../src/git/refs.js';
+import { BLANK_SHA } from '../../src/git/object-names.js';
 import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type PushInput } from '../../src/services/hooks/payloads.js';
 
 const commit = (n: number): HookCommit => ({

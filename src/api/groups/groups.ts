@@ -8,7 +8,8 @@ import { listGroups, listSubgroups, type GroupListFilters } from '../../services
 import { createGroup, updateGroup, type GroupInput } from '../../services/groups/groups.js';
 import { listProjects } from '../../services/projects/projects.js';
 import { loadProjectRelations } from '../../services/projects/relations.js';
-import { isAdmin, VISIBILITY_NAMES } from '../../services/permissions.js';
+import { isAdmin } from '../../services/permissions.js';
+import { VISIBILITY_NAMES } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
 import { groupOf, requireActor } from '../middleware/guards.js';

@@ -3,7 +3,7 @@ import { ldapGroupLink } from '../../entities/ldap-group-links.js';
 import { badRequest, notFound } from '../../errors.js';
 import { createLdapLink, deleteLdapLink, listLdapLinks } from '../../services/groups/ldap/links.js';
 import { syncLdap } from '../../services/groups/ldap/sync.js';
-import { ACCESS } from '../../services/permissions.js';
+import { ACCESS } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf } from '../middleware/guards.js';
 import { int, readParams, required, str, type Input, type Reader } from '../params.js';

@@ -4,7 +4,7 @@ import { findProjectById } from '../../db/tables/projects.js';
 import { notFound } from '../../errors.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { projectAvatarDir } from '../../storage/layout.js';
-import { VISIBILITY } from '../../services/permissions.js';
+import { VISIBILITY } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import { pathInt } from '../params.js';
 import { sendStoredFile } from '../respond.js';

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Page, Paged } from '../../db/page.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { projectBasic, projectWithAccess } from '../../entities/projects.js';
-import { VISIBILITY_NAMES } from '../../services/permissions.js';
+import { VISIBILITY_NAMES } from '../../db/levels.js';
 import { PROJECT_ORDERS, type ProjectFilters } from '../../services/projects/lists.js';
 import { loadProjectRelations, withStatistics } from '../../services/projects/relations.js';
 import type { SiteContext } from '../../site-context.js';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { assertAvatar } from '../../services/avatars.js';
-import { VISIBILITY_NAMES } from '../../services/permissions.js';
+import { VISIBILITY_NAMES } from '../../db/levels.js';
 import { PROJECT_FLAGS, type ProjectInput } from '../../services/projects/create.js';
 import { bool, int, list, oneOf, readParams, str, type Input, type Reader } from '../params.js';
 

@@ -2,7 +2,8 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { findNamespaceById } from '../../db/tables/namespaces.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { uploadView } from '../../entities/uploads.js';
-import { findReadableUpload, isInline, uploadToProject } from '../../services/projects/uploads.js';
+import { findReadableUpload, uploadToProject } from '../../services/projects/uploads.js';
+import { isInline } from '../../storage/media-types.js';
 import type { SiteContext } from '../../site-context.js';
 import { resolveActor } from '../middleware/authenticate.js';
 import { projectOf, requireActor } from '../middleware/guards.js';

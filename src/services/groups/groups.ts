@@ -7,7 +7,8 @@ import { badRequest, forbidden, invalid } from '../../errors.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { rubyHash, validateGroup } from './validation.js';
-import { ACCESS, canCreateTopLevelGroup, can, isAdmin, VISIBILITY, type VisibilityName } from '../permissions.js';
+import { canCreateTopLevelGroup, can, isAdmin } from '../permissions.js';
+import { ACCESS, VISIBILITY, type VisibilityName } from '../../db/levels.js';
 import { findVisibleGroup } from '../find-visible.js';
 
 /** The attributes POST and PUT /groups accept (SPEC: Groups). */

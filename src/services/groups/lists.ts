@@ -4,7 +4,8 @@ import { HIERARCHY_GROUP_IDS, OWNED_GROUP_IDS } from '../../db/tables/groups.js'
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import type { Actor } from '../users/authentication.js';
 import { today } from '../../storage/clock.js';
-import { isAdmin, VISIBILITY } from '../permissions.js';
+import { isAdmin } from '../permissions.js';
+import { VISIBILITY } from '../../db/levels.js';
 
 /** The common group-list parameters (SPEC: Groups), read by the API. */
 export interface GroupListFilters {

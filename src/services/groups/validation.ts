@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { groupNameTaken, projectPathTaken, widestChildVisibility } from '../../db/tables/groups.js';
 import { findNamespaceByPath, type NamespaceRow } from '../../db/tables/namespaces.js';
 import type { FieldErrors } from '../../errors.js';
-import { visibilityName } from '../permissions.js';
+import { visibilityName } from '../../db/levels.js';
 import { namespacePathErrors } from '../users/validation.js';
 
 /** GitLab's namespace name rule: letters, digits, emoji, '_', '.', '-', '(', ')' and spaces, not starting with a punctuation mark. */

@@ -3,7 +3,7 @@
  * caller has already loaded, so the code that makes an event (a push, a merge) builds its payload
  * and hands it to fireProjectHooks.
  */
-import { BLANK_SHA } from '../../git/refs.js';
+import { BLANK_SHA } from '../../git/object-names.js';
 
 /** GitLab pushes at most this many commits (the newest) in a push payload; total_commits_count has them all. */
 export const PUSH_COMMITS_LIMIT = 20;

@@ -18,7 +18,8 @@ import type { ProjectRow } from '../../db/tables/projects.js';
 import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso, today } from '../../storage/clock.js';
-import { ACCESS, can } from '../permissions.js';
+import { can } from '../permissions.js';
+import { ACCESS } from '../../db/levels.js';
 import { getUser } from '../users/users.js';
 
 /** What members belong to: a group or a project, each with its own table and rules. */

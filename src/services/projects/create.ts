@@ -11,7 +11,8 @@ import { createBareRepository, removeRepository } from '../../git/repositories.j
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
-import { ACCESS, can, canReadNamespace, isAdmin, VISIBILITY, type VisibilityName } from '../permissions.js';
+import { can, canReadNamespace, isAdmin } from '../permissions.js';
+import { ACCESS, VISIBILITY, type VisibilityName } from '../../db/levels.js';
 import { writeCommit } from '../repository/commit-writer.js';
 import { setProjectAvatar } from './avatar.js';
 import { pathFromName, validateProject } from './validation.js';

@@ -4,7 +4,8 @@ import { AUTHORIZED_PROJECT_IDS } from '../../db/tables/access.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { Actor } from '../users/authentication.js';
 import { today } from '../../storage/clock.js';
-import { isAdmin, VISIBILITY, type VisibilityName } from '../permissions.js';
+import { isAdmin } from '../permissions.js';
+import { VISIBILITY, type VisibilityName } from '../../db/levels.js';
 
 export const PROJECT_ORDERS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at'] as const;
 export type ProjectOrder = (typeof PROJECT_ORDERS)[number];

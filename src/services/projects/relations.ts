@@ -15,7 +15,8 @@ import type { ProjectRelations, ProjectStatistics } from '../../entities/project
 import { countCommits, directorySize } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
 import { today } from '../../storage/clock.js';
-import { ACCESS, isAdmin } from '../permissions.js';
+import { isAdmin } from '../permissions.js';
+import { ACCESS } from '../../db/levels.js';
 import { projectArtifactsDir, repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
 
 /**

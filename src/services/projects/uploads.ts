@@ -12,37 +12,9 @@ import { nowIso } from '../../storage/clock.js';
 import { copyWithDigest } from '../../storage/durable-copy.js';
 import { projectUploadsDir, uploadFilePath } from '../../storage/layout.js';
 import { MAX_UPLOAD_BYTES } from '../../storage/limits.js';
+import { uploadMediaType } from '../../storage/media-types.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { can } from '../permissions.js';
-
-/**
- * GitLab's file kinds for uploads: images and videos are embedded in Markdown (`![..](..)`) and
- * served inline; SVG is embedded too but may carry script, so it is served as an attachment.
- */
-const EMBEDDED_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  bmp: 'image/bmp',
-  tiff: 'image/tiff',
-  ico: 'image/vnd.microsoft.icon',
-  webp: 'image/webp',
-  mp4: 'video/mp4',
-  m4v: 'video/x-m4v',
-  mov: 'video/quicktime',
-  webm: 'video/webm',
-  ogv: 'video/ogg',
-};
-const DANGEROUS_TYPES: Readonly<Record<string, string>> = { svg: 'image/svg+xml' };
-
-const extensionOf = (filename: string) => path.extname(filename).slice(1).toLowerCase();
-
-/** Whether Markdown embeds the file (images, videos, SVG): `![name](url)` rather than `[file](url)`. */
-export const isEmbedded = (filename: string): boolean => extensionOf(filename) in EMBEDDED_TYPES || extensionOf(filename) in DANGEROUS_TYPES;
-
-/** Whether a browser may render the file in place: safe images and videos only. */
-export const isInline = (filename: string): boolean => extensionOf(filename) in EMBEDDED_TYPES;
 
 /**
  * A file name safe on disk and in a URL: word characters, dot, dash and plus are kept, anything
@@ -74,8 +46,7 @@ export async function uploadToProject(db: Db, dataDir: string, actor: Actor, pro
   try {
     const { sha256, size } = await copyWithDigest(file.path, temporary);
     await rename(temporary, target);
-    const extension = extensionOf(filename);
-    const mimetype = EMBEDDED_TYPES[extension] ?? DANGEROUS_TYPES[extension] ?? (file.mimetype || 'application/octet-stream');
+    const mimetype = uploadMediaType(filename, file.mimetype);
     return inTransaction(db, () => {
       const upload = insertUpload(db, { project_id: project.id, secret, filename, size, sha256, mimetype, uploaded_by_id: actor.user.id, created_at: nowIso() });
       recordFileChange(db, dataDir, { type: 'attachment', action: 'created', id: upload.id, projectId: project.id, file: target, sha256, size });

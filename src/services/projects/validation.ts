@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { findNamespaceByPath, type NamespaceRow } from '../../db/tables/namespaces.js';
 import { takenInNamespace } from '../../db/tables/projects.js';
 import type { FieldErrors } from '../../errors.js';
-import { visibilityName } from '../permissions.js';
+import { visibilityName } from '../../db/levels.js';
 
 /** GitLab's project name rule (Gitlab::Regex.project_name_regex). */
 const PROJECT_NAME = /^[\p{L}\p{N}\u{00A9}-\u{1F9FF}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1F9FF}_. ]*$/u;

@@ -7,7 +7,8 @@ import type { Actor } from '../users/authentication.js';
 import { notifyPush } from './commit-writer.js';
 import { readCommits } from '../../git/commit-log.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
-import { BLANK_SHA, branchCommit, branchesMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
+import { branchCommit, branchesMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
+import { BLANK_SHA } from '../../git/object-names.js';
 
 /** GitLab's branch search: a substring, `^x` a prefix, `x$` a suffix; case-insensitive. */
 function matches(name: string, search: string): boolean {

@@ -10,7 +10,8 @@ import { afterPush } from './after-push.js';
 import type { Actor } from '../users/authentication.js';
 import { lastCommitTouching } from '../../git/commit-log.js';
 import { git, gitBytes, repositoryOf } from '../../git/in-repository.js';
-import { BLANK_SHA, branchCommit, isEmptyRepository, isValidBranchName } from '../../git/refs.js';
+import { branchCommit, isEmptyRepository, isValidBranchName } from '../../git/refs.js';
+import { BLANK_SHA } from '../../git/object-names.js';
 
 export type FileAction =
   | { readonly action: 'create' | 'update'; readonly filePath: string; readonly content: Buffer; readonly lastCommitId?: string }

@@ -4,7 +4,7 @@ import { findPersonalAccessTokenByDigest } from '../../db/tables/personal-access
 import { findSessionByDigest } from '../../db/tables/sessions.js';
 import { findUserById, updateUser, type UserRow } from '../../db/tables/users.js';
 import { cachedActor } from './actor-cache.js';
-import { today } from '../../storage/clock.js';
+import { isExpiredDate, today } from '../../storage/clock.js';
 import { digestSecret } from './secrets.js';
 
 export type AuthMethod = 'personal_access_token' | 'impersonation_token' | 'oauth_token' | 'session';
@@ -62,10 +62,6 @@ function fromSession(db: Db, digest: string): Resolved {
   return { actor: { user, via: 'session', scopes: ['api'], sudoFrom: null }, validUntil: Date.parse(session.expires_at) };
 }
 
-/** A token whose expiry date has passed is inactive; one expiring today still works until midnight UTC. */
-export function isExpiredDate(expiresAt: string | null): boolean {
-  return expiresAt !== null && expiresAt < today();
-}
 
 /** Scopes of the read-only token kind allow GET on the users family alone (GITLAB-NOTES 1.7). */
 export function missingScope(scopes: readonly string[], method: string, path: string): string | null {

@@ -14,7 +14,7 @@ import {
 import { findNamespaceById } from '../../../db/tables/namespaces.js';
 import { updateUser } from '../../../db/tables/users.js';
 import { nowIso } from '../../../storage/clock.js';
-import { ACCESS } from '../../permissions.js';
+import { ACCESS } from '../../../db/levels.js';
 import { connectDirectory, type LdapDirectory } from './client.js';
 import { normalizeDn } from './dn.js';
 
