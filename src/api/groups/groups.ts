@@ -16,7 +16,7 @@ import { groupOf, requireActor } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { bool, hash, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input } from '../params.js';
 import { sendJson } from '../respond.js';
-import type { Guard } from '../routes.js';
+import { valueGuard } from '../middleware/value-guards.js';
 
 const UPDATABLE = [
   'name',
@@ -31,14 +31,14 @@ const UPDATABLE = [
 ] as const;
 
 export async function searchGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { filters, statistics } = readListParams(req);
+  const { filters, statistics } = listParams.of(req);
   const page = readPage(req.input);
   const result = listGroups(ctx.db, req.actor, filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
 
 export async function listChildGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { filters, statistics } = readListParams(req);
+  const { filters, statistics } = listParams.of(req);
   const page = readPage(req.input);
   const result = listSubgroups(ctx.db, req.actor, groupOf(req), filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
@@ -56,7 +56,7 @@ export function addGroup(ctx: SiteContext, req: Request, res: Response): void {
 
 export function editGroup(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), readGroupEdits(req.input))));
+  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), editParams.of(req))));
 }
 
 export async function removeGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
@@ -67,10 +67,10 @@ export async function removeGroup(ctx: SiteContext, req: Request, res: Response)
 /**
  * Grape validates parameters before the endpoint finds its group, so a bad one answers 400 even
  * where the group is invisible (404) or not the caller's to change (403): these guards read them
- * ahead of loadGroup, and the handler reads the same input again.
+ * ahead of loadGroup.
  */
-export const listParams: Guard = { name: 'listParams', check: (_ctx, req) => void readListParams(req) };
-export const editParams: Guard = { name: 'editParams', check: (_ctx, req) => void readGroupEdits(req.input) };
+export const listParams = valueGuard('listParams', (_ctx, req) => readListParams(req));
+export const editParams = valueGuard('editParams', (_ctx, req) => readGroupEdits(req.input));
 
 /** The group whose custom attributes /groups/:id/custom_attributes addresses, loaded by loadGroup. */
 export const groupAttributes: AttributeSubject = {

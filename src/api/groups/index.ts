@@ -25,7 +25,7 @@ const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
  * then a group that is missing or invisible (404), then the ability (403).
  */
 export const groupsRoutes: readonly Route[] = [
-  { method: 'get', path: '/groups', guards: [], handler: searchGroups },
+  { method: 'get', path: '/groups', guards: [listParams], handler: searchGroups },
   { method: 'get', path: '/groups/:id/subgroups', guards: [listParams, loadGroup()], handler: listChildGroups },
   { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
   { method: 'post', path: '/groups', guards: [signedIn], handler: addGroup },

@@ -6,8 +6,9 @@ import { syncLdap } from '../../services/groups/ldap/sync.js';
 import { ACCESS } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf } from '../middleware/guards.js';
-import { int, readParams, required, str, type Input, type Reader } from '../params.js';
+import { int, readParams, required, str, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
+import { valueGuard } from '../middleware/value-guards.js';
 import type { Guard } from '../routes.js';
 
 /** GitLab answers 404 before it looks the group up when group sync is not configured. */
@@ -31,12 +32,12 @@ export function listLinks(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function addLink(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, ldapGroupLink(createLdapLink(ctx.db, groupOf(req).id, readLink(req.input))));
+  sendJson(res, 201, ldapGroupLink(createLdapLink(ctx.db, groupOf(req).id, linkParams.of(req))));
 }
 
 /** python-gitlab's modern form: DELETE /groups/:id/ldap_group_links?cn=...&provider=... */
 export function removeLinkByQuery(ctx: SiteContext, req: Request, res: Response): void {
-  const { cn, provider } = readLinkQuery(req.input);
+  const { cn, provider } = linkQueryParams.of(req);
   deleteLdapLink(ctx.db, groupOf(req).id, cn, provider ?? null);
   sendNoContent(res);
 }
@@ -52,11 +53,10 @@ export function removeLinkByProviderAndCn(ctx: SiteContext, req: Request, res: R
 }
 
 /** Grape validates parameters before the endpoint finds its group: these read them ahead of loadGroup (400 before 404 and 403). */
-export const linkParams: Guard = { name: 'linkParams', check: (_ctx, req) => void readLink(req.input) };
-export const linkQueryParams: Guard = { name: 'linkQueryParams', check: (_ctx, req) => void readLinkQuery(req.input) };
-
-const readLink = (input: Input) => readParams(input, { cn: required(str()), group_access: required(accessLevel()), provider: required(str()) });
-const readLinkQuery = (input: Input) => readParams(input, { cn: required(str()), provider: str() });
+export const linkParams = valueGuard('linkParams', (_ctx, req) =>
+  readParams(req.input, { cn: required(str()), group_access: required(accessLevel()), provider: required(str()) }),
+);
+export const linkQueryParams = valueGuard('linkQueryParams', (_ctx, req) => readParams(req.input, { cn: required(str()), provider: str() }));
 
 const LINK_LEVELS: readonly number[] = [ACCESS.guest, ACCESS.reporter, ACCESS.developer, ACCESS.maintainer, ACCESS.owner];
 

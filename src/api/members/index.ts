@@ -23,12 +23,14 @@ import {
  */
 function memberRoutes(kind: SourceKind, load: Guard, manage: Guard): Route[] {
   const base = `/${kind}s/:id/members`;
+  const adding = membershipParams(kind, true);
+  const changing = membershipParams(kind, false);
   return [
     { method: 'get', path: base, guards: [signedIn, queryParams, load], handler: listDirectMembers },
     { method: 'get', path: `${base}/all`, guards: [signedIn, queryParams, load], handler: listInheritedMembers },
     { method: 'get', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load], handler: showMember },
-    { method: 'post', path: base, guards: [signedIn, membershipParams(kind, true), load, manage], handler: addMemberTo },
-    { method: 'put', path: `${base}/:user_id`, guards: [signedIn, userIdParam, membershipParams(kind, false), load, manage], handler: editMember },
+    { method: 'post', path: base, guards: [signedIn, adding, load, manage], handler: addMemberTo(adding) },
+    { method: 'put', path: `${base}/:user_id`, guards: [signedIn, userIdParam, changing, load, manage], handler: editMember(changing) },
     { method: 'delete', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load], handler: removeMemberFrom },
   ];
 }
