@@ -16,8 +16,8 @@ export interface SiteContext {
   externalUrl: string;
   /** This site's Geo node name (GEOFORGE_NODE_NAME, else the external URL); known once the site listens. */
   nodeName: string;
-  /** Webhook deliveries: the one way events leave the site (services/webhooks/fire.ts); idle on a secondary. */
+  /** Webhook deliveries: the one way events leave the site (services/hooks/fire.ts); idle on a secondary. */
   readonly webhooks: HookQueue;
-  /** Fork and import clones, run in this process on the primary (services/project-import.ts); idle on a secondary. */
+  /** Fork and import clones, run in this process on the primary (services/projects/import.ts); idle on a secondary. */
   readonly imports: ProjectImportWorker;
 }

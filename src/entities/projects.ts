@@ -16,7 +16,7 @@ export interface ProjectStatistics {
 }
 
 /**
- * Everything the project views need beyond the row, loaded by services/project-relations.ts for
+ * Everything the project views need beyond the row, loaded by services/projects/relations.ts for
  * a whole page in a fixed number of queries: entities never query.
  */
 export interface ProjectRelations {

@@ -1,7 +1,7 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Geo: the event log and the cursor are site-local (see geo/local-tables.ts); geo nodes and the
+ * Geo: the event log and the cursor are site-local (see db/local-tables.ts); geo nodes and the
  * status reports secondaries send are ordinary replicated tables, so every site can show them.
  */
 export const geo: Migration = {

@@ -3,7 +3,7 @@ import type { Migration } from '../migrate.js';
 /**
  * Project webhooks, their delivery queue and their delivery log. project_hooks replicates like
  * every table, so a secondary can show a project's hooks; web_hook_queue and web_hook_logs are
- * site-local (geo/local-tables.ts): only the primary delivers.
+ * site-local (db/local-tables.ts): only the primary delivers.
  */
 export const hooks: Migration = {
   version: 4,
@@ -47,7 +47,7 @@ CREATE TABLE web_hook_queue (
 CREATE INDEX web_hook_queue_due ON web_hook_queue (next_attempt_at, id);
 CREATE INDEX web_hook_queue_hook ON web_hook_queue (hook_id);
 
--- One row per delivery attempt. Bodies are truncated (services/webhooks/deliver.ts), the token
+-- One row per delivery attempt. Bodies are truncated (services/hooks/deliver.ts), the token
 -- header is redacted. Deleting a hook deletes its log, as in GitLab.
 CREATE TABLE web_hook_logs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

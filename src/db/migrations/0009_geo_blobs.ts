@@ -7,7 +7,7 @@ import type { Migration } from '../migrate.js';
  * its disk, each with a checksum of its refs, written in the same transaction as the blob event
  * of the change; a secondary compares its own copy's checksum with it.
  *
- * geo_registry is site-local (geo/local-tables.ts): a secondary's sync state, one row per
+ * geo_registry is site-local (db/local-tables.ts): a secondary's sync state, one row per
  * repository, wiki and file it must hold. Times are ms since the epoch.
  */
 export const geoBlobs: Migration = {
