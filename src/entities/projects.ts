@@ -124,7 +124,7 @@ export function projectView(row: ProjectRow, rel: ProjectRelations, ctx: EntityC
     import_status: row.import_status,
     ...(canAdmin ? { import_error: row.import_error } : {}),
     // No issues exist yet; the issues family will count open ones here.
-    ...(flag(row.issues_enabled) ? { open_issues_count: 0 } : {}),
+    ...(flag(row.issues_enabled) ? { open_issues_count: row.open_issues_count } : {}),
     ...(canAdmin ? { runners_token: row.runners_token } : {}),
     public_jobs: flag(row.public_jobs),
     ci_config_path: row.ci_config_path,

@@ -101,6 +101,21 @@ const PROJECT_RULES = {
   change_visibility_level: atLeast(ACCESS.owner),
   archive_project: atLeast(ACCESS.owner),
   remove_project: atLeast(ACCESS.owner),
+  /**
+   * The issue tracker (GitLab's project policy): whoever reads the project reads its issues (a
+   * confidential one only as issue rules in services/issuables say) and, signed in, opens issues,
+   * comments and awards emoji; reporters manage every issue, labels and milestones and read
+   * confidential issues; maintainers edit anyone's notes.
+   */
+  read_issue: readProject,
+  create_issue: readProject,
+  create_note: readProject,
+  award_emoji: readProject,
+  admin_issue: atLeast(ACCESS.reporter),
+  read_confidential_issues: atLeast(ACCESS.reporter),
+  admin_label: atLeast(ACCESS.reporter),
+  admin_milestone: atLeast(ACCESS.reporter),
+  admin_note: atLeast(ACCESS.maintainer),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
@@ -115,6 +130,9 @@ const GROUP_RULES = {
   /** Settings, LDAP sync and LDAP group links. */
   admin_group: atLeast(ACCESS.owner),
   remove_group: atLeast(ACCESS.owner),
+  /** Group labels and milestones: reporters of the group, as for a project's. */
+  admin_group_label: atLeast(ACCESS.reporter),
+  admin_group_milestone: atLeast(ACCESS.reporter),
 } satisfies Record<string, Rule<GroupRef>>;
 export type GroupAbility = keyof typeof GROUP_RULES;
 

@@ -8,6 +8,7 @@ import { uploads } from './0006_uploads.js';
 import { lfs } from './0007_lfs.js';
 import { ci } from './0008_ci.js';
 import { geoBlobs } from './0009_geo_blobs.js';
+import { issuables } from './0010_issuables.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables];

@@ -30,6 +30,8 @@ export interface ProjectRow {
   tag_list: string;
   archived: number;
   star_count: number;
+  /** Opened issues, kept by the issue services (GitLab's counter cache). */
+  open_issues_count: number;
   forked_from_project_id: number | null;
   import_url: string | null;
   import_status: 'none' | 'scheduled' | 'started' | 'finished' | 'failed';
