@@ -18,6 +18,11 @@ export function visibleWithoutMembership(actor: Actor | null, visibilityLevel: n
   return visibilityLevel >= VISIBILITY.internal && !!actor && actor.user.external === 0;
 }
 
+/** The lowest visibility readable without membership, for lists that filter in SQL: internal for users, public for anonymous and external callers. */
+export function lowestVisibleWithoutMembership(actor: Actor | null): number {
+  return actor && actor.user.external === 0 ? VISIBILITY.internal : VISIBILITY.public;
+}
+
 /** Namespaces: a user's own namespace (admins: every one), and any group the actor may read. */
 export function canReadNamespace(db: Db, actor: Actor | null, namespace: GroupRef & { kind: string; owner_id: number | null }): boolean {
   if (namespace.kind === 'group') return can(db, actor, 'read_group', namespace);
@@ -147,6 +152,51 @@ export function can(db: Db, actor: Actor | null, ability: ProjectAbility | Group
     return PROJECT_RULES[ability](db, actor, project, () => projectAccess(db, actor, project));
   }
   return GROUP_RULES[ability](db, actor, subject, () => groupAccess(db, actor, subject));
+}
+
+/** What the confidentiality rule reads of an issue: its flag, its author and its assignees. */
+export interface IssueAudience {
+  readonly confidential: number;
+  readonly author_id: number;
+  readonly assigneeIds: readonly number[];
+}
+
+/**
+ * A confidential issue is readable by reporters and above (read_confidential_issues), its author
+ * and its assignees (GitLab's IssuePolicy); any other issue by whoever may read_issue.
+ */
+function readsIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: IssueAudience, access: () => number): boolean {
+  if (!PROJECT_RULES.read_issue(db, actor, project, access)) return false;
+  if (!issue.confidential) return true;
+  if (PROJECT_RULES.read_confidential_issues(db, actor, project, access)) return true;
+  return !!actor && (issue.author_id === actor.user.id || issue.assigneeIds.includes(actor.user.id));
+}
+
+/**
+ * What an event shows, for the rule that decides who sees it: a push or a comment on a commit
+ * shows code, an issue event or a comment on an issue shows the issue, a merge request event
+ * (or a comment on one) shows its diff; anything else (a project created, a member joining or
+ * leaving, a milestone) shows only the project.
+ */
+export type EventSubject = { kind: 'code' } | { kind: 'issue'; issue: IssueAudience } | { kind: 'merge_request' } | { kind: 'project' };
+
+/**
+ * Whether the actor may see an event of a project they can read (GitLab's Event#visible_to_user?):
+ * code needs download_code, an issue the issue rule (a confidential issue's events stay with
+ * those who may read it), a merge request what reading merge requests needs (GitLab grants
+ * read_merge_request with download_code). `access` reads the actor's level on the project, which
+ * a list computes once per page.
+ */
+export function canReadProjectEvent(db: Db, actor: Actor | null, project: ProjectRef, subject: EventSubject, access: () => number): boolean {
+  switch (subject.kind) {
+    case 'code':
+    case 'merge_request':
+      return PROJECT_RULES.download_code(db, actor, project, access);
+    case 'issue':
+      return readsIssue(db, actor, project, subject.issue, access);
+    case 'project':
+      return PROJECT_RULES.read_project(db, actor, project, access);
+  }
 }
 
 /** A user may create projects in their own namespace, admins in any; a group needs create_projects there. */

@@ -52,7 +52,7 @@ describe('change capture and apply', () => {
     // Unindexed columns only, then an indexed column changed in case only (a NOCASE index): both must arrive.
     await updateUser(primary, alice.id, { bio: 'Only the bio' });
     await updateUser(primary, alice.id, { username: 'Alice2' });
-    deleteUser(primary, bob.id);
+    deleteUser(primary, bob.id, { hardDelete: false });
     appendHeartbeat(primary);
 
     const secondary = site(false);

@@ -60,7 +60,7 @@ export function editGroup(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export async function removeGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  await deleteGroup(ctx, groupOf(req));
+  await deleteGroup(ctx, requireActor(req), groupOf(req));
   sendJson(res, 202, { message: '202 Accepted' });
 }
 

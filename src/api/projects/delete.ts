@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
 import { deleteProject } from '../../services/projects/projects.js';
 import type { SiteContext } from '../../site-context.js';
-import { projectOf } from '../middleware/guards.js';
+import { projectOf, requireActor } from '../middleware/guards.js';
 import { sendJson } from '../respond.js';
 
 export async function removeProject(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  await deleteProject(ctx.db, ctx.config.dataDir, projectOf(req));
+  await deleteProject(ctx.db, ctx.config.dataDir, requireActor(req), projectOf(req));
   sendJson(res, 202, { message: '202 Accepted' });
 }

@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
 import { findUserNamespace } from '../../db/tables/namespaces.js';
-import { findUserByUsername } from '../../db/tables/users.js';
 import { notFound } from '../../errors.js';
 import { listProjects } from '../../services/projects/projects.js';
-import { getUser } from '../../services/users/users.js';
+import { getUserByIdOrUsername } from '../../services/users/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
 import { sendProjects } from './list-response.js';
@@ -13,21 +12,13 @@ export function listAllProjects(ctx: SiteContext, req: Request, res: Response): 
 }
 
 export function listUserProjects(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const user = userByIdOrUsername(ctx, String(req.params.user_id));
+  const user = getUserByIdOrUsername(ctx.db, String(req.params.user_id));
   return sendProjects(ctx, req, res, (filters, page) => listProjects(ctx.db, req.actor, { ...filters, namespaceId: userNamespaceId(ctx, user.id) }, page));
 }
 
 export function listForks(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const parent = projectOf(req);
   return sendProjects(ctx, req, res, (filters, page) => listProjects(ctx.db, req.actor, { ...filters, forkedFromId: parent.id }, page));
-}
-
-/** SPEC: `user_id` is an id or a username. */
-function userByIdOrUsername(ctx: SiteContext, raw: string) {
-  if (/^\d{1,15}$/.test(raw)) return getUser(ctx.db, Number(raw));
-  const user = findUserByUsername(ctx.db, raw);
-  if (!user || user.ghost) throw notFound('User');
-  return user;
 }
 
 function userNamespaceId(ctx: SiteContext, userId: number): number {

@@ -55,8 +55,8 @@ export async function editUser(ctx: SiteContext, req: Request, res: Response): P
 }
 
 export function removeUser(ctx: SiteContext, req: Request, res: Response): void {
-  readParams(req.input, { hard_delete: bool() });
-  deleteUser(ctx.db, pathInt(req.params.id, 'id'));
+  const { hard_delete: hardDelete } = readParams(req.input, { hard_delete: bool() });
+  deleteUser(ctx.db, pathInt(req.params.id, 'id'), { hardDelete: hardDelete === true });
   sendNoContent(res);
 }
 

@@ -72,6 +72,11 @@ export function updateProjectRow(db: Db, id: number, columns: ProjectColumns): v
   prepare(db, `UPDATE projects SET ${names.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`).run({ ...columns, id });
 }
 
+/** Moves last_activity_at to `at` unless it already is after `since` (GitLab resets it at most once an hour). */
+export function touchProjectActivity(db: Db, id: number, at: string, since: string): void {
+  prepare(db, 'UPDATE projects SET last_activity_at = ? WHERE id = ? AND last_activity_at <= ?').run(at, id, since);
+}
+
 /** Deletes the row; members, shares, stars and custom attributes go with it through foreign keys. */
 export function deleteProjectRow(db: Db, id: number): void {
   prepare(db, 'DELETE FROM projects WHERE id = ?').run(id);

@@ -52,6 +52,11 @@ export function findUserById(db: Db, id: number): UserRow | undefined {
   return prepare(db, 'SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
 }
 
+/** The ghost user (GitLab's User.ghost), once one exists. */
+export function findGhostUserId(db: Db): number | undefined {
+  return prepare(db, 'SELECT id FROM users WHERE ghost = 1 ORDER BY id LIMIT 1').pluck().get() as number | undefined;
+}
+
 export function findUserByUsername(db: Db, username: string): UserRow | undefined {
   return prepare(db, 'SELECT * FROM users WHERE username = ? COLLATE NOCASE').get(username) as UserRow | undefined;
 }
@@ -77,6 +82,11 @@ export function updateUser(db: Db, id: number, columns: UserColumns): void {
   if (!names.length) return;
   const sql = `UPDATE users SET ${names.map((name) => `${name} = @${name}`).join(', ')} WHERE id = @id`;
   prepare(db, sql).run({ ...columns, id });
+}
+
+/** Sets last_activity_on to `day` unless it already is: a row already up to date is not written (nor replicated). */
+export function markUserActiveOn(db: Db, id: number, day: string): void {
+  prepare(db, 'UPDATE users SET last_activity_on = ? WHERE id = ? AND (last_activity_on IS NULL OR last_activity_on < ?)').run(day, id, day);
 }
 
 export function deleteUserRow(db: Db, id: number): void {

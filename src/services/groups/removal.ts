@@ -3,6 +3,7 @@ import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import { findProjectById } from '../../db/tables/projects.js';
 import type { GroupStatistics } from '../../entities/groups.js';
 import type { SiteContext } from '../../site-context.js';
+import type { Actor } from '../users/authentication.js';
 import { deleteEmptyGroup } from './groups.js';
 import { measureProject } from '../projects/relations.js';
 import { deleteProject } from '../projects/projects.js';
@@ -35,18 +36,19 @@ export async function groupStatistics(ctx: SiteContext, groups: readonly Namespa
 
 /**
  * Deletes a group with everything below it: the projects of every subgroup through the projects
- * service (so their repositories, wikis and avatars go too), then the groups, whose memberships,
+ * service (so their repositories, wikis and avatars go too, and `actor`'s `destroyed` events name
+ * them), then the groups, whose memberships,
  * shares and custom attributes follow through foreign keys. The caller holds remove_group on it
  * (the route's guard).
  */
-export async function deleteGroup(ctx: SiteContext, group: NamespaceRow): Promise<void> {
+export async function deleteGroup(ctx: SiteContext, actor: Actor, group: NamespaceRow): Promise<void> {
   // A project created in the tree while we delete would block the group row: sweep until none is left.
   for (;;) {
     const projects = projectsIn(ctx.db, groupTreeIds(ctx.db, group.id));
     if (!projects.length) break;
     for (const { id } of projects) {
       const project = findProjectById(ctx.db, id);
-      if (project) await deleteProject(ctx.db, ctx.config.dataDir, project);
+      if (project) await deleteProject(ctx.db, ctx.config.dataDir, actor, project);
     }
   }
   deleteEmptyGroup(ctx.db, group);

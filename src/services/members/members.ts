@@ -13,7 +13,7 @@ import {
   type MemberRow,
   type MemberTable,
 } from '../../db/tables/members.js';
-import type { NamespaceRow } from '../../db/tables/namespaces.js';
+import { findNamespaceById, type NamespaceRow } from '../../db/tables/namespaces.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { AppError, conflict, forbidden, notFound } from '../../errors.js';
 import type { Actor } from '../users/authentication.js';
@@ -21,6 +21,7 @@ import { nowIso, today } from '../../storage/clock.js';
 import { can } from '../permissions.js';
 import { ACCESS } from '../../db/levels.js';
 import { getUser } from '../users/users.js';
+import { recordMembership, type EventScope } from '../issuables/record-events.js';
 
 /** What members belong to: a group or a project, each with its own table and rules. */
 export type MemberSource = { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };
@@ -78,7 +79,7 @@ export interface MembershipInput {
 /**
  * Adds a member to a source whose members the actor administers: 409 when the user already is
  * one, 404 `User` when there is no such user, and 405 for a project whose group locks membership
- * (EE answers `not_allowed!` then).
+ * (EE answers `not_allowed!` then). The member's `joined` event goes with the row.
  */
 export function addMember(db: Db, actor: Actor, source: MemberSource, userId: number, input: MembershipInput): MemberRow {
   return inTransaction(db, () => {
@@ -86,7 +87,9 @@ export function addMember(db: Db, actor: Actor, source: MemberSource, userId: nu
     if (findMember(db, table, sourceId(source), userId)) throw conflict('Member already exists');
     getUser(db, userId);
     if (source.kind === 'project' && membershipLockedAbove(db, source.project.namespace_id)) throw new AppError('not_allowed');
-    insertMember(db, table, { sourceId: sourceId(source), userId, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: actor.user.id, now: nowIso() });
+    const now = nowIso();
+    insertMember(db, table, { sourceId: sourceId(source), userId, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: actor.user.id, now });
+    if (!ownsProjectNamespace(db, source, userId)) recordMembership(db, userId, eventScope(source), 'joined', now);
     return findMember(db, table, sourceId(source), userId)!;
   });
 }
@@ -102,14 +105,24 @@ export function changeMember(db: Db, source: MemberSource, userId: number, input
   });
 }
 
-/** Removes a member: those who administer members, or the member leaving; never a group's last owner. */
+/** Removes a member: those who administer members, or the member leaving; never a group's last owner. Writes the member's `left` event. */
 export function removeMember(db: Db, actor: Actor, source: MemberSource, userId: number): void {
   inTransaction(db, () => {
     const member = getMember(db, source, userId);
     if (userId !== actor.user.id) assertMayAdminMembers(db, actor, source);
     assertNotLastOwner(db, source, member);
     deleteMember(db, TABLES[source.kind], sourceId(source), userId);
+    if (!ownsProjectNamespace(db, source, userId)) recordMembership(db, userId, eventScope(source), 'left');
   });
+}
+
+const eventScope = (source: MemberSource): EventScope => (source.kind === 'group' ? { groupId: source.group.id } : { projectId: source.project.id });
+
+/** The owner of a personal project joins and leaves it with no event, as GitLab's ProjectMember hooks skip the owner. */
+function ownsProjectNamespace(db: Db, source: MemberSource, userId: number): boolean {
+  if (source.kind !== 'project') return false;
+  const namespace = findNamespaceById(db, source.project.namespace_id);
+  return namespace?.kind === 'user' && namespace.owner_id === userId;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { can, canReadNamespace, isAdmin } from '../permissions.js';
 import { ACCESS, VISIBILITY, type VisibilityName } from '../../db/levels.js';
+import { recordProjectCreated } from '../issuables/record-events.js';
 import { writeCommit } from '../repository/commit-writer.js';
 import { setProjectAvatar } from './avatar.js';
 import { pathFromName, validateProject } from './validation.js';
@@ -182,6 +183,7 @@ function assertBelowProjectsLimit(db: Db, ownerId: number): void {
 /**
  * Inserts a project row (create, fork) with its runners token and times, and in a user namespace
  * makes its owner a maintainer member; group projects get access through the group (GITLAB-NOTES 2.2).
+ * Its creator's `created` event goes with it (the owner's membership writes no `joined`, as in GitLab).
  */
 export function insertProjectWithOwner(
   db: Db,
@@ -201,5 +203,6 @@ export function insertProjectWithOwner(
   if (namespace.kind === 'user' && namespace.owner_id !== null) {
     insertProjectMember(db, { project_id: id, user_id: namespace.owner_id, access_level: ACCESS.maintainer, created_by_id: actor.user.id, now });
   }
+  recordProjectCreated(db, columns.creator_id ?? actor.user.id, id, now);
   return findProjectById(db, id)!;
 }

@@ -30,6 +30,7 @@ import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { nowIso, today } from '../../storage/clock.js';
 import { can, isAdmin } from '../permissions.js';
 import { VISIBILITY } from '../../db/levels.js';
+import { recordProjectDestroyed } from '../issuables/record-events.js';
 import { setProjectAvatar } from './avatar.js';
 import { columnsOfInput, type ProjectInput } from './create.js';
 import { shadowsSubgroup, validateProject } from './validation.js';
@@ -78,14 +79,17 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
 }
 
 /**
- * Deletes a project: its rows (members, shares, stars and custom attributes follow through
- * foreign keys; forks keep existing, unlinked), then its repository, wiki, avatar and uploads
- * directories. The groups family calls this for each project of a group it deletes.
+ * Deletes a project: its rows (members, shares, stars, custom attributes and its events follow
+ * through foreign keys; forks keep existing, unlinked), then its repository, wiki, avatar and
+ * uploads directories; `actor`'s `destroyed` event names it. The groups family calls this for
+ * each project of a group it deletes.
  */
-export async function deleteProject(db: Db, dataDir: string, project: ProjectRow): Promise<void> {
+export async function deleteProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow): Promise<void> {
   inTransaction(db, () => {
+    const fullPath = `${findNamespaceById(db, project.namespace_id)?.full_path ?? ''}/${project.path}`;
     deleteProjectRow(db, project.id);
     recordProjectDeleted(db, project.id);
+    recordProjectDestroyed(db, actor.user.id, { id: project.id, fullPath });
   });
   await removeRepository(dataDir, project.id);
   await rm(projectAvatarDir(dataDir, project.id), { recursive: true, force: true });

@@ -15,11 +15,13 @@ import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { fireProjectHooks } from '../hooks/fire.js';
+import { recordPushEvents } from '../issuables/push-events.js';
 import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type HookProject, type HookUser } from '../hooks/payloads.js';
 
 /**
- * What follows a push that changed refs (GitLab's PostReceive): the project's activity time and
- * the push / tag push hooks, one per ref, after the Geo repository event. Later work (merge
+ * What follows a push that changed refs (GitLab's PostReceive): the project's activity time, the
+ * push events the activity lists show, and the push / tag push hooks, one per ref, after the Geo
+ * repository event. Later work (merge
  * requests marked unchecked) belongs here too. Git has already moved the refs: nothing here can refuse.
  */
 export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
@@ -42,6 +44,13 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
   inTransaction(ctx.db, () => {
     const now = nowIso();
     updateProjectRow(ctx.db, project.id, { last_activity_at: now });
+    recordPushEvents(
+      ctx.db,
+      actor.user.id,
+      project.id,
+      events.map(({ update, commits, total }) => ({ ...update, commitCount: total, headMessage: commits.at(-1)?.message ?? null })),
+      now,
+    );
     // The row as it is now: a rename during the push shows in the payload.
     const current = findProjectById(ctx.db, project.id) ?? project;
     const hookProject = hookProjectOf(ctx, current);

@@ -63,11 +63,11 @@ function fromSession(db: Db, digest: string): Resolved {
 }
 
 
-/** Scopes of the read-only token kind allow GET on the users family alone (GITLAB-NOTES 1.7). */
+/** Scopes of the read-only token kind allow GET on the users family and the caller's events alone (GITLAB-NOTES 1.7; GitLab's events API allows read_user). */
 export function missingScope(scopes: readonly string[], method: string, path: string): string | null {
   if (scopes.includes('api')) return null;
   const read = method === 'GET' || method === 'HEAD';
-  if (read && scopes.includes('read_user') && /^\/users?(\/|$)/.test(path)) return null;
+  if (read && scopes.includes('read_user') && /^\/(users?|events)(\/|$)/.test(path)) return null;
   return 'api';
 }
 

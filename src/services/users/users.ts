@@ -17,6 +17,7 @@ import { findNamespaceByPath, insertUserNamespace, renameUserNamespace } from '.
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { selectPage, type Page, type Paged } from '../../db/page.js';
 import { nowIso } from '../../storage/clock.js';
+import { moveContributionsToGhost } from './ghost-user.js';
 import { hashPassword } from './secrets.js';
 import { validateUserAttributes, type UserAttributes } from './validation.js';
 
@@ -51,6 +52,14 @@ export interface UserFilters {
 /** The user with that id, or 404 `User`. */
 export function getUser(db: Db, id: number): UserRow {
   const user = findUserById(db, id);
+  if (!user || user.ghost) throw notFound('User');
+  return user;
+}
+
+/** The user a path names by id or by username (SPEC: `:id` or `:user_id` may be either), or 404 `User`. */
+export function getUserByIdOrUsername(db: Db, raw: string): UserRow {
+  if (/^\d{1,15}$/.test(raw)) return getUser(db, Number(raw));
+  const user = findUserByUsername(db, raw);
   if (!user || user.ghost) throw notFound('User');
   return user;
 }
@@ -180,13 +189,14 @@ export async function updateUser(db: Db, id: number, attrs: UserInput): Promise<
 }
 
 /**
- * Deletes a user and, through foreign keys, their keys, emails, identities and tokens. No other
- * table refers to users yet, so `hard_delete` changes nothing today; the families that add
- * contributions move them to the ghost user here unless it is set.
+ * Deletes a user and, through foreign keys, their keys, emails, identities and tokens. Their
+ * contributions (events, ...) move to the ghost user first, unless `hardDelete` asks for them to
+ * go with the user (their author columns cascade).
  */
-export function deleteUser(db: Db, id: number): void {
+export function deleteUser(db: Db, id: number, options: { hardDelete: boolean }): void {
   inTransaction(db, () => {
     getUser(db, id);
+    if (!options.hardDelete) moveContributionsToGhost(db, id);
     deleteUserRow(db, id);
   });
 }

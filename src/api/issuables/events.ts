@@ -1,0 +1,88 @@
+import type { Request, Response } from 'express';
+import type { Page } from '../../db/page.js';
+import { EVENT_ACTIONS, type EventFilter, type EventTargetType } from '../../db/tables/events.js';
+import { event } from '../../entities/events.js';
+import { listProjectEvents, listUserEvents, type EventPage } from '../../services/issuables/list-events.js';
+import { getUserByIdOrUsername } from '../../services/users/users.js';
+import type { SiteContext } from '../../site-context.js';
+import { loadProject, projectOf, requireActor, signedIn } from '../middleware/guards.js';
+import { valueGuard } from '../middleware/value-guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { date, oneOf, readParams, type Reader } from '../params.js';
+import type { Route } from '../routes.js';
+
+/**
+ * Contribution events (GitLab's events API; python-gitlab's gl.events, user.events and
+ * project.events): the filters are read first (Grape validates them before anything, 400), then
+ * the caller (GET /events: 401), the user (404 `User`) or the project (404 `Project`). Events are
+ * open to anonymous callers where their project is public, as in GitLab.
+ */
+
+/** GitLab's target_type filter values and the stored types each stands for (every kind of comment is a `note`). */
+const TARGET_TYPES: Readonly<Record<string, readonly EventTargetType[]>> = {
+  issue: ['Issue'],
+  milestone: ['Milestone'],
+  merge_request: ['MergeRequest'],
+  note: ['Note', 'DiscussionNote', 'DiffNote'],
+  project: ['Project'],
+  snippet: [],
+  user: [],
+  wiki: ['WikiPage'],
+  design: [],
+  epic: ['Epic'],
+};
+
+/** Grape's Date: a calendar date, or a time whose date part is taken; `<name> is invalid` otherwise. */
+function day(): Reader<string | undefined> {
+  const calendar = date();
+  return (raw, name) => {
+    if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ].*)?$/.test(raw.trim())) return calendar(raw, name);
+    return calendar(raw.trim().slice(0, 10), name);
+  };
+}
+
+const eventFilters = valueGuard('eventFilters', (_ctx, req): EventFilter => {
+  const params = readParams(req.input, {
+    action: oneOf(EVENT_ACTIONS),
+    target_type: oneOf(Object.keys(TARGET_TYPES)),
+    before: day(),
+    after: day(),
+    sort: oneOf(['asc', 'desc'] as const),
+  });
+  return {
+    action: params.action,
+    targetTypes: params.target_type === undefined ? undefined : TARGET_TYPES[params.target_type],
+    // GitLab compares with the start of `before`'s day and the end of `after`'s: both ends exclusive.
+    createdBefore: params.before === undefined ? undefined : `${params.before}T00:00:00.000Z`,
+    createdAfter: params.after === undefined ? undefined : `${params.after}T23:59:59.999Z`,
+    sort: params.sort ?? 'desc',
+  };
+});
+
+/** The user `:id` names, by id or username; 404 `User` otherwise. */
+const loadUser = valueGuard('loadUser(:id)', (ctx, req) => getUserByIdOrUsername(ctx.db, String(req.params.id)));
+
+export const eventsRoutes: readonly Route[] = [
+  { method: 'get', path: '/events', guards: [eventFilters, signedIn], handler: listOwnEvents },
+  { method: 'get', path: '/users/:id/events', guards: [eventFilters, loadUser], handler: listEventsOfUser },
+  { method: 'get', path: '/projects/:id/events', guards: [eventFilters, loadProject()], handler: listEventsOfProject },
+];
+
+function listOwnEvents(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  sendEvents(ctx, req, res, page, listUserEvents(ctx.db, req.actor, requireActor(req).user.id, eventFilters.of(req), page));
+}
+
+function listEventsOfUser(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  sendEvents(ctx, req, res, page, listUserEvents(ctx.db, req.actor, loadUser.of(req).id, eventFilters.of(req), page));
+}
+
+function listEventsOfProject(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  sendEvents(ctx, req, res, page, listProjectEvents(ctx.db, req.actor, projectOf(req), eventFilters.of(req), page));
+}
+
+function sendEvents(ctx: SiteContext, req: Request, res: Response, page: Page, events: EventPage): void {
+  sendPage(req, res, ctx.externalUrl, page, events.rows.map((row) => event(row, events.relations, ctx)), events.total);
+}
