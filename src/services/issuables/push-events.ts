@@ -16,7 +16,7 @@ export interface PushedRef {
 }
 
 /** GitLab's push_event_payloads row, stored as the event's push_data and shown as is. */
-export interface PushData {
+interface PushData {
   commit_count: number;
   action: 'created' | 'removed' | 'pushed';
   ref_type: 'branch' | 'tag';
@@ -36,7 +36,7 @@ export interface PushData {
 const PUSH_EVENT_ACTIVITIES_LIMIT = 3;
 
 /** GitLab's commit title: the message's first line, stripped, cut to 70 characters with an ellipsis. */
-export function commitTitle(message: string | null): string | null {
+function commitTitle(message: string | null): string | null {
   if (message === null) return null;
   const newline = message.indexOf('\n');
   const line = (newline < 0 ? message : message.slice(0, newline)).trim();
@@ -48,7 +48,7 @@ const refTypeOf = (ref: string): PushData['ref_type'] => (ref.startsWith('refs/t
 const shortRef = (ref: string) => ref.replace(/^refs\/(heads|tags)\//, '');
 
 /** The payload of one ref's push event (GitLab's PushEventPayloadService). */
-export function pushData(ref: PushedRef): PushData {
+function pushData(ref: PushedRef): PushData {
   const action = actionOf(ref);
   return {
     commit_count: ref.commitCount,
