@@ -154,10 +154,10 @@ export function can(db: Db, actor: Actor | null, ability: ProjectAbility | Group
   return GROUP_RULES[ability](db, actor, subject, () => groupAccess(db, actor, subject));
 }
 
-/** What the confidentiality rule reads of an issue: its flag, its author and its assignees. */
-export interface IssueAudience {
-  readonly confidential: number;
+/** What the issue rules read of an issue: who wrote it, who it is assigned to, whether it is confidential. */
+export interface IssueRef {
   readonly author_id: number;
+  readonly confidential: number;
   readonly assigneeIds: readonly number[];
 }
 
@@ -165,7 +165,7 @@ export interface IssueAudience {
  * A confidential issue is readable by reporters and above (read_confidential_issues), its author
  * and its assignees (GitLab's IssuePolicy); any other issue by whoever may read_issue.
  */
-function readsIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: IssueAudience, access: () => number): boolean {
+function readsIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: IssueRef, access: () => number): boolean {
   if (!PROJECT_RULES.read_issue(db, actor, project, access)) return false;
   if (!issue.confidential) return true;
   if (PROJECT_RULES.read_confidential_issues(db, actor, project, access)) return true;
@@ -178,7 +178,7 @@ function readsIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: Iss
  * (or a comment on one) shows its diff; anything else (a project created, a member joining or
  * leaving, a milestone) shows only the project.
  */
-export type EventSubject = { kind: 'code' } | { kind: 'issue'; issue: IssueAudience } | { kind: 'merge_request' } | { kind: 'project' };
+export type EventSubject = { kind: 'code' } | { kind: 'issue'; issue: IssueRef } | { kind: 'merge_request' } | { kind: 'project' };
 
 /**
  * Whether the actor may see an event of a project they can read (GitLab's Event#visible_to_user?):

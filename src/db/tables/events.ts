@@ -39,11 +39,12 @@ export function insertEvent(db: Db, event: NewEvent): number {
 }
 
 /**
- * The events of a target that is being deleted: events are polymorphic and do not cascade from
- * their target, so the service deleting it calls this in the same transaction.
+ * Deletes the events about these targets, as GitLab's `has_many :events, as: :target,
+ * dependent: :delete_all` does: events are polymorphic and do not cascade from their target, so
+ * the service deleting targets calls this in the same transaction (index events_target).
  */
-export function deleteTargetEvents(db: Db, targetType: EventTargetType, targetId: number): void {
-  prepare(db, 'DELETE FROM events WHERE target_type = ? AND target_id = ?').run(targetType, targetId);
+export function deleteEventsOfTargets(db: Db, type: EventTargetType, targetIds: readonly number[]): void {
+  prepare(db, 'DELETE FROM events WHERE target_type = ? AND target_id IN (SELECT value FROM json_each(?))').run(type, JSON.stringify(targetIds));
 }
 
 /** Hands every event of one author to another (a deleted user's to the ghost user). */
