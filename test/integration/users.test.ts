@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, type TestUser } from '../helpers/factories.js';
+import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const BASIC_KEYS = ['avatar_url', 'id', 'name', 'state', 'username', 'web_url'];
@@ -198,6 +198,22 @@ describe('users', () => {
       expect((await site.api('/user', { as: hard.token })).status).toBe(401);
       expect((await site.api(`/users/${soft.id}`, { method: 'DELETE' })).status).toBe(404);
       expect((await site.api(`/users/${alice.id}`, { method: 'DELETE', as: alice.token })).status).toBe(403);
+    });
+
+    it('deletes the personal projects, and with hard_delete the groups the user solely owns', async () => {
+      for (const hardDelete of [false, true]) {
+        const owner = await createUser(site, { can_create_group: true });
+        const personal = await createProject(site, {}, owner.token);
+        const solo = await createGroup(site, {}, owner.token);
+        const shared = await createGroup(site, {}, owner.token);
+        await addMember(site, 'groups', shared.id, alice, 50, owner.token);
+        const deleted = await site.api(`/users/${owner.id}${hardDelete ? '?hard_delete=true' : ''}`, { method: 'DELETE' });
+        expect(deleted.status).toBe(204);
+        expect((await site.api(`/projects/${personal.id}`)).status).toBe(404);
+        expect((await site.api(`/namespaces/${owner.username}`)).status).toBe(404);
+        expect((await site.api(`/groups/${solo.id}`)).status).toBe(hardDelete ? 404 : 200);
+        expect((await site.api(`/groups/${shared.id}`)).status).toBe(200);
+      }
     });
   });
 

@@ -8,7 +8,6 @@ import { isAdmin } from '../../services/permissions.js';
 import {
   blockUser,
   createUser,
-  deleteUser,
   getUser,
   listActivities,
   listUsers,
@@ -16,6 +15,7 @@ import {
   updateUser,
   type UserInput,
 } from '../../services/users/users.js';
+import { deleteUser } from '../../services/users/delete-user.js';
 import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
 import { requireActor } from '../middleware/guards.js';
@@ -54,9 +54,9 @@ export async function editUser(ctx: SiteContext, req: Request, res: Response): P
   sendJson(res, 200, withIdentities(ctx, [user], userPublic)[0]);
 }
 
-export function removeUser(ctx: SiteContext, req: Request, res: Response): void {
+export async function removeUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { hard_delete: hardDelete } = readParams(req.input, { hard_delete: bool() });
-  deleteUser(ctx.db, pathInt(req.params.id, 'id'), { hardDelete: hardDelete === true });
+  await deleteUser(ctx, requireActor(req), pathInt(req.params.id, 'id'), { hardDelete: hardDelete === true });
   sendNoContent(res);
 }
 

@@ -1,3 +1,4 @@
+import type { NamespaceRow } from './namespaces.js';
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
 import { selectPage, type Page, type Paged } from '../page.js';
@@ -77,6 +78,20 @@ export function countOtherGroupOwners(db: Db, groupId: number, userId: number, t
   )
     .pluck()
     .get({ group: groupId, user: userId, today }) as number;
+}
+
+/**
+ * The first group the user owns directly with no other direct owner (GitLab's solo_owned_groups),
+ * or undefined; asked again after each deletion, since deleting a group takes its subgroups along.
+ */
+export function firstGroupSolelyOwnedBy(db: Db, userId: number): NamespaceRow | undefined {
+  return prepare(
+    db,
+    `SELECT n.* FROM group_members m JOIN namespaces n ON n.id = m.namespace_id
+     WHERE m.user_id = ? AND m.access_level = 50
+       AND NOT EXISTS (SELECT 1 FROM group_members o WHERE o.namespace_id = m.namespace_id AND o.access_level = 50 AND o.user_id <> m.user_id)
+     ORDER BY n.id LIMIT 1`,
+  ).get(userId) as NamespaceRow | undefined;
 }
 
 /** Whether this group namespace, or a group above it, locks membership to the group's own members (EE). */

@@ -7,7 +7,6 @@ import {
   findUserByUsername,
   insertUser,
   updateUser as updateUserRow,
-  deleteUserRow,
   upsertIdentity,
   type UserColumns,
   type UserRow,
@@ -17,7 +16,6 @@ import { findNamespaceByPath, insertUserNamespace, renameUserNamespace } from '.
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { selectPage, type Page, type Paged } from '../../db/page.js';
 import { nowIso } from '../../storage/clock.js';
-import { moveContributionsToGhost } from './ghost-user.js';
 import { hashPassword } from './secrets.js';
 import { validateUserAttributes, type UserAttributes } from './validation.js';
 
@@ -185,19 +183,6 @@ export async function updateUser(db: Db, id: number, attrs: UserInput): Promise<
     if (attrs.username !== undefined || attrs.name !== undefined) renameUserNamespace(db, id, updated.username, updated.name, now);
     if (attrs.extern_uid !== undefined && attrs.provider !== undefined) upsertIdentity(db, id, attrs.provider, attrs.extern_uid, now);
     return updated;
-  });
-}
-
-/**
- * Deletes a user and, through foreign keys, their keys, emails, identities and tokens. Their
- * contributions (events, ...) move to the ghost user first, unless `hardDelete` asks for them to
- * go with the user (their author columns cascade).
- */
-export function deleteUser(db: Db, id: number, options: { hardDelete: boolean }): void {
-  inTransaction(db, () => {
-    getUser(db, id);
-    if (!options.hardDelete) moveContributionsToGhost(db, id);
-    deleteUserRow(db, id);
   });
 }
 
