@@ -5,7 +5,8 @@ import { migrate } from '../../src/db/migrate.js';
 import { appendHeartbeat, eventsAfterJson, lastEventId, logPosition, pruneEvents } from '../../src/geo/event-log.js';
 import { Applier, GapError, readCursor } from '../../src/geo/agent/applier.js';
 import type { WireEvent } from '../../src/geo/agent/primary-client.js';
-import { createUser, updateUser, deleteUser } from '../../src/services/users/users.js';
+import { removeUserRecord } from '../../src/services/users/delete-user.js';
+import { createUser, updateUser } from '../../src/services/users/users.js';
 
 function site(capture: boolean) {
   const db = new Database(':memory:');
@@ -52,7 +53,7 @@ describe('change capture and apply', () => {
     // Unindexed columns only, then an indexed column changed in case only (a NOCASE index): both must arrive.
     await updateUser(primary, alice.id, { bio: 'Only the bio' });
     await updateUser(primary, alice.id, { username: 'Alice2' });
-    deleteUser(primary, bob.id, { hardDelete: false });
+    removeUserRecord(primary, bob.id, { hardDelete: false });
     appendHeartbeat(primary);
 
     const secondary = site(false);

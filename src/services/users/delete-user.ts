@@ -1,4 +1,4 @@
-import { inTransaction } from '../../db/connection.js';
+import { inTransaction, type Db } from '../../db/connection.js';
 import { projectsIn } from '../../db/tables/groups.js';
 import { firstGroupSolelyOwnedBy } from '../../db/tables/members.js';
 import { findUserNamespace } from '../../db/tables/namespaces.js';
@@ -34,8 +34,17 @@ export async function deleteUser(ctx: SiteContext, actor: Actor, id: number, opt
       if (project) await deleteProject(ctx.db, ctx.config.dataDir, actor, project);
     }
   }
-  inTransaction(ctx.db, () => {
-    if (!options.hardDelete) moveContributionsToGhost(ctx.db, id);
-    deleteUserRow(ctx.db, id);
+  removeUserRecord(ctx.db, id, options);
+}
+
+/**
+ * The last step of a deletion, once the user has no project left in their namespace: their
+ * contributions move to the ghost user (or go with the user), and the user row goes.
+ */
+export function removeUserRecord(db: Db, id: number, options: { hardDelete: boolean }): void {
+  inTransaction(db, () => {
+    getUser(db, id);
+    if (!options.hardDelete) moveContributionsToGhost(db, id);
+    deleteUserRow(db, id);
   });
 }
