@@ -2,6 +2,7 @@ import { ciRoutes } from './ci/index.js';
 import type { ReadRouting } from './geo/read-routing.js';
 import { groupsRoutes } from './groups/index.js';
 import { hooksRoutes } from './hooks/index.js';
+import { issuablesRoutes } from './issuables/index.js';
 import { membersRoutes } from './members/index.js';
 import { projectsRoutes } from './projects/index.js';
 import { repositoryRoutes } from './repository/index.js';
@@ -25,5 +26,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...hooksRoutes,
     ...repositoryRoutes,
     ...ciRoutes(reads),
+    ...issuablesRoutes,
   ];
 }

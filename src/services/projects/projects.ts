@@ -34,6 +34,7 @@ import { setProjectAvatar } from './avatar.js';
 import { columnsOfInput, type ProjectInput } from './create.js';
 import { shadowsSubgroup, validateProject } from './validation.js';
 import { findVisibleGroup } from '../find-visible.js';
+import { removeProjectIssuables } from '../issuables/issue-removal.js';
 
 export { listProjects, type ProjectFilters } from './lists.js';
 
@@ -84,6 +85,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
  */
 export async function deleteProject(db: Db, dataDir: string, project: ProjectRow): Promise<void> {
   inTransaction(db, () => {
+    removeProjectIssuables(db, project.id);
     deleteProjectRow(db, project.id);
     recordProjectDeleted(db, project.id);
   });
