@@ -62,6 +62,7 @@ export function resolveIssueInput(
   project: ProjectRow,
   current: IssueRow | null,
   currentLabels: readonly LabelRow[],
+  currentAssigneeIds: readonly number[],
   input: IssueInput,
   powers: IssuePowers,
 ): ResolvedIssueInput {
@@ -91,8 +92,7 @@ export function resolveIssueInput(
     const milestone = input.milestone_id === 0 ? undefined : findMilestoneInScope(db, projectMilestoneScope(db, project), input.milestone_id);
     columns.milestone_id = milestone?.id ?? null;
   }
-  const issueRef = { author_id: current?.author_id ?? 0, confidential: columns.confidential ?? current?.confidential ?? 0 };
-  return { columns, labels: resolveLabels(db, project, currentLabels, input), assigneeIds: resolveAssignees(db, project, issueRef, input) };
+  return { columns, labels: resolveLabels(db, project, currentLabels, input), assigneeIds: resolveAssignees(db, project, current, currentAssigneeIds, input) };
 }
 
 function resolveLabels(db: Db, project: ProjectRow, currentLabels: readonly LabelRow[], input: IssueInput): LabelRow[] | null {
@@ -109,8 +109,12 @@ function resolveLabels(db: Db, project: ProjectRow, currentLabels: readonly Labe
   return labels;
 }
 
-/** The assignees an input asks for, keeping only users who exist and could read the issue; null when it names none that qualify. */
-function resolveAssignees(db: Db, project: ProjectRow, issue: { author_id: number; confidential: number }, input: IssueInput): number[] | null {
+/**
+ * The assignees an input asks for, keeping only users who exist and could read the issue (a new
+ * issue: its project's issues; an existing one: the issue itself, as GitLab's assignee_can_read?);
+ * null when it names none that qualify.
+ */
+function resolveAssignees(db: Db, project: ProjectRow, current: IssueRow | null, currentAssigneeIds: readonly number[], input: IssueInput): number[] | null {
   const asked = input.assignee_ids ?? (input.assignee_id !== undefined ? [input.assignee_id] : undefined);
   if (asked === undefined) return null;
   const ids = [...new Set(asked)].filter((id) => id !== 0);
@@ -118,7 +122,9 @@ function resolveAssignees(db: Db, project: ProjectRow, issue: { author_id: numbe
   const users = usersByIds(db, ids);
   const allowed = ids.filter((id) => {
     const user = users.get(id);
-    return !!user && userCanReadIssue(db, user, project, { ...issue, assigneeIds: [] });
+    if (!user) return false;
+    const issue = current ? { ...current, assigneeIds: currentAssigneeIds } : { author_id: user.id, confidential: 0, assigneeIds: [] };
+    return userCanReadIssue(db, user, project, issue);
   });
   return allowed.length ? allowed : null;
 }

@@ -73,7 +73,7 @@ export function createIssue(ctx: SiteContext, actor: Actor, project: ProjectRow,
   const { db } = ctx;
   return inTransaction(db, () => {
     const powers = { admin: can(db, actor, 'admin_issue', project), backdate: can(db, actor, 'set_issue_created_at', project) };
-    const resolved = resolveIssueInput(db, project, null, [], input, powers);
+    const resolved = resolveIssueInput(db, project, null, [], [], input, powers);
     const now = nowIso();
     const createdAt = resolved.columns.created_at ?? now;
     const id = insertIssue(db, {
@@ -117,7 +117,7 @@ export function updateIssue(ctx: SiteContext, actor: Actor, project: ProjectRow,
     const before = findIssueById(db, loaded.issue.id)!;
     const currentLabels = labelsOfTargets(db, 'Issue', [before.id]).get(before.id) ?? [];
     const powers = { admin: can(db, actor, 'admin_issue', project), backdate: can(db, actor, 'set_issue_created_at', project) };
-    const resolved = resolveIssueInput(db, project, before, currentLabels, input, powers);
+    const resolved = resolveIssueInput(db, project, before, currentLabels, loaded.assigneeIds, input, powers);
     const now = nowIso();
     const columns: IssueColumns = { ...resolved.columns };
     if (input.state_event === 'close' && before.state === 'opened') Object.assign(columns, { state: 'closed', closed_at: now, closed_by_id: actor.user.id });
