@@ -3,6 +3,7 @@ import type { ReadRouting } from './geo/read-routing.js';
 import { groupsRoutes } from './groups/index.js';
 import { hooksRoutes } from './hooks/index.js';
 import { eventsRoutes } from './issuables/events.js';
+import { issuablesRoutes } from './issuables/index.js';
 import { membersRoutes } from './members/index.js';
 import { projectsRoutes } from './projects/index.js';
 import { repositoryRoutes } from './repository/index.js';
@@ -26,6 +27,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...hooksRoutes,
     ...repositoryRoutes,
     ...ciRoutes(reads),
+    ...issuablesRoutes,
     ...eventsRoutes,
   ];
 }

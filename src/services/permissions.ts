@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
-import { groupAccessLevel, hasAccessBelowGroup, projectAccessLevel } from '../db/tables/access.js';
+import { AUTHORIZED_PROJECT_IDS, groupAccessLevel, hasAccessBelowGroup, projectAccessLevel, projectIdsWithAccessAtLeast } from '../db/tables/access.js';
+import type { UserRow } from '../db/tables/users.js';
 import type { Actor } from './users/authentication.js';
 import { today } from '../storage/clock.js';
 import { ACCESS, VISIBILITY, type AccessLevel } from '../db/levels.js';
@@ -46,6 +47,7 @@ export interface ProjectRef {
   readonly visibility_level: number;
   readonly archived: number;
   readonly public_jobs: number;
+  readonly issues_enabled: number;
 }
 
 /** The actor's access level on a group (0 for anonymous callers); admins count as owners. */
@@ -87,6 +89,12 @@ const unlessArchived =
 
 const readProject = visibleOr(ACCESS.guest);
 
+/** The issue tracker switched off (`issues_enabled` false) refuses every issue ability, as GitLab's issues feature does. */
+const whenIssuesEnabled =
+  (rule: Rule<ProjectRef>): Rule<ProjectRef> =>
+  (db, actor, project, access) =>
+    project.issues_enabled === 1 && rule(db, actor, project, access);
+
 /** What may be done to a project and who may (GITLAB-NOTES 2.2), under GitLab's ability names. */
 const PROJECT_RULES = {
   read_project: readProject,
@@ -112,14 +120,18 @@ const PROJECT_RULES = {
    * comments and awards emoji; reporters manage every issue, labels and milestones and read
    * confidential issues; maintainers edit anyone's notes.
    */
-  read_issue: readProject,
-  create_issue: readProject,
+  read_issue: whenIssuesEnabled(readProject),
+  create_issue: whenIssuesEnabled(unlessArchived(readProject)),
   create_note: readProject,
   award_emoji: readProject,
-  admin_issue: atLeast(ACCESS.reporter),
+  admin_issue: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   read_confidential_issues: atLeast(ACCESS.reporter),
-  admin_label: atLeast(ACCESS.reporter),
-  admin_milestone: atLeast(ACCESS.reporter),
+  /** Deleting an issue is for owners (and admins), as GitLab's destroy_issue. */
+  destroy_issue: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.owner))),
+  /** Backdating an issue (`created_at` on create, `updated_at` on edit): owners and admins. */
+  set_issue_created_at: atLeast(ACCESS.owner),
+  admin_label: unlessArchived(atLeast(ACCESS.reporter)),
+  admin_milestone: unlessArchived(atLeast(ACCESS.reporter)),
   admin_note: atLeast(ACCESS.maintainer),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
@@ -167,9 +179,15 @@ export interface IssueRef {
  */
 function readsIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: IssueRef, access: () => number): boolean {
   if (!PROJECT_RULES.read_issue(db, actor, project, access)) return false;
-  if (!issue.confidential) return true;
-  if (PROJECT_RULES.read_confidential_issues(db, actor, project, access)) return true;
-  return !!actor && (issue.author_id === actor.user.id || issue.assigneeIds.includes(actor.user.id));
+  return issue.confidential === 0 || involves(actor, issue) || PROJECT_RULES.read_confidential_issues(db, actor, project, access);
+}
+
+const involves = (actor: Actor | null, issue: IssueRef): boolean => !!actor && (issue.author_id === actor.user.id || issue.assigneeIds.includes(actor.user.id));
+
+/** The actor's access level on the project, read at most once however many rules ask. */
+function accessOnce(db: Db, actor: Actor | null, project: ProjectRef): () => number {
+  let level: number | undefined;
+  return () => (level ??= projectAccess(db, actor, project));
 }
 
 /**
@@ -203,4 +221,71 @@ export function canReadProjectEvent(db: Db, actor: Actor | null, project: Projec
 export function canCreateProjectsIn(db: Db, actor: Actor, namespace: GroupRef & { kind: string; owner_id: number | null }): boolean {
   if (namespace.kind === 'group') return can(db, actor, 'create_projects', namespace);
   return isAdmin(actor) || namespace.owner_id === actor.user.id;
+}
+
+
+/**
+ * Whether the actor may read the issue: read_issue on its project and, for a confidential issue,
+ * reporter access or being its author or an assignee (GitLab's IssuePolicy). Anyone else gets a
+ * 404, never a 403, so a confidential issue does not show that it exists.
+ */
+export function canReadIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: IssueRef): boolean {
+  return readsIssue(db, actor, project, issue, accessOnce(db, actor, project));
+}
+
+/**
+ * Whether the actor may edit the issue (title, description, state): admin_issue on its project, or
+ * being its author or an assignee who may read it, in a project that is not archived. Labels,
+ * milestone, assignees, due date, weight, confidentiality and locking need admin_issue as well.
+ */
+export function canUpdateIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: IssueRef): boolean {
+  const access = accessOnce(db, actor, project);
+  if (!readsIssue(db, actor, project, issue, access)) return false;
+  return PROJECT_RULES.admin_issue(db, actor, project, access) || (involves(actor, issue) && !project.archived);
+}
+
+/** Whether `user` (not the caller) may read the issue: who of its participants GitLab lists. */
+export function userCanReadIssue(db: Db, user: UserRow, project: ProjectRef, issue: IssueRef): boolean {
+  if (user.state !== 'active' || user.ghost) return false;
+  return canReadIssue(db, { user, via: 'session', scopes: ['api'], sudoFrom: null }, project, issue);
+}
+
+/** A WHERE condition and its named parameters. */
+export interface SqlCondition {
+  readonly sql: string;
+  readonly params: Record<string, unknown>;
+}
+
+/** Confidential issues `i` of one project the actor reads: all of them for reporters, else their own and those assigned to them. */
+function confidentialCondition(actor: Actor | null, reporterProjects: string | null): string {
+  if (!actor) return 'i.confidential = 0';
+  const own = 'i.author_id = @reader OR EXISTS (SELECT 1 FROM issue_assignees ra WHERE ra.issue_id = i.id AND ra.user_id = @reader)';
+  return `(i.confidential = 0 OR ${own}${reporterProjects ? ` OR i.project_id IN (${reporterProjects})` : ''})`;
+}
+
+/**
+ * canReadIssue for every issue `i` of one project the actor may read issues of (the list's own
+ * guard checked read_issue), as SQL: nothing to add for reporters and above.
+ */
+export function readableIssuesInProject(db: Db, actor: Actor | null, project: ProjectRef): SqlCondition {
+  if (can(db, actor, 'read_confidential_issues', project)) return { sql: '1', params: {} };
+  return { sql: confidentialCondition(actor, null), params: actor ? { reader: actor.user.id } : {} };
+}
+
+/**
+ * canReadIssue for issues `i` of any project `p` (joined on i.project_id), as SQL: projects with
+ * the tracker on that the actor may read (public ones, internal ones for signed-in users who are
+ * not external, and those they are authorized on; all for admins), and the confidential rule,
+ * with reporter access counted per project.
+ */
+export function readableIssuesAnywhere(actor: Actor | null): SqlCondition {
+  if (isAdmin(actor)) return { sql: 'p.issues_enabled = 1', params: {} };
+  if (!actor) return { sql: `p.issues_enabled = 1 AND p.visibility_level = ${VISIBILITY.public} AND i.confidential = 0`, params: {} };
+  const minVisible = actor.user.external ? VISIBILITY.public : VISIBILITY.internal;
+  return {
+    sql:
+      `p.issues_enabled = 1 AND (p.visibility_level >= ${minVisible} OR p.id IN (${AUTHORIZED_PROJECT_IDS})) ` +
+      `AND ${confidentialCondition(actor, projectIdsWithAccessAtLeast('@reporter'))}`,
+    params: { user: actor.user.id, reader: actor.user.id, today: today(), reporter: ACCESS.reporter },
+  };
 }

@@ -70,6 +70,8 @@ CREATE UNIQUE INDEX issues_project_iid ON issues (project_id, iid);
 -- Lists: a project's issues by state, newest first (the default order), and by update time.
 CREATE INDEX issues_project_state_created ON issues (project_id, state, created_at, id);
 CREATE INDEX issues_project_updated ON issues (project_id, updated_at, id);
+-- The default list (every state, newest first): without it a million-issue project sorts them all.
+CREATE INDEX issues_project_created ON issues (project_id, created_at, id);
 CREATE INDEX issues_author ON issues (author_id);
 CREATE INDEX issues_milestone ON issues (milestone_id);
 CREATE INDEX issues_closed_by ON issues (closed_by_id);
@@ -95,6 +97,8 @@ CREATE TABLE labels (
 );
 CREATE UNIQUE INDEX labels_project_title ON labels (project_id, title) WHERE project_id IS NOT NULL;
 CREATE UNIQUE INDEX labels_group_title ON labels (group_id, title) WHERE group_id IS NOT NULL;
+-- Label filters of lists that span projects (a group's issues, /issues) find labels by title.
+CREATE INDEX labels_title ON labels (title);
 
 -- A label's priority is per project (a group label may rank differently in each of its projects).
 CREATE TABLE label_priorities (

@@ -76,6 +76,22 @@ export const AUTHORIZED_PROJECT_IDS = `
   UNION SELECT m.project_id FROM project_members m WHERE m.user_id = @user AND ${ACTIVE('m')}
   UNION SELECT l.project_id FROM project_group_links l WHERE l.group_id IN (SELECT id FROM user_groups) AND ${ACTIVE('l')}`;
 
+/**
+ * SQL for the ids of the projects where the user's access is at least `level` (a parameter name
+ * such as '@reporter', with @user and @today): the four sources of projectAccessLevel, each held
+ * to the level (a share counts at the lower of the membership and the share's group_access).
+ */
+export function projectIdsWithAccessAtLeast(level: string): string {
+  return `
+  WITH RECURSIVE leveled_groups(id) AS (
+    SELECT namespace_id FROM group_members m WHERE m.user_id = @user AND m.access_level >= ${level} AND ${ACTIVE('m')}
+    UNION SELECT n.id FROM namespaces n JOIN leveled_groups g ON n.parent_id = g.id)
+  SELECT p.id FROM projects p WHERE p.namespace_id IN (SELECT id FROM leveled_groups)
+  UNION SELECT p.id FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE n.kind = 'user' AND n.owner_id = @user
+  UNION SELECT m.project_id FROM project_members m WHERE m.user_id = @user AND m.access_level >= ${level} AND ${ACTIVE('m')}
+  UNION SELECT l.project_id FROM project_group_links l WHERE l.group_id IN (SELECT id FROM leveled_groups) AND l.group_access >= ${level} AND ${ACTIVE('l')}`;
+}
+
 /** SQL for the ids of every group the user belongs to, directly or through an ancestor (@user, @today). */
 export const MEMBER_GROUP_IDS = `
   WITH RECURSIVE user_groups(id) AS (

@@ -166,3 +166,16 @@ export function countMembersWithDescendants(db: Db, groupIds: readonly number[])
   for (const row of rows) counts.set(row.id, row.members);
   return counts;
 }
+
+/** The namespace, when it is a group, and every group above it, nearest first: where a project's or group's labels and milestones come from. */
+export function selfAndAncestorGroupIds(db: Db, namespaceId: number): number[] {
+  return prepare(
+    db,
+    `WITH RECURSIVE chain(id, parent_id, depth) AS (
+       SELECT id, parent_id, 0 FROM namespaces WHERE id = ? AND kind = 'group'
+       UNION ALL SELECT n.id, n.parent_id, c.depth + 1 FROM namespaces n JOIN chain c ON n.id = c.parent_id)
+     SELECT id FROM chain ORDER BY depth`,
+  )
+    .pluck()
+    .all(namespaceId) as number[];
+}

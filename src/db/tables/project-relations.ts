@@ -31,6 +31,15 @@ export function projectsByIds(db: Db, ids: readonly number[]): Map<number, Proje
   return byKey(rows, (row) => row.id);
 }
 
+/** Each project's full path (`namespace/path`), for the URLs of what lives in it (issues, milestones). */
+export function projectFullPaths(db: Db, ids: readonly number[]): Map<number, string> {
+  if (!ids.length) return new Map();
+  const rows = prepare(db, `SELECT p.id, n.full_path || '/' || p.path AS full_path FROM projects p JOIN namespaces n ON n.id = p.namespace_id WHERE p.id IN ${IDS('?')}`).all(
+    JSON.stringify([...new Set(ids)]),
+  ) as { id: number; full_path: string }[];
+  return new Map(rows.map((row) => [row.id, row.full_path]));
+}
+
 /** How many forks each project has. */
 export function forkCounts(db: Db, ids: readonly number[]): Map<number, number> {
   if (!ids.length) return new Map();

@@ -124,3 +124,9 @@ export function findIdentityOwner(db: Db, provider: string, externUid: string): 
     | number
     | undefined;
 }
+
+/** The users with these usernames (case-insensitive, as GitLab's routes are); unknown names are left out. */
+export function usersByUsernames(db: Db, usernames: readonly string[]): UserRow[] {
+  if (!usernames.length) return [];
+  return prepare(db, 'SELECT * FROM users WHERE username COLLATE NOCASE IN (SELECT value FROM json_each(?))').all(JSON.stringify(usernames)) as UserRow[];
+}

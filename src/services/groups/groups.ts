@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
-import { deleteGroupRow, insertGroup, rewriteDescendantPaths, updateGroupRow, type GroupColumns } from '../../db/tables/groups.js';
+import { deleteGroupRow, groupTreeIds, insertGroup, rewriteDescendantPaths, updateGroupRow, type GroupColumns } from '../../db/tables/groups.js';
 import { insertMember } from '../../db/tables/members.js';
 import { findNamespaceById, type NamespaceRow } from '../../db/tables/namespaces.js';
 import { badRequest, forbidden, invalid } from '../../errors.js';
@@ -10,6 +10,7 @@ import { rubyHash, validateGroup } from './validation.js';
 import { canCreateTopLevelGroup, can, isAdmin } from '../permissions.js';
 import { ACCESS, VISIBILITY, type VisibilityName } from '../../db/levels.js';
 import { findVisibleGroup } from '../find-visible.js';
+import { removeGroupIssuables } from '../issuables/issue-removal.js';
 
 /** The attributes POST and PUT /groups accept (SPEC: Groups). */
 export interface GroupInput {
@@ -110,5 +111,8 @@ export function updateGroup(db: Db, actor: Actor, group: NamespaceRow, input: Gr
  * Should a project still be inside, the projects' foreign key fails the delete and leaves all in place.
  */
 export function deleteEmptyGroup(db: Db, group: NamespaceRow): void {
-  inTransaction(db, () => deleteGroupRow(db, group.id));
+  inTransaction(db, () => {
+    removeGroupIssuables(db, groupTreeIds(db, group.id));
+    deleteGroupRow(db, group.id);
+  });
 }

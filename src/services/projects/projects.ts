@@ -35,6 +35,7 @@ import { setProjectAvatar } from './avatar.js';
 import { columnsOfInput, type ProjectInput } from './create.js';
 import { shadowsSubgroup, validateProject } from './validation.js';
 import { findVisibleGroup } from '../find-visible.js';
+import { removeProjectIssuables } from '../issuables/issue-removal.js';
 
 export { listProjects, type ProjectFilters } from './lists.js';
 
@@ -87,6 +88,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
 export async function deleteProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow): Promise<void> {
   inTransaction(db, () => {
     const fullPath = `${findNamespaceById(db, project.namespace_id)?.full_path ?? ''}/${project.path}`;
+    removeProjectIssuables(db, project.id);
     deleteProjectRow(db, project.id);
     recordProjectDeleted(db, project.id);
     recordProjectDestroyed(db, actor.user.id, { id: project.id, fullPath });

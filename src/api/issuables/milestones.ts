@@ -1,0 +1,121 @@
+import type { Request, Response } from 'express';
+import type { MilestoneRow } from '../../db/tables/milestones.js';
+import { milestoneView } from '../../entities/milestones.js';
+import { promoteMilestone } from '../../services/issuables/milestone-promotion.js';
+import { createMilestone, deleteMilestone, getMilestone, listMilestones, milestoneOwnerPaths, updateMilestone, type MilestoneOwner } from '../../services/issuables/milestones.js';
+import { listIssues } from '../../services/issuables/issue-lists.js';
+import { groupMilestoneScope, projectMilestoneScope } from '../../services/issuables/scopes.js';
+import type { SiteContext } from '../../site-context.js';
+import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
+import { pathId, valueGuard } from '../middleware/value-guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { bool, date, datetime, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input } from '../params.js';
+import { sendJson, sendNoContent } from '../respond.js';
+import { sendIssuePage } from './issue-response.js';
+
+/**
+ * Milestones of projects and groups (lib/api/project_milestones.rb, group_milestones.rb,
+ * milestone_responses.rb): the same handlers serve both, `kind` saying whose a route addresses.
+ */
+export type MilestoneParentKind = 'project' | 'group';
+
+export const milestoneId = pathId('milestone_id');
+
+const ownerOf = (req: Request, kind: MilestoneParentKind): MilestoneOwner => (kind === 'project' ? { projectId: projectOf(req).id } : { groupId: groupOf(req).id });
+
+export const milestoneListParams = valueGuard('milestoneListParams', (_ctx, req) => {
+  const params = readParams(req.input, {
+    state: oneOf(['active', 'closed', 'all'] as const),
+    iids: list(int()),
+    title: str(),
+    search: str(),
+    include_parent_milestones: bool(),
+    updated_before: datetime(),
+    updated_after: datetime(),
+  });
+  return {
+    filters: {
+      state: params.state === 'all' ? undefined : params.state,
+      iids: params.iids,
+      title: params.title,
+      search: params.search || undefined,
+      updatedBefore: params.updated_before,
+      updatedAfter: params.updated_after,
+    },
+    includeParents: params.include_parent_milestones === true,
+    page: readPage(req.input),
+  };
+});
+
+/** The optional attributes of a create or edit; `''` clears a date. */
+function readMilestoneInput(input: Input) {
+  const params = readParams(input, { title: str(), description: str(), due_date: date(), start_date: date(), state_event: oneOf(['close', 'activate'] as const) });
+  return {
+    ...params,
+    due_date: input.due_date === '' ? null : params.due_date,
+    start_date: input.start_date === '' ? null : params.start_date,
+  };
+}
+
+export const milestoneCreateParams = valueGuard('milestoneCreateParams', (_ctx, req) => {
+  const { title } = readParams(req.input, { title: required(str()) });
+  const { state_event: _ignored, ...input } = readMilestoneInput(req.input);
+  return { ...input, title };
+});
+
+export const milestoneUpdateParams = valueGuard('milestoneUpdateParams', (_ctx, req) => {
+  const input = readMilestoneInput(req.input);
+  requireAtLeastOne({ ...input }, ['title', 'description', 'start_date', 'due_date', 'state_event']);
+  return input;
+});
+
+export const milestoneHandlers = (kind: MilestoneParentKind) => {
+  const send = (ctx: SiteContext, res: Response, status: number, milestone: MilestoneRow) =>
+    sendJson(res, status, milestoneView(milestone, milestoneOwnerPaths(ctx.db, [milestone])(milestone), ctx));
+  const find = (ctx: SiteContext, req: Request) => getMilestone(ctx.db, ownerOf(req, kind), milestoneId.of(req));
+  return {
+    list(ctx: SiteContext, req: Request, res: Response): void {
+      const { filters, includeParents, page } = milestoneListParams.of(req);
+      const scope = kind === 'project' ? projectMilestoneScope(ctx.db, projectOf(req), includeParents) : groupMilestoneScope(ctx.db, groupOf(req), includeParents);
+      const result = listMilestones(ctx.db, scope, filters, page);
+      const paths = milestoneOwnerPaths(ctx.db, result.rows);
+      const views = result.rows.map((row) => milestoneView(row, paths(row), ctx));
+      sendPage(req, res, ctx.externalUrl, page, views, result.total);
+    },
+    show(ctx: SiteContext, req: Request, res: Response): void {
+      send(ctx, res, 200, find(ctx, req));
+    },
+    create(ctx: SiteContext, req: Request, res: Response): void {
+      send(ctx, res, 201, createMilestone(ctx, requireActor(req), ownerOf(req, kind), milestoneCreateParams.of(req)));
+    },
+    update(ctx: SiteContext, req: Request, res: Response): void {
+      send(ctx, res, 200, updateMilestone(ctx, requireActor(req), ownerOf(req, kind), find(ctx, req), milestoneUpdateParams.of(req)));
+    },
+    remove(ctx: SiteContext, req: Request, res: Response): void {
+      deleteMilestone(ctx, requireActor(req), find(ctx, req));
+      sendNoContent(res);
+    },
+    /** GET .../issues: the issues of the milestone's title in the project or group, by label priority, as GitLab lists them. */
+    issues(ctx: SiteContext, req: Request, res: Response): void {
+      const milestone = find(ctx, req);
+      const page = readPage(req.input);
+      const source = kind === 'project' ? { project: projectOf(req) } : { group: groupOf(req) };
+      sendIssuePage(ctx, req, res, page, listIssues(ctx.db, req.actor, source, { milestone: milestone.title, orderBy: 'label_priority', sort: 'asc' }, page));
+    },
+    /**
+     * GET .../merge_requests: merge requests arrive with the next issue of the tracker; until then
+     * no merge request exists, so the list is empty (the milestone is still looked up: 404).
+     */
+    mergeRequests(ctx: SiteContext, req: Request, res: Response): void {
+      find(ctx, req);
+      sendPage(req, res, ctx.externalUrl, readPage(req.input), [], 0);
+    },
+  };
+};
+
+/** POST /projects/:id/milestones/:milestone_id/promote: the group milestone it became. */
+export function promoteProjectMilestone(ctx: SiteContext, req: Request, res: Response): void {
+  const milestone = getMilestone(ctx.db, { projectId: projectOf(req).id }, milestoneId.of(req));
+  const promoted = promoteMilestone(ctx, requireActor(req), milestone, groupOf(req));
+  sendJson(res, 201, milestoneView(promoted, groupOf(req).full_path, ctx));
+}

@@ -1,0 +1,48 @@
+import type { Db } from '../../db/connection.js';
+import { deleteAwardsOf } from '../../db/tables/award-emoji.js';
+import { deleteEventsOfTargets } from '../../db/tables/events.js';
+import { deleteIssueRow, issueIdsOfProject } from '../../db/tables/issues.js';
+import { deleteLabelLinksOfTargets } from '../../db/tables/label-links.js';
+import { labelIdsOfGroups, labelIdsOfProject } from '../../db/tables/labels.js';
+import { deleteNotesOf, noteIdsOf } from '../../db/tables/notes.js';
+import { deleteSubscriptionsOf } from '../../db/tables/subscriptions.js';
+import { deleteTodosOfTargets } from '../../db/tables/todos.js';
+import { deleteUserAgentDetailsOf } from '../../db/tables/user-agent-details.js';
+
+/**
+ * Deletes issues with every row that points at them by type and id, which no foreign key removes:
+ * label links, notes (with their award emoji and events), award emoji, todos, subscriptions,
+ * events and user agent details. Assignees, resource events and time logs follow the issue rows
+ * through foreign keys. Runs in the caller's transaction.
+ */
+export function removeIssueRows(db: Db, issueIds: readonly number[]): void {
+  if (!issueIds.length) return;
+  const noteIds = noteIdsOf(db, 'Issue', issueIds);
+  if (noteIds.length) {
+    deleteAwardsOf(db, 'Note', noteIds);
+    for (const type of ['Note', 'DiscussionNote', 'DiffNote'] as const) deleteEventsOfTargets(db, type, noteIds);
+    deleteNotesOf(db, 'Issue', issueIds);
+  }
+  deleteLabelLinksOfTargets(db, 'Issue', issueIds);
+  deleteAwardsOf(db, 'Issue', issueIds);
+  deleteTodosOfTargets(db, 'Issue', issueIds);
+  deleteSubscriptionsOf(db, 'Issue', issueIds);
+  deleteEventsOfTargets(db, 'Issue', issueIds);
+  deleteUserAgentDetailsOf(db, 'Issue', issueIds);
+  for (const id of issueIds) deleteIssueRow(db, id);
+}
+
+/**
+ * What a project delete must remove of the tracker before its row goes (projects/projects.ts
+ * calls it in its transaction): its issues with their polymorphic rows, and the subscriptions to
+ * its labels. Milestones, labels and the rest follow the project through foreign keys.
+ */
+export function removeProjectIssuables(db: Db, projectId: number): void {
+  removeIssueRows(db, issueIdsOfProject(db, projectId));
+  deleteSubscriptionsOf(db, 'Label', labelIdsOfProject(db, projectId));
+}
+
+/** What a group delete must remove of the tracker before its rows go: the subscriptions to its labels (the labels follow through foreign keys). */
+export function removeGroupIssuables(db: Db, groupIds: readonly number[]): void {
+  deleteSubscriptionsOf(db, 'Label', labelIdsOfGroups(db, groupIds));
+}

@@ -1,0 +1,23 @@
+/**
+ * `@username` mentions in Markdown, as GitLab's user reference filter reads them: not inside code
+ * (fenced blocks or inline spans), not inside a word or an email address, and a trailing dot ends
+ * the sentence rather than the name.
+ */
+const FENCED_CODE = /^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm;
+const INLINE_CODE = /`[^`\n]*`/g;
+const MENTION = /(?<![\w@.`-])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])/g;
+
+/** The usernames a text mentions, in order of first mention, each once (compared case-insensitively). */
+export function mentionedUsernames(text: string | null): string[] {
+  if (!text || !text.includes('@')) return [];
+  const prose = text.replace(FENCED_CODE, '').replace(INLINE_CODE, '');
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const match of prose.matchAll(MENTION)) {
+    const name = match[1];
+    if (seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    out.push(name);
+  }
+  return out;
+}
