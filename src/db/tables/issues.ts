@@ -1,5 +1,6 @@
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
+import type { Page } from '../page.js';
 
 export interface IssueRow {
   id: number;
@@ -80,4 +81,9 @@ export function clearMilestoneOfIssues(db: Db, milestoneId: number): void {
 /** Points every issue of one milestone at another (a promotion merges project milestones into the group's). */
 export function moveIssuesToMilestone(db: Db, fromMilestoneId: number, toMilestoneId: number): void {
   prepare(db, 'UPDATE issues SET milestone_id = ? WHERE milestone_id = ?').run(toMilestoneId, fromMilestoneId);
+}
+
+/** One page of issues `i` of a list the issue services built (`fromWhere` names its parameters). */
+export function issuePage(db: Db, fromWhere: string, order: string, params: Record<string, unknown>, page: Page): IssueRow[] {
+  return prepare(db, `SELECT i.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit: page.perPage, offset: page.offset }) as IssueRow[];
 }
