@@ -79,6 +79,8 @@ export interface IssueListQuery {
   readonly from: string;
   readonly candidates: readonly string[];
   readonly residual: readonly string[];
+  /** `residual` as the count runs it: the same conditions, some in a form that starts from a smaller index. */
+  readonly countResidual: readonly string[];
   readonly params: Record<string, unknown>;
   readonly order: string;
 }
@@ -86,6 +88,12 @@ export interface IssueListQuery {
 export function issueListQuery(db: Db, actor: Actor | null, source: IssueListSource, filters: IssueFilters): IssueListQuery | null {
   const candidates: string[] = [];
   const where: string[] = [];
+  const countWhere: string[] = [];
+  /** A residual condition; `counted` is the form the count runs, when another lets SQLite drive the count from a smaller index. */
+  const residual = (condition: string, counted = condition) => {
+    where.push(condition);
+    countWhere.push(counted);
+  };
   const params: Record<string, unknown> = {};
   let from = 'FROM issues i';
   const me = actor?.user.id ?? null;
@@ -95,16 +103,16 @@ export function issueListQuery(db: Db, actor: Actor | null, source: IssueListSou
     candidates.push('i.project_id = @project');
     params.project = source.project.id;
     const readable = readableIssuesInProject(db, actor, source.project);
-    if (readable.sql !== '1') where.push(readable.sql);
+    if (readable.sql !== '1') residual(readable.sql);
     Object.assign(params, readable.params);
   } else {
     from += ' JOIN projects p ON p.id = i.project_id';
     if ('group' in source) {
-      where.push('p.namespace_id IN (SELECT value FROM json_each(@namespaces))');
+      residual('p.namespace_id IN (SELECT value FROM json_each(@namespaces))');
       params.namespaces = JSON.stringify(groupTreeIds(db, source.group.id));
     }
     const readable = readableIssuesAnywhere(actor);
-    where.push(readable.sql);
+    residual(readable.sql);
     Object.assign(params, readable.params);
   }
 
@@ -118,29 +126,29 @@ export function issueListQuery(db: Db, actor: Actor | null, source: IssueListSou
   }
   if (filters.scope === 'created_by_me' || filters.scope === 'assigned_to_me') {
     if (me === null) return null;
-    where.push(filters.scope === 'created_by_me' ? 'i.author_id = @me' : 'EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id AND sa.user_id = @me)');
+    residual(filters.scope === 'created_by_me' ? 'i.author_id = @me' : 'EXISTS (SELECT 1 FROM issue_assignees sa WHERE sa.issue_id = i.id AND sa.user_id = @me)');
   }
   if (filters.authorId !== undefined) {
-    where.push('i.author_id = @author');
+    residual('i.author_id = @author');
     params.author = filters.authorId;
   }
-  if (filters.assigneeId === 'none') where.push('NOT EXISTS (SELECT 1 FROM issue_assignees fa WHERE fa.issue_id = i.id)');
-  else if (filters.assigneeId === 'any') where.push('EXISTS (SELECT 1 FROM issue_assignees fa WHERE fa.issue_id = i.id)');
+  if (filters.assigneeId === 'none') residual('NOT EXISTS (SELECT 1 FROM issue_assignees fa WHERE fa.issue_id = i.id)');
+  else if (filters.assigneeId === 'any') residual('EXISTS (SELECT 1 FROM issue_assignees fa WHERE fa.issue_id = i.id)');
   else if (filters.assigneeId !== undefined) {
-    where.push('EXISTS (SELECT 1 FROM issue_assignees fa WHERE fa.issue_id = i.id AND fa.user_id = @assignee)');
+    residual('EXISTS (SELECT 1 FROM issue_assignees fa WHERE fa.issue_id = i.id AND fa.user_id = @assignee)');
     params.assignee = filters.assigneeId;
   }
   if (filters.myReactionEmoji !== undefined && me !== null) {
     const mine = "SELECT 1 FROM award_emoji ae WHERE ae.awardable_type = 'Issue' AND ae.awardable_id = i.id AND ae.user_id = @me";
-    if (filters.myReactionEmoji === 'none') where.push(`NOT EXISTS (${mine})`);
-    else if (filters.myReactionEmoji === 'any') where.push(`EXISTS (${mine})`);
+    if (filters.myReactionEmoji === 'none') residual(`NOT EXISTS (${mine})`);
+    else if (filters.myReactionEmoji === 'any') residual(`EXISTS (${mine})`);
     else {
-      where.push(`EXISTS (${mine} AND ae.name = @emoji)`);
+      residual(`EXISTS (${mine} AND ae.name = @emoji)`);
       params.emoji = filters.myReactionEmoji;
     }
   }
   if (filters.search) {
-    where.push("(i.title LIKE @search ESCAPE '\\' OR i.description LIKE @search ESCAPE '\\')");
+    residual("(i.title LIKE @search ESCAPE '\\' OR i.description LIKE @search ESCAPE '\\')");
     params.search = escapeLike(filters.search);
   }
   for (const [name, column, op] of [
@@ -150,31 +158,35 @@ export function issueListQuery(db: Db, actor: Actor | null, source: IssueListSou
     ['updatedBefore', 'updated_at', '<='],
   ] as const) {
     if (filters[name] === undefined) continue;
-    where.push(`i.${column} ${op} @${name}`);
+    residual(`i.${column} ${op} @${name}`);
     params[name] = filters[name];
   }
-  if (filters.confidential !== undefined) where.push(`i.confidential = ${filters.confidential ? 1 : 0}`);
+  if (filters.confidential !== undefined) residual(`i.confidential = ${filters.confidential ? 1 : 0}`);
 
-  if (filters.labels === 'none') where.push("NOT EXISTS (SELECT 1 FROM label_links nl WHERE nl.target_type = 'Issue' AND nl.target_id = i.id)");
-  else if (filters.labels === 'any') where.push("EXISTS (SELECT 1 FROM label_links nl WHERE nl.target_type = 'Issue' AND nl.target_id = i.id)");
+  if (filters.labels === 'none') residual("NOT EXISTS (SELECT 1 FROM label_links nl WHERE nl.target_type = 'Issue' AND nl.target_id = i.id)");
+  else if (filters.labels === 'any') residual("EXISTS (SELECT 1 FROM label_links nl WHERE nl.target_type = 'Issue' AND nl.target_id = i.id)");
   else if (filters.labels?.length) {
     for (const [index, ids] of labelIdsByTitle(db, source, filters.labels).entries()) {
       if (!ids.length) return null;
-      where.push(`EXISTS (SELECT 1 FROM label_links l${index} WHERE l${index}.target_type = 'Issue' AND l${index}.target_id = i.id AND l${index}.label_id IN (SELECT value FROM json_each(@labels${index})))`);
+      // Pages walk the issues in order and probe each one's links; counts start from the label's links.
+      residual(
+        `EXISTS (SELECT 1 FROM label_links l${index} WHERE l${index}.target_type = 'Issue' AND l${index}.target_id = i.id AND l${index}.label_id IN (SELECT value FROM json_each(@labels${index})))`,
+        `i.id IN (SELECT l${index}.target_id FROM label_links l${index} WHERE l${index}.label_id IN (SELECT value FROM json_each(@labels${index})) AND l${index}.target_type = 'Issue')`,
+      );
       params[`labels${index}`] = JSON.stringify(ids);
     }
   }
 
-  if (filters.milestone === 'none') where.push('i.milestone_id IS NULL');
-  else if (filters.milestone === 'any') where.push('i.milestone_id IS NOT NULL');
+  if (filters.milestone === 'none') residual('i.milestone_id IS NULL');
+  else if (filters.milestone === 'any') residual('i.milestone_id IS NOT NULL');
   else if (filters.milestone !== undefined) {
     const ids = 'project' in source ? milestoneIdsWithTitle(db, projectMilestoneScope(db, source.project), filters.milestone) : milestoneIdsWithTitleAnywhere(db, filters.milestone);
     if (!ids.length) return null;
-    where.push('i.milestone_id IN (SELECT value FROM json_each(@milestones))');
+    residual('i.milestone_id IN (SELECT value FROM json_each(@milestones))');
     params.milestones = JSON.stringify(ids);
   }
 
-  return { from, candidates, residual: where, params, order: orderOf(filters.orderBy ?? 'created_at', filters.sort ?? 'desc') };
+  return { from, candidates, residual: where, countResidual: countWhere, params, order: orderOf(filters.orderBy ?? 'created_at', filters.sort ?? 'desc') };
 }
 
 const whereOf = (conditions: readonly string[]) => (conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '');
@@ -196,7 +208,7 @@ export function listIssues(db: Db, actor: Actor | null, source: IssueListSource,
   const rows = issuePage(db, fromWhere, query.order, query.params, page);
   const bounded = 'project' in source && query.residual.length > 0;
   if (bounded && countUpTo(db, `${query.from}${whereOf(query.candidates)}`, [query.params]) === null) return { rows, total: null };
-  return { rows, total: countUpTo(db, fromWhere, [query.params]) };
+  return { rows, total: countUpTo(db, `${query.from}${whereOf([...query.candidates, ...query.countResidual])}`, [query.params]) };
 }
 
 /** For each title of a label filter, the ids of the labels of that title the list's issues could carry. */
