@@ -633,11 +633,12 @@ describe('participants, closed_by and user_agent_detail', () => {
     ]);
   });
 
-  it('answers an empty closed_by list until merge requests exist', async () => {
+  it('answers empty closed_by and related_merge_requests lists until merge requests exist', async () => {
     const response = await site.api(`/projects/${project.id}/issues/1/closed_by`, { as: owner.token });
     expect(response).toMatchObject({ status: 200, body: [] });
     expect(response.headers['x-total']).toBe('0');
     expect((await site.api(`/projects/${project.id}/issues/999/closed_by`, { as: owner.token })).status).toBe(404);
+    expect(await site.api(`/projects/${project.id}/issues/1/related_merge_requests`, { as: owner.token })).toMatchObject({ status: 200, body: [] });
   });
 
   it('shows admins what created the issue', async () => {
