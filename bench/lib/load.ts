@@ -10,6 +10,10 @@ export interface LoadSpec {
   readonly seconds: number;
   /** Fixed total requests per second (open loop); closed loop when absent. */
   readonly rate?: number;
+  /** GET when absent. */
+  readonly method?: string;
+  /** The body of the n-th request (a write), sent as given. */
+  readonly body?: (n: number) => string;
 }
 
 export interface LoadResult {
@@ -33,7 +37,15 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     duration: spec.seconds,
     overallRate: spec.rate,
     headers: { ...spec.headers },
-    requests: [{ setupRequest: (request) => ({ ...request, path: spec.path(n++) }) }],
+    requests: [
+      {
+        ...(spec.method ? { method: spec.method } : {}),
+        setupRequest: (request) => {
+          const index = n++;
+          return { ...request, path: spec.path(index), ...(spec.body ? { body: spec.body(index) } : {}) };
+        },
+      },
+    ],
   });
   return {
     rps: result.requests.average,

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findProjectById } from '../../src/db/tables/projects.js';
+import { findUserById } from '../../src/db/tables/users.js';
+import { issueListQuery, type IssueFilters } from '../../src/services/issuables/issue-lists.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -412,6 +415,50 @@ describe('issue lists', () => {
     expect(await list('?order_by=relative_position')).toEqual([4, 3, 2, 1]);
   });
 
+  it('pages a project\'s list from its indexes: no scan of issues and no sort, label filters included (EXPLAIN QUERY PLAN)', () => {
+    const db = site.site.db;
+    const actor = { user: findUserById(db, owner.id)!, via: 'personal_access_token' as const, scopes: ['api'], sudoFrom: null };
+    const source = { project: findProjectById(db, listed.id)! };
+    const plan = (filters: IssueFilters, who: typeof actor | null = actor) => {
+      const query = issueListQuery(db, who, source, filters)!;
+      const where = [...query.candidates, ...query.residual];
+      const sql = `EXPLAIN QUERY PLAN SELECT i.* ${query.from} WHERE ${where.join(' AND ')} ORDER BY ${query.order} LIMIT 20 OFFSET 0`;
+      return (db.prepare(sql).all(query.params) as { detail: string }[]).map((row) => row.detail);
+    };
+    for (const [filters, index] of [
+      [{}, 'issues_project_created'],
+      [{ state: 'opened' }, 'issues_project_state_created'],
+      [{ labels: ['bug'] }, 'issues_project_created'],
+      [{ state: 'closed', labels: ['bug', 'ui'] }, 'issues_project_state_created'],
+      [{ orderBy: 'updated_at' }, 'issues_project_updated'],
+    ] as [IssueFilters, string][]) {
+      const detail = plan(filters);
+      expect(detail[0], JSON.stringify(filters)).toMatch(new RegExp(`^SEARCH i USING (COVERING )?INDEX ${index} `));
+      expect(detail.filter((line) => /SCAN (?!json_each)|TEMP B-TREE/.test(line)), JSON.stringify(filters)).toEqual([]);
+    }
+    expect(plan({ labels: ['bug'] }).some((line) => /SEARCH l0 USING (COVERING )?INDEX label_links_target_label/.test(line))).toBe(true);
+    expect(plan({}, null).filter((line) => /SCAN (?!json_each)|TEMP B-TREE/.test(line))).toEqual([]);
+  });
+
+  it('leaves X-Total out past 10,000 issues, and for narrowed lists of a project with more than that', async () => {
+    const big = await createProject(site, {}, owner.token);
+    const labelled = await newIssue(big.id, { title: 'the labelled one', labels: 'rare' });
+    const db = site.site.db;
+    const insert = db.prepare("INSERT INTO issues (project_id, iid, title, author_id, created_at, updated_at) VALUES (?, ?, 'bulk', ?, '2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z')");
+    db.transaction(() => {
+      for (let iid = 2; iid <= 10_001; iid++) insert.run(big.id, iid, owner.id);
+    })();
+    const all = await site.api(`/projects/${big.id}/issues?per_page=1`, { as: owner.token });
+    expect(all.headers['x-total']).toBeUndefined();
+    expect(all.headers['x-next-page']).toBe('2');
+    const rare = await site.api(`/projects/${big.id}/issues?labels=rare`, { as: owner.token });
+    expect(iidsOf(rare.body)).toEqual([labelled.iid]);
+    expect(rare.headers['x-total']).toBeUndefined();
+    expect(rare.headers['x-next-page']).toBe('');
+    const byIid = await site.api(`/projects/${big.id}/issues?iids[]=1&iids[]=2`, { as: owner.token });
+    expect(byIid.headers['x-total']).toBe('2');
+  });
+
   it('answers 400 for a bad filter, before it looks for the project', async () => {
     const bad = async (query: string, message: string) =>
       expect(await site.api(`/projects/999999/issues${query}`, { as: owner.token })).toMatchObject({ status: 400, body: { message } });
@@ -586,11 +633,12 @@ describe('participants, closed_by and user_agent_detail', () => {
     ]);
   });
 
-  it('answers an empty closed_by list until merge requests exist', async () => {
+  it('answers empty closed_by and related_merge_requests lists until merge requests exist', async () => {
     const response = await site.api(`/projects/${project.id}/issues/1/closed_by`, { as: owner.token });
     expect(response).toMatchObject({ status: 200, body: [] });
     expect(response.headers['x-total']).toBe('0');
     expect((await site.api(`/projects/${project.id}/issues/999/closed_by`, { as: owner.token })).status).toBe(404);
+    expect(await site.api(`/projects/${project.id}/issues/1/related_merge_requests`, { as: owner.token })).toMatchObject({ status: 200, body: [] });
   });
 
   it('shows admins what created the issue', async () => {

@@ -55,6 +55,7 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/issues/:issue_iid/move', guards: [signedIn, issueIid, moveParams, loadProject(), requireAbility('read_issue'), namedIssue], handler: moveIssueTo },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/participants', guards: oneIssue, handler: listParticipants },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: oneIssue, handler: listClosingMergeRequests },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: oneIssue, handler: listClosingMergeRequests },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/user_agent_detail', guards: [admin, ...oneIssue], handler: showUserAgentDetail },
 
   { method: 'get', path: '/projects/:id/labels', guards: [signedIn, labelListParams, loadProject()], handler: projectLabels.list },

@@ -66,8 +66,9 @@ export function listParticipants(ctx: SiteContext, req: Request, res: Response):
 }
 
 /**
- * GET .../closed_by: the merge requests that close the issue when merged. Merge requests arrive
- * with the next issue of the tracker; until then no merge request exists, so the list is empty.
+ * GET .../closed_by (the merge requests that close the issue when merged) and
+ * .../related_merge_requests (those that mention it). Merge requests arrive with the next issue of
+ * the tracker; until then no merge request exists, so both lists are empty.
  */
 export function listClosingMergeRequests(ctx: SiteContext, req: Request, res: Response): void {
   readableIssue.of(req);

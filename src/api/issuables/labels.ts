@@ -68,11 +68,11 @@ function readLabelUpdate(input: Input, kind: LabelParentKind) {
 }
 
 /** PUT .../labels with the label named in the body. */
-export const labelBodyUpdateParams = (kind: LabelParentKind) =>
+const labelBodyUpdateParams = (kind: LabelParentKind) =>
   valueGuard(`labelBodyUpdateParams(${kind})`, (_ctx, req) => ({ ref: readLabelRef(req.input), update: readLabelUpdate(req.input, kind) }));
 
 /** PUT .../labels/:name. */
-export const labelPathUpdateParams = (kind: LabelParentKind) =>
+const labelPathUpdateParams = (kind: LabelParentKind) =>
   valueGuard(`labelPathUpdateParams(${kind})`, (_ctx, req) => ({ ref: String(req.params.name), update: readLabelUpdate(req.input, kind) }));
 
 /** DELETE .../labels with the label named in the body or query. */

@@ -1,5 +1,6 @@
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
+import type { Page } from '../page.js';
 
 export interface IssueRow {
   id: number;
@@ -57,12 +58,6 @@ export function issueIdsOfProject(db: Db, projectId: number): number[] {
   return prepare(db, 'SELECT id FROM issues WHERE project_id = ?').pluck().all(projectId) as number[];
 }
 
-/** Issues by id, for a page's relations or a user's list; missing ids are left out. */
-export function issuesByIds(db: Db, ids: readonly number[]): IssueRow[] {
-  if (!ids.length) return [];
-  return prepare(db, 'SELECT * FROM issues WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as IssueRow[];
-}
-
 /**
  * Moves a project's open_issues_count by `delta` (GitLab's counter cache, kept by every write that
  * opens, closes, moves, deletes or changes the confidentiality of an issue).
@@ -80,4 +75,9 @@ export function clearMilestoneOfIssues(db: Db, milestoneId: number): void {
 /** Points every issue of one milestone at another (a promotion merges project milestones into the group's). */
 export function moveIssuesToMilestone(db: Db, fromMilestoneId: number, toMilestoneId: number): void {
   prepare(db, 'UPDATE issues SET milestone_id = ? WHERE milestone_id = ?').run(toMilestoneId, fromMilestoneId);
+}
+
+/** One page of issues `i` of a list the issue services built (`fromWhere` names its parameters). */
+export function issuePage(db: Db, fromWhere: string, order: string, params: Record<string, unknown>, page: Page): IssueRow[] {
+  return prepare(db, `SELECT i.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit: page.perPage, offset: page.offset }) as IssueRow[];
 }

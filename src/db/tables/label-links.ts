@@ -21,10 +21,6 @@ export function labelsOfTargets(db: Db, type: LabelTargetType, targetIds: readon
   return out;
 }
 
-export function labelIdsOfTarget(db: Db, type: LabelTargetType, targetId: number): number[] {
-  return prepare(db, 'SELECT label_id FROM label_links WHERE target_type = ? AND target_id = ? ORDER BY id').pluck().all(type, targetId) as number[];
-}
-
 export function addLabelLink(db: Db, type: LabelTargetType, targetId: number, labelId: number, now: string): void {
   prepare(db, 'INSERT OR IGNORE INTO label_links (label_id, target_type, target_id, created_at) VALUES (?, ?, ?, ?)').run(labelId, type, targetId, now);
 }

@@ -17,8 +17,9 @@ import type { SiteContext } from '../../site-context.js';
 export interface IssueChange {
   /**
    * `opened` on create; `closed` or `reopened` when the write changed the state (other attributes
-   * may have changed with it); `updated` for any other edit; `moved` for the issue a move closed;
-   * `deleted` just before the row goes.
+   * may have changed with it); `updated` for any other edit (time tracking included); `moved` for
+   * the issue a move closed, announced after `opened` for the copy it became; `deleted` just
+   * before the rows go.
    */
   readonly action: 'opened' | 'updated' | 'closed' | 'reopened' | 'moved' | 'deleted';
   readonly actor: UserRow;
@@ -38,7 +39,11 @@ export interface IssueChange {
   readonly movedTo: IssueRow | null;
 }
 
-/** What one write did to one milestone. */
+/**
+ * What one write did to one milestone. `deleted` is announced before the rows go, so a listener
+ * still finds the issues that lose it (their milestone_id is cleared right after); a promotion
+ * announces the group milestone `created` and each merged project milestone `deleted`.
+ */
 export interface MilestoneChange {
   readonly action: 'created' | 'updated' | 'closed' | 'reopened' | 'deleted';
   readonly actor: UserRow;

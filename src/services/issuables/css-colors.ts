@@ -2,7 +2,7 @@
  * The CSS named colours (CSS Color Module Level 4, extended colour keywords) as `#RRGGBB`: a
  * label's colour may be given by name, and is stored as hex, as GitLab's label services convert it.
  */
-export const CSS_COLORS: Readonly<Record<string, string>> = {
+const CSS_COLORS: Readonly<Record<string, string>> = {
   aliceblue: '#F0F8FF', antiquewhite: '#FAEBD7', aqua: '#00FFFF', aquamarine: '#7FFFD4', azure: '#F0FFFF',
   beige: '#F5F5DC', bisque: '#FFE4C4', black: '#000000', blanchedalmond: '#FFEBCD', blue: '#0000FF',
   blueviolet: '#8A2BE2', brown: '#A52A2A', burlywood: '#DEB887', cadetblue: '#5F9EA0', chartreuse: '#7FFF00',

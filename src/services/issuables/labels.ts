@@ -32,7 +32,7 @@ export interface LabelWithFacts {
 }
 
 /** GitLab's label colour when none is given (an issue's unknown label name creates one). */
-export const DEFAULT_LABEL_COLOR = '#428BCA';
+const DEFAULT_LABEL_COLOR = '#428BCA';
 
 const TITLE_MAX = 255;
 
