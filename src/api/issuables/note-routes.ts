@@ -8,6 +8,7 @@ import { awardHandlers, awardId } from './award-emoji.js';
 import { issueIid, namedIssue } from './issue-guards.js';
 import { awardParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 import { noteHandlers, noteId } from './notes.js';
+import { eventId, resourceEventHandlers } from './resource-events.js';
 
 /** One kind of noteable as its routes address it: the path of one, the guards that load it (400, 404), and the noteable they yield. */
 export interface NoteableScope {
@@ -17,7 +18,7 @@ export interface NoteableScope {
 }
 
 /**
- * The notes, discussions and award emoji routes of one kind of noteable (issue 14, items 4-5;
+ * The notes, discussions, award emoji and resource event routes of one kind of noteable (issue 14, items 4-5;
  * merge requests reuse them with their own scope). Every row is for signed-in callers (401, as
  * GitLab's notes, discussions and award emoji APIs `authenticate!` first), then reads its
  * parameters (400), then loads the noteable (404, a confidential issue the caller may not read
@@ -33,6 +34,7 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
   const ownAward: ValueGuard<AwardTarget> = valueGuard('awardTarget', (_ctx, req) => ({ noteable: noteable.of(req), note: null }));
   const awards = awardHandlers(ownAward);
   const noteAwards = awardHandlers(noteAward);
+  const events = resourceEventHandlers(noteable);
   const discussion = `${base}/discussions/:discussion_id`;
   return [
     { method: 'get', path: `${base}/notes`, guards: [signedIn, noteListParams, ...load], handler: notes.list },
@@ -58,6 +60,13 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
     { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [signedIn, noteId, awardParams, ...load, noteAward], handler: noteAwards.create },
     { method: 'get', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.show },
     { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.remove },
+
+    { method: 'get', path: `${base}/resource_label_events`, guards: [signedIn, ...load], handler: events.label.list },
+    { method: 'get', path: `${base}/resource_label_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.label.show },
+    { method: 'get', path: `${base}/resource_milestone_events`, guards: [signedIn, ...load], handler: events.milestone.list },
+    { method: 'get', path: `${base}/resource_milestone_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.milestone.show },
+    { method: 'get', path: `${base}/resource_state_events`, guards: [signedIn, ...load], handler: events.state.list },
+    { method: 'get', path: `${base}/resource_state_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.state.show },
   ];
 }
 
