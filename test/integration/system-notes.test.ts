@@ -181,3 +181,17 @@ describe('resource events', () => {
     expect(await site.api(`/projects/${project.id}/issues/${secret.iid}/resource_label_events`, { as: guest.token })).toMatchObject({ status: 404 });
   });
 });
+
+describe('a deleted milestone', () => {
+  it('leaves "removed milestone" and a remove event on each of its issues', async () => {
+    const milestone = (await site.api(`/projects/${project.id}/milestones`, { method: 'POST', body: { title: 'Doomed' }, as: owner.token })).body;
+    const issue = await newIssue({ title: 'Planned', milestone_id: milestone.id });
+    expect((await site.api(`/projects/${project.id}/milestones/${milestone.id}`, { method: 'DELETE', as: owner.token })).status).toBe(204);
+    expect((await systemNotes(issue.iid)).slice(-1)).toEqual(['removed milestone']);
+    const events = (await site.api(`/projects/${project.id}/issues/${issue.iid}/resource_milestone_events`, { as: owner.token })).body;
+    expect(events.map((event: any) => [event.action, event.milestone])).toEqual([
+      ['add', null],
+      ['remove', null],
+    ]);
+  });
+});

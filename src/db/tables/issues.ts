@@ -81,3 +81,8 @@ export function clearMilestoneOfIssues(db: Db, milestoneId: number): void {
 export function moveIssuesToMilestone(db: Db, fromMilestoneId: number, toMilestoneId: number): void {
   prepare(db, 'UPDATE issues SET milestone_id = ? WHERE milestone_id = ?').run(toMilestoneId, fromMilestoneId);
 }
+
+/** The issues a milestone is set on (index issues_milestone). */
+export function issuesWithMilestone(db: Db, milestoneId: number): IssueRow[] {
+  return prepare(db, 'SELECT * FROM issues WHERE milestone_id = ? ORDER BY id').all(milestoneId) as IssueRow[];
+}

@@ -121,11 +121,15 @@ export function discussionIdsPage(db: Db, type: NoteableType, noteableId: number
   return { rows: ids, total };
 }
 
-/** The notes of these discussions of a noteable, oldest first (index notes_discussion). */
+/**
+ * The notes of these discussions of a noteable, oldest first, found by discussion (index
+ * notes_discussion: the unary `+` keeps the planner off notes_noteable, which would walk every note
+ * of a long-discussed issue); the noteable terms only check that each note is this noteable's.
+ */
 export function notesOfDiscussions(db: Db, type: NoteableType, noteableId: number, discussionIds: readonly string[]): NoteRow[] {
   if (!discussionIds.length) return [];
   return prepare(
     db,
-    'SELECT * FROM notes WHERE discussion_id IN (SELECT value FROM json_each(?)) AND noteable_type = ? AND noteable_id = ? ORDER BY created_at, id',
+    'SELECT * FROM notes WHERE discussion_id IN (SELECT value FROM json_each(?)) AND +noteable_type = ? AND +noteable_id = ? ORDER BY created_at, id',
   ).all(JSON.stringify(discussionIds), type, noteableId) as NoteRow[];
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.js';
-import type { IssueRow } from '../../db/tables/issues.js';
+import { issuesWithMilestone, type IssueRow } from '../../db/tables/issues.js';
 import { findMilestoneById } from '../../db/tables/milestones.js';
 import { projectFullPaths, projectsByIds, usersByIds } from '../../db/tables/project-relations.js';
 import { copyIssueLabelEvents, insertResourceLabelEvent } from '../../db/tables/resource-label-events.js';
@@ -8,7 +8,7 @@ import { copyIssueStateEvents, insertResourceStateEvent } from '../../db/tables/
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
-import type { IssueChange } from './changes.js';
+import type { IssueChange, MilestoneChange } from './changes.js';
 import { issueNoteable, type Noteable } from './noteables.js';
 import { addSystemNote } from './notes.js';
 import {
@@ -109,4 +109,21 @@ function recordMove(db: Db, change: IssueChange): void {
   copyIssueStateEvents(db, change.issue.id, copy.id);
   addSystemNote(db, issueNoteable(target, copy), change.actor.id, `moved from ${issueReference(from, target)}`, at);
   addSystemNote(db, issueNoteable(change.project, change.issue), change.actor.id, `moved to ${issueReference(to, change.project)}`, at);
+}
+
+/**
+ * A deleted milestone leaves its issues (GitLab's Milestones::DestroyService updates each one with
+ * `milestone: nil`): each gets "removed milestone" and a `remove` event, written before the row goes.
+ */
+export function writeMilestoneRemovals(ctx: SiteContext, change: MilestoneChange): void {
+  if (change.action !== 'deleted') return;
+  const { db } = ctx;
+  const issues = issuesWithMilestone(db, change.milestone.id);
+  if (!issues.length) return;
+  const projects = projectsByIds(db, issues.map((issue) => issue.project_id));
+  const at = nowIso();
+  for (const issue of issues) {
+    addSystemNote(db, issueNoteable(projects.get(issue.project_id)!, issue), change.actor.id, milestoneChangeText(null), at);
+    insertResourceMilestoneEvent(db, { issue_id: issue.id, milestone_id: change.milestone.id, user_id: change.actor.id, action: 'remove', state: issue.state, created_at: at });
+  }
 }
