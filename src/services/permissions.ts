@@ -339,3 +339,15 @@ export function canAwardEmoji(db: Db, actor: Actor | null, project: ProjectRef, 
   const access = accessOnce(db, actor, project);
   return PROJECT_RULES.award_emoji(db, actor, project, access) && !lockedOut(noteable, access);
 }
+
+/**
+ * Whether the actor may resolve or unresolve a note of a noteable they can read (GitLab's
+ * resolve_note): its author, the noteable's author, or developers and up; on a locked discussion,
+ * members only.
+ */
+export function canResolveNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef & { readonly author_id: number }, note: NoteRef): boolean {
+  if (!actor) return false;
+  const access = accessOnce(db, actor, project);
+  if (lockedOut(noteable, access)) return false;
+  return note.author_id === actor.user.id || noteable.author_id === actor.user.id || access() >= ACCESS.developer;
+}

@@ -88,3 +88,23 @@ describe('discussions', () => {
     expect(await site.api(`/projects/${project.id}/issues/${secret.iid}/discussions`, { as: guest.token })).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
   });
 });
+
+describe('resolving a note of an issue', () => {
+  it('is refused: 400 exactly one of body and resolved, 403 for who may not resolve, 400 not resolvable for the rest', async () => {
+    const started = (await site.api(base(), { method: 'POST', body: { body: 'resolve me?' }, as: guest.token })).body;
+    const path = `${base()}/${started.id}/notes/${started.notes[0].id}`;
+    expect(await site.api(path, { method: 'PUT', body: {}, as: guest.token })).toMatchObject({
+      status: 400,
+      body: { message: 'body, resolved are missing, exactly one parameter must be provided' },
+    });
+    expect(await site.api(path, { method: 'PUT', body: { body: 'x', resolved: true }, as: guest.token })).toMatchObject({ status: 400, body: { message: 'body, resolved are mutually exclusive' } });
+    expect(await site.api(path, { method: 'PUT', body: { resolved: 'maybe' }, as: guest.token })).toMatchObject({ status: 400, body: { message: 'resolved is invalid' } });
+    expect(await site.api(path, { method: 'PUT', body: { resolved: true }, as: outsider.token })).toMatchObject({ status: 403 });
+    expect(await site.api(path, { method: 'PUT', body: { resolved: true }, as: guest.token })).toMatchObject({
+      status: 400,
+      body: { message: '400 (Bad request) "Note is not resolvable" not given' },
+    });
+    expect(started.notes[0].resolvable).toBe(false);
+    expect(started.notes[0]).not.toHaveProperty('resolved');
+  });
+});

@@ -6,7 +6,7 @@ import { valueGuard, type ValueGuard } from '../middleware/value-guards.js';
 import type { Guard, Route } from '../routes.js';
 import { awardHandlers, awardId } from './award-emoji.js';
 import { issueIid, namedIssue } from './issue-guards.js';
-import { awardParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
+import { awardParams, discussionNoteUpdateParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 import { noteHandlers, noteId } from './notes.js';
 import { eventId, resourceEventHandlers } from './resource-events.js';
 
@@ -49,7 +49,7 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
     { method: 'get', path: `${discussion}/notes`, guards: [signedIn, ...load], handler: notes.discussionNotes },
     { method: 'post', path: `${discussion}/notes`, guards: [signedIn, noteCreateParams, ...load], handler: notes.reply },
     { method: 'get', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.show },
-    { method: 'put', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, noteUpdateParams, ...load], handler: notes.update },
+    { method: 'put', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, discussionNoteUpdateParams, ...load], handler: notes.updateInDiscussion },
     { method: 'delete', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.remove },
 
     { method: 'get', path: `${base}/award_emoji`, guards: [signedIn, ...load, ownAward], handler: awards.list },

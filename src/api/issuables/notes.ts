@@ -3,13 +3,13 @@ import type { NoteRow } from '../../db/tables/notes.js';
 import { discussionView, noteView } from '../../entities/notes.js';
 import { getDiscussion, isIndividualNote, listDiscussions, replyToDiscussion, startDiscussion, type Discussion } from '../../services/issuables/discussions.js';
 import type { Noteable } from '../../services/issuables/noteables.js';
-import { createNote, deleteNote, getNote, listNotes, loadNoteRelations, updateNote } from '../../services/issuables/notes.js';
+import { createNote, deleteNote, getNote, listNotes, loadNoteRelations, resolveNote, updateNote } from '../../services/issuables/notes.js';
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
 import { pathId, type ValueGuard } from '../middleware/value-guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
-import { noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
+import { discussionNoteUpdateParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 
 /** The `:note_id` of a route (400 `note_id is invalid`). */
 export const noteId = pathId('note_id');
@@ -49,6 +49,14 @@ export function noteHandlers(noteable: ValueGuard<Noteable>) {
     update(ctx: SiteContext, req: Request, res: Response): void {
       const subject = noteable.of(req);
       sendNote(ctx, res, 200, subject, updateNote(ctx, requireActor(req), subject, noteId.of(req), noteUpdateParams.of(req)));
+    },
+    /** PUT .../discussions/:discussion_id/notes/:note_id: a new body, or resolved true/false. */
+    updateInDiscussion(ctx: SiteContext, req: Request, res: Response): void {
+      const subject = noteable.of(req);
+      const change = discussionNoteUpdateParams.of(req);
+      const actor = requireActor(req);
+      const note = 'resolved' in change ? resolveNote(ctx, actor, subject, noteId.of(req), change.resolved) : updateNote(ctx, actor, subject, noteId.of(req), change.body);
+      sendNote(ctx, res, 200, subject, note);
     },
     remove(ctx: SiteContext, req: Request, res: Response): void {
       deleteNote(ctx, requireActor(req), noteable.of(req), noteId.of(req));

@@ -133,3 +133,8 @@ export function notesOfDiscussions(db: Db, type: NoteableType, noteableId: numbe
     'SELECT * FROM notes WHERE discussion_id IN (SELECT value FROM json_each(?)) AND +noteable_type = ? AND +noteable_id = ? ORDER BY created_at, id',
   ).all(JSON.stringify(discussionIds), type, noteableId) as NoteRow[];
 }
+
+/** Marks a resolvable note resolved by a user, or unresolved (`by` null). */
+export function setNoteResolved(db: Db, id: number, by: number | null, at: string): void {
+  prepare(db, 'UPDATE notes SET resolved_at = ?, resolved_by_id = ?, updated_at = ? WHERE id = ?').run(by === null ? null : at, by, at, id);
+}

@@ -10,6 +10,7 @@ import {
   findNoteOf,
   insertNote,
   notesPage,
+  setNoteResolved,
   updateNoteBody,
   type NoteOrder,
   type NoteRow,
@@ -19,7 +20,7 @@ import type { NoteRelations } from '../../entities/notes.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
-import { can, canAdminNote, canCreateNote } from '../permissions.js';
+import { can, canAdminNote, canCreateNote, canResolveNote } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { touchNoteable, type Noteable } from './noteables.js';
 import { recordEvent } from './record-events.js';
@@ -156,5 +157,21 @@ export function deleteNote(ctx: SiteContext, actor: Actor, noteable: Noteable, n
     deleteEventsOfTargets(db, note.type ?? 'Note', [note.id]);
     deleteNoteRow(db, note.id);
     touchNoteable(db, noteable, nowIso());
+  });
+}
+
+/**
+ * Resolves or unresolves a note (GitLab's resolve_note): 403 unless the actor may, then 400 `Note is
+ * not resolvable` for a note that is not part of a resolvable thread (every note of an issue; merge
+ * request diff threads are resolvable).
+ */
+export function resolveNote(ctx: SiteContext, actor: Actor, noteable: Noteable, noteId: number, resolved: boolean): NoteRow {
+  const { db } = ctx;
+  const note = getNote(db, noteable, noteId);
+  if (!canResolveNote(db, actor, noteable.project, noteable, note)) throw forbidden();
+  if (note.resolvable !== 1) throw badRequest('400 (Bad request) "Note is not resolvable" not given');
+  return inTransaction(db, () => {
+    setNoteResolved(db, note.id, resolved ? actor.user.id : null, nowIso());
+    return findNoteById(db, note.id)!;
   });
 }
