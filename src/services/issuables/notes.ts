@@ -22,6 +22,7 @@ import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
 import { can, canAdminNote, canCreateNote, canResolveNote } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
+import { announceNoteChange } from './note-changes.js';
 import { touchNoteable, type Noteable } from './noteables.js';
 import { recordEvent } from './record-events.js';
 
@@ -100,6 +101,7 @@ export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, i
     touchNoteable(db, noteable, now);
     const note = findNoteById(db, id)!;
     recordEvent(db, actor.user.id, { projectId: noteable.project.id }, { action: 'commented', target: { type: note.type ?? 'Note', id, noteableTitle: noteable.title } }, createdAt);
+    announceNoteChange(ctx, { action: 'created', actor: actor.user, noteable, note, previousBody: null });
     return note;
   });
 }
@@ -144,7 +146,9 @@ export function updateNote(ctx: SiteContext, actor: Actor, noteable: Noteable, n
     const now = nowIso();
     updateNoteBody(db, note.id, body, now);
     touchNoteable(db, noteable, now);
-    return findNoteById(db, note.id)!;
+    const updated = findNoteById(db, note.id)!;
+    announceNoteChange(ctx, { action: 'updated', actor: actor.user, noteable, note: updated, previousBody: note.body });
+    return updated;
   });
 }
 
@@ -153,6 +157,7 @@ export function deleteNote(ctx: SiteContext, actor: Actor, noteable: Noteable, n
   const { db } = ctx;
   const note = editableNote(db, actor, noteable, noteId);
   inTransaction(db, () => {
+    announceNoteChange(ctx, { action: 'deleted', actor: actor.user, noteable, note, previousBody: null });
     deleteAwardsOf(db, 'Note', [note.id]);
     deleteEventsOfTargets(db, note.type ?? 'Note', [note.id]);
     deleteNoteRow(db, note.id);
