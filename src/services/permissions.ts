@@ -122,8 +122,9 @@ const PROJECT_RULES = {
    */
   read_issue: whenIssuesEnabled(readProject),
   create_issue: whenIssuesEnabled(unlessArchived(readProject)),
-  create_note: readProject,
-  award_emoji: readProject,
+  /** An archived project takes no comments, edits of them or award emoji (GitLab's READONLY_FEATURES note, READONLY_ABILITIES award_emoji). */
+  create_note: unlessArchived(readProject),
+  award_emoji: unlessArchived(readProject),
   admin_issue: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   read_confidential_issues: atLeast(ACCESS.reporter),
   /** Deleting an issue is for owners (and admins), as GitLab's destroy_issue. */
@@ -132,7 +133,7 @@ const PROJECT_RULES = {
   set_issue_created_at: atLeast(ACCESS.owner),
   admin_label: unlessArchived(atLeast(ACCESS.reporter)),
   admin_milestone: unlessArchived(atLeast(ACCESS.reporter)),
-  admin_note: atLeast(ACCESS.maintainer),
+  admin_note: unlessArchived(atLeast(ACCESS.maintainer)),
   /** Backdating a note (`created_at` on create): owners and admins, as GitLab's set_note_created_at. */
   set_note_created_at: atLeast(ACCESS.owner),
 } satisfies Record<string, Rule<ProjectRef>>;
@@ -320,11 +321,11 @@ export function canCreateNote(db: Db, actor: Actor | null, project: ProjectRef, 
 
 /**
  * Whether the actor may edit or delete a note of a noteable they can read (GitLab's NotePolicy
- * admin_note): never a system note; its author, or admin_note on the project (maintainers); on a
- * locked discussion, members only.
+ * admin_note): never a system note nor in an archived project; its author, or admin_note on the
+ * project (maintainers); on a locked discussion, members only.
  */
 export function canAdminNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef, note: NoteRef): boolean {
-  if (!actor || note.system === 1) return false;
+  if (!actor || note.system === 1 || project.archived) return false;
   const access = accessOnce(db, actor, project);
   if (lockedOut(noteable, access)) return false;
   return note.author_id === actor.user.id || PROJECT_RULES.admin_note(db, actor, project, access);
@@ -346,7 +347,7 @@ export function canAwardEmoji(db: Db, actor: Actor | null, project: ProjectRef, 
  * members only.
  */
 export function canResolveNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef & { readonly author_id: number }, note: NoteRef): boolean {
-  if (!actor) return false;
+  if (!actor || project.archived) return false;
   const access = accessOnce(db, actor, project);
   if (lockedOut(noteable, access)) return false;
   return note.author_id === actor.user.id || noteable.author_id === actor.user.id || access() >= ACCESS.developer;

@@ -178,3 +178,19 @@ describe('a confidential issue', () => {
     expect((await site.api(base, { as: reporter.token })).body.map((n: any) => n.body)).toContain('hush');
   });
 });
+
+describe('an archived project', () => {
+  it('takes no comments, edits of them or award emoji (403 and 404 as GitLab), and still shows them', async () => {
+    const archived = await createProject(site, { visibility: 'private' }, owner.token);
+    const issue = await newIssue(archived.id, { title: 'Old' });
+    const note = await newNote(archived.id, issue.iid, 'before');
+    expect((await site.api(`/projects/${archived.id}/archive`, { method: 'POST', body: {}, as: owner.token })).status).toBe(201);
+    const base = `/projects/${archived.id}/issues/${issue.iid}`;
+    expect(await site.api(`${base}/notes`, { method: 'POST', body: { body: 'after' }, as: owner.token })).toMatchObject({ status: 403 });
+    expect(await site.api(`${base}/discussions`, { method: 'POST', body: { body: 'after' }, as: owner.token })).toMatchObject({ status: 403 });
+    expect(await site.api(`${base}/notes/${note.id}`, { method: 'PUT', body: { body: 'edit' }, as: owner.token })).toMatchObject({ status: 403 });
+    expect(await site.api(`${base}/notes/${note.id}`, { method: 'DELETE', as: owner.token })).toMatchObject({ status: 403 });
+    expect(await site.api(`${base}/award_emoji`, { method: 'POST', body: { name: 'tada' }, as: owner.token })).toMatchObject({ status: 404, body: { message: '404 Award Emoji Not Found' } });
+    expect((await site.api(`${base}/notes`, { as: owner.token })).body.map((n: any) => n.body)).toEqual(['before']);
+  });
+});
