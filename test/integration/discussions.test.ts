@@ -77,7 +77,8 @@ describe('discussions', () => {
     expect(await site.api(base(), { method: 'POST', body: {}, as: guest.token })).toMatchObject({ status: 400, body: { message: 'body is missing' } });
     expect(await site.api(base(), { as: null })).toMatchObject({ status: 401 });
     expect(await site.api(`${base()}/${'0'.repeat(40)}`, { as: owner.token })).toMatchObject({ status: 404, body: { message: '404 Discussion Not Found' } });
-    expect(await site.api(`${base()}/${'0'.repeat(40)}/notes`, { method: 'POST', body: { body: 'x' }, as: owner.token })).toMatchObject({ status: 404 });
+    expect(await site.api(`${base()}/${'0'.repeat(40)}/notes`, { method: 'POST', body: { body: 'x' }, as: owner.token })).toMatchObject({ status: 404, body: { message: '404 Discussion Not Found' } });
+    expect(await site.api(`${base()}/${'0'.repeat(40)}/notes`, { as: owner.token })).toMatchObject({ status: 404, body: { message: '404 Notes Not Found' } });
     expect(await site.api(`/projects/${project.id}/issues/999/discussions`, { as: owner.token })).toMatchObject({ status: 404, body: { message: '404 Issue Not Found' } });
     const locked = (await site.api(`/projects/${project.id}/issues`, { method: 'POST', body: { title: 'Locked', discussion_locked: true }, as: owner.token })).body;
     const lockedBase = `/projects/${project.id}/issues/${locked.iid}/discussions`;

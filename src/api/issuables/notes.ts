@@ -79,7 +79,7 @@ export function noteHandlers(noteable: ValueGuard<Noteable>) {
     /** GET .../discussions/:discussion_id/notes: the discussion's notes, unpaged as GitLab lists them. */
     discussionNotes(ctx: SiteContext, req: Request, res: Response): void {
       const subject = noteable.of(req);
-      const { notes } = getDiscussion(ctx.db, subject, discussionIdOf(req));
+      const { notes } = getDiscussion(ctx.db, subject, discussionIdOf(req), 'Notes');
       const rel = loadNoteRelations(ctx.db, subject, notes);
       sendJson(res, 200, notes.map((note) => noteView(note, rel, ctx)));
     },

@@ -23,10 +23,10 @@ export function listDiscussions(db: Db, noteable: Noteable, page: Page): Paged<D
   return { rows: ids.rows.map((id) => ({ id, notes: byId.get(id)! })), total: ids.total };
 }
 
-/** One discussion of the noteable; 404 `Discussion Not Found` otherwise. */
-export function getDiscussion(db: Db, noteable: Noteable, discussionId: string): Discussion {
+/** One discussion of the noteable; 404 `Discussion Not Found` otherwise (GitLab's list of its notes says `Notes`). */
+export function getDiscussion(db: Db, noteable: Noteable, discussionId: string, resource: 'Discussion' | 'Notes' = 'Discussion'): Discussion {
   const notes = notesOfDiscussions(db, noteable.type, noteable.id, [discussionId]);
-  if (!notes.length) throw notFound('Discussion');
+  if (!notes.length) throw notFound(resource);
   return { id: discussionId, notes };
 }
 
