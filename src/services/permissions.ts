@@ -122,8 +122,9 @@ const PROJECT_RULES = {
    */
   read_issue: whenIssuesEnabled(readProject),
   create_issue: whenIssuesEnabled(unlessArchived(readProject)),
-  create_note: readProject,
-  award_emoji: readProject,
+  /** An archived project takes no comments, edits of them or award emoji (GitLab's READONLY_FEATURES note, READONLY_ABILITIES award_emoji). */
+  create_note: unlessArchived(readProject),
+  award_emoji: unlessArchived(readProject),
   admin_issue: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   read_confidential_issues: atLeast(ACCESS.reporter),
   /** Deleting an issue is for owners (and admins), as GitLab's destroy_issue. */
@@ -132,7 +133,9 @@ const PROJECT_RULES = {
   set_issue_created_at: atLeast(ACCESS.owner),
   admin_label: unlessArchived(atLeast(ACCESS.reporter)),
   admin_milestone: unlessArchived(atLeast(ACCESS.reporter)),
-  admin_note: atLeast(ACCESS.maintainer),
+  admin_note: unlessArchived(atLeast(ACCESS.maintainer)),
+  /** Backdating a note (`created_at` on create): owners and admins, as GitLab's set_note_created_at. */
+  set_note_created_at: atLeast(ACCESS.owner),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
@@ -288,4 +291,64 @@ export function readableIssuesAnywhere(actor: Actor | null): SqlCondition {
       `AND ${confidentialCondition(actor, projectIdsWithAccessAtLeast('@reporter'))}`,
     params: { user: actor.user.id, reader: actor.user.id, today: today(), reporter: ACCESS.reporter },
   };
+}
+
+/** What the note rules read of a noteable (an issue, later a merge request): whether its discussion is locked. */
+export interface NoteableRef {
+  readonly discussion_locked: number | null;
+}
+
+/** What the note rules read of a note. */
+export interface NoteRef {
+  readonly author_id: number;
+  readonly system: number;
+}
+
+/**
+ * A locked discussion (`discussion_locked`) takes comments, edits and award emoji from project
+ * members only (GitLab's IssuablePolicy: `locked & ~is_project_member`); admins count as members.
+ */
+const lockedOut = (noteable: NoteableRef, access: () => number): boolean => noteable.discussion_locked === 1 && access() <= ACCESS.none;
+
+/**
+ * Whether the actor may comment on a noteable they can read: create_note on its project, and
+ * membership when its discussion is locked.
+ */
+export function canCreateNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef): boolean {
+  const access = accessOnce(db, actor, project);
+  return !!actor && PROJECT_RULES.create_note(db, actor, project, access) && !lockedOut(noteable, access);
+}
+
+/**
+ * Whether the actor may edit or delete a note of a noteable they can read (GitLab's NotePolicy
+ * admin_note): never a system note nor in an archived project; its author, or admin_note on the
+ * project (maintainers); on a locked discussion, members only.
+ */
+export function canAdminNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef, note: NoteRef): boolean {
+  if (!actor || note.system === 1 || project.archived) return false;
+  const access = accessOnce(db, actor, project);
+  if (lockedOut(noteable, access)) return false;
+  return note.author_id === actor.user.id || PROJECT_RULES.admin_note(db, actor, project, access);
+}
+
+/**
+ * Whether the actor may award emoji to a noteable they can read, or to one of its notes: award_emoji
+ * on the project, and membership when its discussion is locked. A system note takes no award.
+ */
+export function canAwardEmoji(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef, note: NoteRef | null): boolean {
+  if (!actor || note?.system === 1) return false;
+  const access = accessOnce(db, actor, project);
+  return PROJECT_RULES.award_emoji(db, actor, project, access) && !lockedOut(noteable, access);
+}
+
+/**
+ * Whether the actor may resolve or unresolve a note of a noteable they can read (GitLab's
+ * resolve_note): its author, the noteable's author, or developers and up; on a locked discussion,
+ * members only.
+ */
+export function canResolveNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef & { readonly author_id: number }, note: NoteRef): boolean {
+  if (!actor || project.archived) return false;
+  const access = accessOnce(db, actor, project);
+  if (lockedOut(noteable, access)) return false;
+  return note.author_id === actor.user.id || noteable.author_id === actor.user.id || access() >= ACCESS.developer;
 }

@@ -18,6 +18,7 @@ import { durationParams, issueCreateParams, issueListParams, issueUpdateParams, 
 import { addIssue, editIssue, listGroupIssues, listMyIssues, listProjectIssues, removeIssue, showIssue } from './issues.js';
 import { labelBodyRef, labelCreateParams, labelHandlers, labelListParams, promoteProjectLabel, promoteRef } from './labels.js';
 import { milestoneCreateParams, milestoneHandlers, milestoneId, milestoneListParams, milestoneUpdateParams, promoteProjectMilestone } from './milestones.js';
+import { issueNoteRoutes } from './note-routes.js';
 
 const projectLabels = labelHandlers('project');
 const groupLabels = labelHandlers('group');
@@ -57,6 +58,7 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: oneIssue, handler: listClosingMergeRequests },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: oneIssue, handler: listClosingMergeRequests },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/user_agent_detail', guards: [admin, ...oneIssue], handler: showUserAgentDetail },
+  ...issueNoteRoutes,
 
   { method: 'get', path: '/projects/:id/labels', guards: [signedIn, labelListParams, loadProject()], handler: projectLabels.list },
   { method: 'post', path: '/projects/:id/labels', guards: [signedIn, labelCreateParams, loadProject(), requireAbility('admin_label')], handler: projectLabels.create },

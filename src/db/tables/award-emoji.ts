@@ -1,5 +1,6 @@
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
+import { selectPage, type Page, type Paged } from '../page.js';
 
 export type AwardableType = 'Issue' | 'MergeRequest' | 'Epic' | 'Note' | 'Snippet';
 
@@ -40,4 +41,31 @@ export function copyAwards(db: Db, awards: readonly AwardEmojiRow[], awardableId
 /** Deletes the awards on these awardables (award emoji do not cascade from their polymorphic target). */
 export function deleteAwardsOf(db: Db, type: AwardableType, awardableIds: readonly number[]): void {
   prepare(db, 'DELETE FROM award_emoji WHERE awardable_type = ? AND awardable_id IN (SELECT value FROM json_each(?))').run(type, JSON.stringify(awardableIds));
+}
+
+/** A page of an awardable's awards, oldest first (index award_emoji_awardable_name covers the filter). */
+export function awardsPage(db: Db, type: AwardableType, awardableId: number, page: Page): Paged<AwardEmojiRow> {
+  return selectPage<AwardEmojiRow>(db, '*', 'FROM award_emoji WHERE awardable_type = ? AND awardable_id = ?', 'id', [type, awardableId], page);
+}
+
+export function findAwardOf(db: Db, type: AwardableType, awardableId: number, awardId: number): AwardEmojiRow | undefined {
+  return prepare(db, 'SELECT * FROM award_emoji WHERE id = ? AND awardable_type = ? AND awardable_id = ?').get(awardId, type, awardableId) as AwardEmojiRow | undefined;
+}
+
+/** Whether the user already gave this emoji to the awardable (GitLab's uniqueness of name per user and awardable). */
+export function hasAward(db: Db, type: AwardableType, awardableId: number, userId: number, name: string): boolean {
+  return prepare(db, 'SELECT 1 FROM award_emoji WHERE awardable_type = ? AND awardable_id = ? AND user_id = ? AND name = ?').get(type, awardableId, userId, name) !== undefined;
+}
+
+export function insertAward(db: Db, award: Omit<AwardEmojiRow, 'id'>): number {
+  return Number(
+    prepare(
+      db,
+      'INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at) VALUES (@name, @user_id, @awardable_type, @awardable_id, @created_at, @updated_at)',
+    ).run(award).lastInsertRowid,
+  );
+}
+
+export function deleteAwardRow(db: Db, id: number): void {
+  prepare(db, 'DELETE FROM award_emoji WHERE id = ?').run(id);
 }

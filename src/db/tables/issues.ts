@@ -81,3 +81,8 @@ export function moveIssuesToMilestone(db: Db, fromMilestoneId: number, toMilesto
 export function issuePage(db: Db, fromWhere: string, order: string, params: Record<string, unknown>, page: Page): IssueRow[] {
   return prepare(db, `SELECT i.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit: page.perPage, offset: page.offset }) as IssueRow[];
 }
+
+/** The issues a milestone is set on (index issues_milestone). */
+export function issuesWithMilestone(db: Db, milestoneId: number): IssueRow[] {
+  return prepare(db, 'SELECT * FROM issues WHERE milestone_id = ? ORDER BY id').all(milestoneId) as IssueRow[];
+}

@@ -89,3 +89,10 @@ export function labelIdsOfGroups(db: Db, groupIds: readonly number[]): number[] 
 export function labelIdsOfProject(db: Db, projectId: number): number[] {
   return prepare(db, 'SELECT id FROM labels WHERE project_id = ?').pluck().all(projectId) as number[];
 }
+
+/** Labels by id, one query for a page of what points at them (resource label events). */
+export function labelsByIds(db: Db, ids: readonly number[]): Map<number, LabelRow> {
+  if (!ids.length) return new Map();
+  const rows = prepare(db, 'SELECT * FROM labels WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify([...new Set(ids)])) as LabelRow[];
+  return new Map(rows.map((row) => [row.id, row]));
+}

@@ -1,5 +1,6 @@
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
+import { countUpTo, selectPage, type Page, type Paged } from '../page.js';
 
 export type NoteableType = 'Issue' | 'MergeRequest' | 'Epic' | 'Commit';
 
@@ -62,4 +63,78 @@ export function noteIdsOf(db: Db, type: NoteableType, noteableIds: readonly numb
 /** Deletes the notes on these noteables (notes do not cascade from their polymorphic noteable). */
 export function deleteNotesOf(db: Db, type: NoteableType, noteableIds: readonly number[]): void {
   prepare(db, 'DELETE FROM notes WHERE noteable_type = ? AND noteable_id IN (SELECT value FROM json_each(?))').run(type, JSON.stringify(noteableIds));
+}
+
+export type NewNote = Omit<NoteRow, 'id'>;
+
+export function insertNote(db: Db, note: NewNote): number {
+  return Number(
+    prepare(
+      db,
+      `INSERT INTO notes (project_id, noteable_type, noteable_id, commit_id, author_id, body, system, discussion_id, type, resolvable, resolved_at, resolved_by_id, position, created_at, updated_at)
+       VALUES (@project_id, @noteable_type, @noteable_id, @commit_id, @author_id, @body, @system, @discussion_id, @type, @resolvable, @resolved_at, @resolved_by_id, @position, @created_at, @updated_at)`,
+    ).run(note).lastInsertRowid,
+  );
+}
+
+/** One note of a noteable (a note id of another noteable is missing here). */
+export function findNoteOf(db: Db, type: NoteableType, noteableId: number, noteId: number): NoteRow | undefined {
+  return prepare(db, 'SELECT * FROM notes WHERE id = ? AND noteable_type = ? AND noteable_id = ?').get(noteId, type, noteableId) as NoteRow | undefined;
+}
+
+export function findNoteById(db: Db, id: number): NoteRow | undefined {
+  return prepare(db, 'SELECT * FROM notes WHERE id = ?').get(id) as NoteRow | undefined;
+}
+
+export function updateNoteBody(db: Db, id: number, body: string, updatedAt: string): void {
+  prepare(db, 'UPDATE notes SET body = ?, updated_at = ? WHERE id = ?').run(body, updatedAt, id);
+}
+
+/** Makes every note of a discussion a thread note (GitLab's convert_to_discussion!, when someone replies to a single note). */
+export function makeDiscussionNotes(db: Db, discussionId: string): void {
+  prepare(db, "UPDATE notes SET type = 'DiscussionNote' WHERE discussion_id = ? AND type IS NULL").run(discussionId);
+}
+
+export function deleteNoteRow(db: Db, id: number): void {
+  prepare(db, 'DELETE FROM notes WHERE id = ?').run(id);
+}
+
+/** How a note list is ordered: GitLab's order_by (created_at or updated_at) and sort, the id breaking ties. */
+export interface NoteOrder {
+  readonly orderBy: 'created_at' | 'updated_at';
+  readonly sort: 'asc' | 'desc';
+}
+
+/** A page of a noteable's notes, system notes included (index notes_noteable). */
+export function notesPage(db: Db, type: NoteableType, noteableId: number, order: NoteOrder, page: Page): Paged<NoteRow> {
+  const direction = order.sort === 'asc' ? 'ASC' : 'DESC';
+  return selectPage<NoteRow>(db, '*', 'FROM notes WHERE noteable_type = ? AND noteable_id = ?', `${order.orderBy} ${direction}, id ${direction}`, [type, noteableId], page);
+}
+
+/** A page of a noteable's discussion ids, oldest discussion first (GitLab's discussion_ids_relation). */
+export function discussionIdsPage(db: Db, type: NoteableType, noteableId: number, page: Page): Paged<string> {
+  const fromWhere = 'FROM notes WHERE noteable_type = ? AND noteable_id = ?';
+  const ids = prepare(db, `SELECT discussion_id ${fromWhere} GROUP BY discussion_id ORDER BY min(created_at), min(id) LIMIT ? OFFSET ?`)
+    .pluck()
+    .all(type, noteableId, page.perPage, page.offset) as string[];
+  const total = countUpTo(db, `${fromWhere} GROUP BY discussion_id`, [type, noteableId]);
+  return { rows: ids, total };
+}
+
+/**
+ * The notes of these discussions of a noteable, oldest first, found by discussion (index
+ * notes_discussion: the unary `+` keeps the planner off notes_noteable, which would walk every note
+ * of a long-discussed issue); the noteable terms only check that each note is this noteable's.
+ */
+export function notesOfDiscussions(db: Db, type: NoteableType, noteableId: number, discussionIds: readonly string[]): NoteRow[] {
+  if (!discussionIds.length) return [];
+  return prepare(
+    db,
+    'SELECT * FROM notes WHERE discussion_id IN (SELECT value FROM json_each(?)) AND +noteable_type = ? AND +noteable_id = ? ORDER BY created_at, id',
+  ).all(JSON.stringify(discussionIds), type, noteableId) as NoteRow[];
+}
+
+/** Marks a resolvable note resolved by a user, or unresolved (`by` null). */
+export function setNoteResolved(db: Db, id: number, by: number | null, at: string): void {
+  prepare(db, 'UPDATE notes SET resolved_at = ?, resolved_by_id = ?, updated_at = ? WHERE id = ?').run(by === null ? null : at, by, at, id);
 }

@@ -4,6 +4,7 @@ import type { MilestoneRow } from '../../db/tables/milestones.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
+import { writeIssueHistory, writeMilestoneRemovals } from './system-notes.js';
 
 /**
  * The seam between the tracker's writes and what follows from them. Every write of an issue or a
@@ -54,8 +55,8 @@ export interface MilestoneChange {
 export type IssueChangeListener = (ctx: SiteContext, change: IssueChange) => void;
 export type MilestoneChangeListener = (ctx: SiteContext, change: MilestoneChange) => void;
 
-const ISSUE_CHANGE_LISTENERS: readonly IssueChangeListener[] = [];
-const MILESTONE_CHANGE_LISTENERS: readonly MilestoneChangeListener[] = [];
+const ISSUE_CHANGE_LISTENERS: readonly IssueChangeListener[] = [writeIssueHistory];
+const MILESTONE_CHANGE_LISTENERS: readonly MilestoneChangeListener[] = [writeMilestoneRemovals];
 
 /** Tells every listener what a write did to an issue; call it inside the write's transaction, after the rows are written. */
 export function announceIssueChange(ctx: SiteContext, change: IssueChange): void {

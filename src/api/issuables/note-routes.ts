@@ -1,0 +1,81 @@
+import type { AwardTarget } from '../../services/issuables/award-emoji.js';
+import { issueNoteable, type Noteable } from '../../services/issuables/noteables.js';
+import { getNote } from '../../services/issuables/notes.js';
+import { loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import { valueGuard, type ValueGuard } from '../middleware/value-guards.js';
+import type { Guard, Route } from '../routes.js';
+import { awardHandlers, awardId } from './award-emoji.js';
+import { issueIid, namedIssue } from './issue-guards.js';
+import { awardParams, discussionNoteUpdateParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
+import { noteHandlers, noteId } from './notes.js';
+import { eventId, resourceEventHandlers } from './resource-events.js';
+
+/** One kind of noteable as its routes address it: the path of one, the guards that load it (400, 404), and the noteable they yield. */
+export interface NoteableScope {
+  readonly base: string;
+  readonly load: readonly Guard[];
+  readonly noteable: ValueGuard<Noteable>;
+}
+
+/**
+ * The notes, discussions, award emoji and resource event routes of one kind of noteable (issue 14, items 4-5;
+ * merge requests reuse them with their own scope). Every row is for signed-in callers (401, as
+ * GitLab's notes, discussions and award emoji APIs `authenticate!` first), then reads its
+ * parameters (400), then loads the noteable (404, a confidential issue the caller may not read
+ * included); who may write (403, a locked discussion) is asked by the services.
+ */
+export function noteableRoutes(scope: NoteableScope): Route[] {
+  const { base, load, noteable } = scope;
+  const notes = noteHandlers(noteable);
+  const noteAward: ValueGuard<AwardTarget> = valueGuard('noteAwardTarget', (ctx, req) => {
+    const subject = noteable.of(req);
+    return { noteable: subject, note: getNote(ctx.db, subject, noteId.of(req)) };
+  });
+  const ownAward: ValueGuard<AwardTarget> = valueGuard('awardTarget', (_ctx, req) => ({ noteable: noteable.of(req), note: null }));
+  const awards = awardHandlers(ownAward);
+  const noteAwards = awardHandlers(noteAward);
+  const events = resourceEventHandlers(noteable);
+  const discussion = `${base}/discussions/:discussion_id`;
+  return [
+    { method: 'get', path: `${base}/notes`, guards: [signedIn, noteListParams, ...load], handler: notes.list },
+    { method: 'post', path: `${base}/notes`, guards: [signedIn, noteCreateParams, ...load], handler: notes.create },
+    { method: 'get', path: `${base}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.show },
+    { method: 'put', path: `${base}/notes/:note_id`, guards: [signedIn, noteId, noteUpdateParams, ...load], handler: notes.update },
+    { method: 'delete', path: `${base}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.remove },
+
+    { method: 'get', path: `${base}/discussions`, guards: [signedIn, ...load], handler: notes.listDiscussions },
+    { method: 'post', path: `${base}/discussions`, guards: [signedIn, noteCreateParams, ...load], handler: notes.startDiscussion },
+    { method: 'get', path: discussion, guards: [signedIn, ...load], handler: notes.showDiscussion },
+    { method: 'get', path: `${discussion}/notes`, guards: [signedIn, ...load], handler: notes.discussionNotes },
+    { method: 'post', path: `${discussion}/notes`, guards: [signedIn, noteCreateParams, ...load], handler: notes.reply },
+    { method: 'get', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.show },
+    { method: 'put', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, discussionNoteUpdateParams, ...load], handler: notes.updateInDiscussion },
+    { method: 'delete', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.remove },
+
+    { method: 'get', path: `${base}/award_emoji`, guards: [signedIn, ...load, ownAward], handler: awards.list },
+    { method: 'post', path: `${base}/award_emoji`, guards: [signedIn, awardParams, ...load, ownAward], handler: awards.create },
+    { method: 'get', path: `${base}/award_emoji/:award_id`, guards: [signedIn, awardId, ...load, ownAward], handler: awards.show },
+    { method: 'delete', path: `${base}/award_emoji/:award_id`, guards: [signedIn, awardId, ...load, ownAward], handler: awards.remove },
+    { method: 'get', path: `${base}/notes/:note_id/award_emoji`, guards: [signedIn, noteId, ...load, noteAward], handler: noteAwards.list },
+    { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [signedIn, noteId, awardParams, ...load, noteAward], handler: noteAwards.create },
+    { method: 'get', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.show },
+    { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.remove },
+
+    { method: 'get', path: `${base}/resource_label_events`, guards: [signedIn, ...load], handler: events.label.list },
+    { method: 'get', path: `${base}/resource_label_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.label.show },
+    { method: 'get', path: `${base}/resource_milestone_events`, guards: [signedIn, ...load], handler: events.milestone.list },
+    { method: 'get', path: `${base}/resource_milestone_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.milestone.show },
+    { method: 'get', path: `${base}/resource_state_events`, guards: [signedIn, ...load], handler: events.state.list },
+    { method: 'get', path: `${base}/resource_state_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.state.show },
+  ];
+}
+
+/** An issue the caller may read, as a noteable: `404 Issue Not Found` otherwise, as GitLab's find_noteable answers. */
+const issueAsNoteable = valueGuard('issueNoteable', (_ctx, req) => issueNoteable(projectOf(req), namedIssue.of(req).issue));
+
+/** The notes, discussions and award emoji of issues. */
+export const issueNoteRoutes: readonly Route[] = noteableRoutes({
+  base: '/projects/:id/issues/:issue_iid',
+  load: [issueIid, loadProject(), requireAbility('read_issue'), namedIssue, issueAsNoteable],
+  noteable: issueAsNoteable,
+});
