@@ -4,6 +4,9 @@ import type { MilestoneRow } from '../../db/tables/milestones.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
+import { issueEvents } from './issue-events.js';
+import { issueHooks } from './issue-hooks.js';
+import { issueTodos } from './todos.js';
 
 /**
  * The seam between the tracker's writes and what follows from them. Every write of an issue or a
@@ -49,7 +52,7 @@ export interface MilestoneChange {
 export type IssueChangeListener = (ctx: SiteContext, change: IssueChange) => void;
 export type MilestoneChangeListener = (ctx: SiteContext, change: MilestoneChange) => void;
 
-const ISSUE_CHANGE_LISTENERS: readonly IssueChangeListener[] = [];
+const ISSUE_CHANGE_LISTENERS: readonly IssueChangeListener[] = [issueEvents, issueTodos, issueHooks];
 const MILESTONE_CHANGE_LISTENERS: readonly MilestoneChangeListener[] = [];
 
 /** Tells every listener what a write did to an issue; call it inside the write's transaction, after the rows are written. */

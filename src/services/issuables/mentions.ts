@@ -21,3 +21,13 @@ export function mentionedUsernames(text: string | null): string[] {
   }
   return out;
 }
+
+/** The mentions a text opens with (`@alice @bob please look`): GitLab's directly addressed users. */
+const LEADING_MENTIONS = /^\s*(?:@[A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_-]?[\s,]*)+/;
+
+/** The usernames a text opens with, each once; GitLab gives them `directly_addressed` todos instead of `mentioned`. */
+export function directlyAddressedUsernames(text: string | null): string[] {
+  if (!text) return [];
+  const lead = LEADING_MENTIONS.exec(text);
+  return lead ? mentionedUsernames(lead[0]) : [];
+}

@@ -1,0 +1,65 @@
+import { assigneesOfIssues } from '../../db/tables/issue-assignees.js';
+import { labelsOfTargets } from '../../db/tables/label-links.js';
+import type { LabelRow } from '../../db/tables/labels.js';
+import { usersByIds } from '../../db/tables/project-relations.js';
+import type { SiteContext } from '../../site-context.js';
+import { fireProjectHooks } from '../hooks/fire.js';
+import { issuePayload, type HookLabel } from '../hooks/payloads.js';
+import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
+import type { IssueChange } from './changes.js';
+
+/**
+ * The issue-change listener (changes.ts) that calls the project's issue hooks: `issues_events`
+ * hooks for an issue, `confidential_issues_events` hooks for a confidential one, with GitLab's
+ * Issue Hook payload. The deliveries are queued in the write's transaction and sent after it
+ * commits (services/hooks/queue.ts); a rolled-back write sends nothing. A delete calls no hook,
+ * as in GitLab 10-13.
+ */
+export function issueHooks(ctx: SiteContext, change: IssueChange): void {
+  const action = hookAction(change);
+  if (!action) return;
+  const { db } = ctx;
+  const { issue } = change;
+  if (!ctx.webhooks.delivers) return;
+  const labels = labelsOfTargets(db, 'Issue', [issue.id]).get(issue.id) ?? [];
+  const assignees = (assigneesOfIssues(db, [issue.id]).get(issue.id) ?? []).map((user) => hookUserOf(ctx, user));
+  const changes: Record<string, readonly [unknown, unknown]> = { ...change.changes };
+  if (change.labels.added.length || change.labels.removed.length) {
+    const previous = [...labels.filter((label) => !change.labels.added.some((added) => added.id === label.id)), ...change.labels.removed];
+    changes.labels = [previous.map(hookLabel), labels.map(hookLabel)];
+  }
+  if (change.assignees && change.previous) {
+    const users = usersByIds(db, [...change.assignees.previous, ...change.assignees.current]);
+    const attrs = (ids: readonly number[]) => ids.flatMap((id) => (users.has(id) ? [hookUserOf(ctx, users.get(id)!)] : []));
+    changes.assignees = [attrs(change.assignees.previous), attrs(change.assignees.current)];
+  }
+  const payload = issuePayload({
+    user: hookUserOf(ctx, change.actor),
+    project: hookProjectOf(ctx, change.project),
+    issue,
+    action,
+    labels: labels.map(hookLabel),
+    assignees,
+    changes: change.previous ? changes : {},
+  });
+  fireProjectHooks(ctx, change.project, issue.confidential ? 'confidential_issue' : 'issue', payload);
+}
+
+const hookLabel = (label: LabelRow): HookLabel => ({ ...label });
+
+function hookAction(change: IssueChange): 'open' | 'close' | 'reopen' | 'update' | null {
+  switch (change.action) {
+    case 'opened':
+      return 'open';
+    case 'closed':
+      return 'close';
+    case 'reopened':
+      return 'reopen';
+    case 'updated':
+      return 'update';
+    case 'moved':
+      return change.previous?.state === 'opened' ? 'close' : null;
+    case 'deleted':
+      return null;
+  }
+}
