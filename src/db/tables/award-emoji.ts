@@ -41,3 +41,11 @@ export function copyAwards(db: Db, awards: readonly AwardEmojiRow[], awardableId
 export function deleteAwardsOf(db: Db, type: AwardableType, awardableIds: readonly number[]): void {
   prepare(db, 'DELETE FROM award_emoji WHERE awardable_type = ? AND awardable_id IN (SELECT value FROM json_each(?))').run(type, JSON.stringify(awardableIds));
 }
+
+/**
+ * Hands a user's award emoji to another (a deleted user's to the ghost user); an award the other
+ * already gave the same target stays with the user and goes with them.
+ */
+export function moveAwardsToUser(db: Db, fromUserId: number, toUserId: number): void {
+  prepare(db, 'UPDATE OR IGNORE award_emoji SET user_id = ? WHERE user_id = ?').run(toUserId, fromUserId);
+}
