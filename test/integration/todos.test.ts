@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findIssueById } from '../../src/db/tables/issues.js';
 import { findProjectById } from '../../src/db/tables/projects.js';
 import { findUserById } from '../../src/db/tables/users.js';
-import { noteMentionTodos } from '../../src/services/issuables/todos.js';
+import { noteMentionTodos, resolveIssueTodos } from '../../src/services/issuables/todos.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -120,6 +120,11 @@ describe('todos from assignments and mentions', () => {
     const [todo] = await todosAbout(reporter, issue);
     expect(todo).toMatchObject({ action_name: 'directly_addressed', body: `@${reporter.username} what do you think?` });
     expect(todo.target_url).toMatch(new RegExp(`/issues/${issue.iid}#note_${noteId}$`));
+    // The note's author has dealt with the issue: their pending todos about it are done (TodoService#new_note).
+    const reply = { id: noteId, body: 'Looks good' };
+    noteMentionTodos(db, findUserById(db, reporter.id)!, findProjectById(db, project.id)!, row, reply);
+    expect(await todosAbout(reporter, issue)).toEqual([]);
+    expect((await todosAbout(reporter, issue, '?state=done')).length).toBe(1);
   });
 });
 
@@ -214,6 +219,14 @@ describe('todos follow their issue', () => {
     expect(closed.status, closed.text).toBe(200);
     expect(await todosAbout(developer, issue)).toEqual([]);
     expect((await todosAbout(developer, issue, '?state=done')).length).toBe(1);
+    expect((await todosAbout(reporter, issue)).length).toBe(1);
+  });
+
+  it('resolveIssueTodos (for an award emoji) marks only that user’s pending todos about the issue done', async () => {
+    const issue = await newIssue({ title: 'Award me', description: `@${developer.username} @${reporter.username}` });
+    const db = site.site.db;
+    resolveIssueTodos(db, findUserById(db, developer.id)!, findIssueById(db, issue.id)!);
+    expect(await todosAbout(developer, issue)).toEqual([]);
     expect((await todosAbout(reporter, issue)).length).toBe(1);
   });
 

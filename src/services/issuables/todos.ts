@@ -57,12 +57,20 @@ export function issueTodos(ctx: SiteContext, change: IssueChange): void {
 }
 
 /**
- * Todos for the users a note on an issue mentions (the notes service calls it in the note's
- * transaction): `directly_addressed` or `mentioned`, the note's body as the todo's body.
+ * What a new note on an issue does to todos (TodoService#new_note; the notes service calls it in
+ * the note's transaction): the author's pending todos about the issue are done, and the users the
+ * note mentions get `directly_addressed` or `mentioned` todos with the note's body as their body.
  */
 export function noteMentionTodos(db: Db, author: UserRow, project: ProjectRow, issue: IssueRow, note: { readonly id: number; readonly body: string }): void {
+  const now = nowIso();
+  markTargetTodosDone(db, author.id, 'Issue', issue.id, now);
   const target = { issue, project, assigneeIds: assigneeIdsOf(db, issue.id) };
-  mentionTodos(db, target, author, note.body, note.id, note.body, new Set(), nowIso());
+  mentionTodos(db, target, author, note.body, note.id, note.body, new Set(), now);
+}
+
+/** The user's pending todos about the issue, done (TodoService#new_award_emoji: the award emoji service calls it when the user awards one). */
+export function resolveIssueTodos(db: Db, user: UserRow, issue: IssueRow): void {
+  markTargetTodosDone(db, user.id, 'Issue', issue.id, nowIso());
 }
 
 interface TodoTarget {
