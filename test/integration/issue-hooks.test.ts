@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/connection.js';
+import { findIssueById } from '../../src/db/tables/issues.js';
+import type { NoteRow } from '../../src/db/tables/notes.js';
+import { findProjectById } from '../../src/db/tables/projects.js';
+import { findUserById } from '../../src/db/tables/users.js';
+import { issueNoteHooks } from '../../src/services/issuables/issue-hooks.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
 import { startSite, type TestSite } from '../helpers/site.js';
@@ -44,6 +50,7 @@ beforeAll(async () => {
   expect((await hook('/issues', { issues_events: true })).status).toBe(201);
   expect((await hook('/confidential', { confidential_issues_events: true })).status).toBe(201);
   expect((await hook('/none', { issues_events: false })).status).toBe(201);
+  expect((await hook('/notes', { note_events: true })).status).toBe(201);
 });
 afterAll(async () => {
   await site.stop();
@@ -143,5 +150,60 @@ describe('issue hooks', () => {
     expect((await site.api(`/projects/${project.id}/issues/${issue.iid}`, { method: 'DELETE', as: owner.token })).status).toBe(204);
     await waitFor(() => site.site.db.prepare('SELECT count(*) FROM web_hook_queue').pluck().get() === 0, { message: 'queue drained' });
     expect(deliveriesTo('/issues').length).toBe(before + 1);
+  });
+});
+
+describe('note hooks for comments on issues (issueNoteHooks, for the notes service)', () => {
+  /** Writes a note row and fires the note hooks in one transaction, as the notes service will. */
+  function comment(issueId: number, body: string): NoteRow {
+    const db = site.site.db;
+    return inTransaction(db, () => {
+      const now = new Date().toISOString();
+      const id = Number(
+        db
+          .prepare("INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, body, discussion_id, created_at, updated_at) VALUES ('Issue', ?, ?, ?, ?, ?, ?, ?)")
+          .run(issueId, project.id, developer.id, body, `disc${issueId}${Date.now()}`, now, now).lastInsertRowid,
+      );
+      const note = db.prepare('SELECT * FROM notes WHERE id = ?').get(id) as NoteRow;
+      issueNoteHooks(site.site.ctx, findUserById(db, developer.id)!, findProjectById(db, project.id)!, findIssueById(db, issueId)!, note);
+      return note;
+    });
+  }
+
+  it('delivers GitLab’s Note Hook payload with the note and its issue to note_events hooks only', async () => {
+    const issue = (await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: owner.token, body: { title: 'Commented', labels: 'bug', assignee_ids: [developer.id] } })).body;
+    const note = comment(issue.id, 'A comment');
+    const delivery = await nextDelivery('/notes', 1);
+    expect(delivery.event).toBe('Note Hook');
+    expect(delivery.body).toMatchObject({
+      object_kind: 'note',
+      event_type: 'note',
+      user: { id: developer.id, username: developer.username },
+      project_id: project.id,
+      project: { id: project.id, path_with_namespace: project.path_with_namespace },
+      object_attributes: {
+        id: note.id,
+        note: 'A comment',
+        noteable_type: 'Issue',
+        noteable_id: issue.id,
+        author_id: developer.id,
+        system: false,
+        discussion_id: note.discussion_id,
+        url: `${project.web_url}/issues/${issue.iid}#note_${note.id}`,
+      },
+      issue: { id: issue.id, iid: issue.iid, title: 'Commented', assignee_ids: [developer.id], labels: [{ title: 'bug' }], url: `${project.web_url}/issues/${issue.iid}` },
+      repository: { name: project.name },
+    });
+    expect(delivery.body.object_attributes.body).toBeUndefined();
+  });
+
+  it('sends no note hook for a comment on a confidential issue', async () => {
+    const before = deliveriesTo('/notes').length;
+    const secret = (await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: owner.token, body: { title: 'Hidden', confidential: true } })).body;
+    comment(secret.id, 'Hush');
+    const visible = (await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: owner.token, body: { title: 'Open' } })).body;
+    comment(visible.id, 'Loud');
+    expect((await nextDelivery('/notes', before + 1)).body.object_attributes.note).toBe('Loud');
+    expect(deliveriesTo('/notes').length).toBe(before + 1);
   });
 });

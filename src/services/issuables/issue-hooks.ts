@@ -1,10 +1,14 @@
 import { assigneesOfIssues } from '../../db/tables/issue-assignees.js';
 import { labelsOfTargets } from '../../db/tables/label-links.js';
+import type { IssueRow } from '../../db/tables/issues.js';
 import type { LabelRow } from '../../db/tables/labels.js';
+import type { NoteRow } from '../../db/tables/notes.js';
+import type { ProjectRow } from '../../db/tables/projects.js';
+import type { UserRow } from '../../db/tables/users.js';
 import { usersByIds } from '../../db/tables/project-relations.js';
 import type { SiteContext } from '../../site-context.js';
 import { fireProjectHooks } from '../hooks/fire.js';
-import { issuePayload, type HookLabel } from '../hooks/payloads.js';
+import { issueNotePayload, issuePayload, type HookLabel } from '../hooks/payloads.js';
 import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import type { IssueChange } from './changes.js';
 
@@ -62,4 +66,19 @@ function hookAction(change: IssueChange): 'open' | 'close' | 'reopen' | 'update'
     case 'deleted':
       return null;
   }
+}
+
+/**
+ * Calls the project's note hooks for a comment on an issue, with GitLab's Note Hook payload (the
+ * notes service calls it in the note's transaction; delivery follows the commit). A comment on a
+ * confidential issue is sent nowhere: hooks have no confidential note flag here, and note_events
+ * receivers must not see what the issue hides (GitLab later gave such notes their own hooks).
+ */
+export function issueNoteHooks(ctx: SiteContext, author: UserRow, project: ProjectRow, issue: IssueRow, note: NoteRow): void {
+  if (!ctx.webhooks.delivers || issue.confidential) return;
+  const { db } = ctx;
+  const labels = labelsOfTargets(db, 'Issue', [issue.id]).get(issue.id) ?? [];
+  const assignees = (assigneesOfIssues(db, [issue.id]).get(issue.id) ?? []).map((user) => hookUserOf(ctx, user));
+  const payload = issueNotePayload({ user: hookUserOf(ctx, author), project: hookProjectOf(ctx, project), note, issue, labels: labels.map(hookLabel), assignees });
+  fireProjectHooks(ctx, project, 'note', payload);
 }
