@@ -89,6 +89,14 @@ describe('todos from assignments and mentions', () => {
     const issue = await newIssue({ title: 'Team', description: `hey @${group.path}` });
     expect((await todosAbout(member, issue)).map((todo) => todo.action_name)).toEqual(['mentioned']);
     expect(await todosAbout(outsider, issue)).toEqual([]);
+
+    // A subgroup by its full path.
+    const subgroup = await createGroup(site, { visibility: 'public', parent_id: group.id });
+    const subMember = await createUser(site);
+    await addMember(site, 'groups', subgroup.id, subMember, 30);
+    await addMember(site, 'projects', project.id, subMember, 20);
+    const nested = await newIssue({ title: 'Subteam', description: `hey @${subgroup.full_path}.` });
+    expect((await todosAbout(subMember, nested)).map((todo) => todo.action_name)).toEqual(['mentioned']);
   });
 
   it('an edit gives todos to new assignees and to users newly mentioned, not again to those mentioned before', async () => {
