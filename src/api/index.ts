@@ -4,6 +4,7 @@ import { groupsRoutes } from './groups/index.js';
 import { hooksRoutes } from './hooks/index.js';
 import { eventsRoutes } from './issuables/events.js';
 import { issuablesRoutes } from './issuables/index.js';
+import { todosRoutes } from './issuables/todos.js';
 import { membersRoutes } from './members/index.js';
 import { projectsRoutes } from './projects/index.js';
 import { repositoryRoutes } from './repository/index.js';
@@ -29,5 +30,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...ciRoutes(reads),
     ...issuablesRoutes,
     ...eventsRoutes,
+    ...todosRoutes,
   ];
 }

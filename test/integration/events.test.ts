@@ -453,3 +453,62 @@ describe('events', () => {
     });
   });
 });
+
+describe('issue events (recorded through the issue-change seam)', () => {
+  let site: TestSite;
+  let owner: TestUser;
+  let reporter: TestUser;
+  let guest: TestUser;
+  let project: any;
+  let target: any;
+  beforeAll(async () => {
+    site = await startSite();
+    [owner, reporter, guest] = await Promise.all([createUser(site), createUser(site), createUser(site)]);
+    project = await createProject(site, { visibility: 'private' }, owner.token);
+    target = await createProject(site, { visibility: 'private' }, owner.token);
+    await addMember(site, 'projects', project.id, reporter, 20);
+    await addMember(site, 'projects', project.id, guest, 10);
+  });
+  afterAll(() => site.stop());
+
+  const issueEvents = async (projectId: number, as = owner.token) => {
+    const response = await site.api(`/projects/${projectId}/events?target_type=issue&sort=asc`, { as });
+    expect(response.status, response.text).toBe(200);
+    return (response.body as any[]).map((event) => [event.action_name, event.target_iid, event.target_title, event.author.username]);
+  };
+
+  it('records opened, closed and reopened with the issue as target (edits record none), and a delete takes them away', async () => {
+    const created = await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: reporter.token, body: { title: 'Broken' } });
+    expect(created.status).toBe(201);
+    const { iid } = created.body;
+    const put = (body: object, as = owner.token) => site.api(`/projects/${project.id}/issues/${iid}`, { method: 'PUT', as, body });
+    expect((await put({ title: 'Broken badly' })).status).toBe(200);
+    expect((await put({ state_event: 'close' })).status).toBe(200);
+    expect((await put({ state_event: 'reopen' }, reporter.token)).status).toBe(200);
+    expect(await issueEvents(project.id)).toEqual([
+      // The title is the issue's current one, as GitLab's entity reads it from the target.
+      ['opened', iid, 'Broken badly', reporter.username],
+      ['closed', iid, 'Broken badly', owner.username],
+      // GitLab shows a reopened issue's event as "opened".
+      ['opened', iid, 'Broken badly', reporter.username],
+    ]);
+    const [event] = (await site.api(`/projects/${project.id}/events?target_type=issue`, { as: owner.token })).body;
+    expect(event).toMatchObject({ target_type: 'Issue', target_id: created.body.id, project_id: project.id });
+    expect((await site.api(`/projects/${project.id}/issues/${iid}`, { method: 'DELETE', as: owner.token })).status).toBe(204);
+    expect(await issueEvents(project.id)).toEqual([]);
+  });
+
+  it('a move records the issue opened in the target project and closed in the source', async () => {
+    const created = (await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: owner.token, body: { title: 'Moving' } })).body;
+    const moved = await site.api(`/projects/${project.id}/issues/${created.iid}/move`, { method: 'POST', as: owner.token, body: { to_project_id: target.id } });
+    expect(moved.status, moved.text).toBe(201);
+    expect((await issueEvents(project.id)).at(-1)).toEqual(['closed', created.iid, 'Moving', owner.username]);
+    expect(await issueEvents(target.id)).toEqual([['opened', moved.body.iid, 'Moving', owner.username]]);
+  });
+
+  it('a confidential issue’s events are seen by those who may read it only', async () => {
+    const secret = (await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: owner.token, body: { title: 'Secret', confidential: true } })).body;
+    expect((await issueEvents(project.id, reporter.token)).some(([, iid]) => iid === secret.iid)).toBe(true);
+    expect((await issueEvents(project.id, guest.token)).some(([, iid]) => iid === secret.iid)).toBe(false);
+  });
+});

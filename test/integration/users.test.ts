@@ -309,3 +309,77 @@ describe('users', () => {
     });
   });
 });
+
+/**
+ * DELETE /users/:id and the issue tracker (issue 14, item 9): without hard_delete the user's issues,
+ * notes, award emoji, the todos they caused and their events go to the ghost user; with it they are
+ * gone, with what points at the issues, and the projects' open_issues_count follows.
+ */
+describe('a deleted user’s tracker contributions', () => {
+  let site: TestSite;
+  let owner: TestUser;
+  let assignee: TestUser;
+  let project: any;
+  const db = () => site.site.db;
+  const count = (sql: string, ...params: unknown[]) => db().prepare(`SELECT count(*) FROM ${sql}`).pluck().get(...params) as number;
+
+  beforeAll(async () => {
+    site = await startSite();
+    [owner, assignee] = await Promise.all([createUser(site), createUser(site)]);
+    project = await createProject(site, { visibility: 'private' }, owner.token);
+    await addMember(site, 'projects', project.id, assignee, 30);
+  });
+  afterAll(() => site.stop());
+
+  /** A member who opens an issue (labelled, assigned: a todo they cause), comments on the owner's issue and awards an emoji there. */
+  async function contributor() {
+    const user = await createUser(site);
+    await addMember(site, 'projects', project.id, user, 30);
+    const own = await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: user.token, body: { title: `By ${user.username}`, labels: 'bug', assignee_ids: [assignee.id] } });
+    expect(own.status, own.text).toBe(201);
+    const target = (await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: owner.token, body: { title: 'Commented on' } })).body;
+    const now = new Date().toISOString();
+    const noteId = Number(
+      db()
+        .prepare("INSERT INTO notes (noteable_type, noteable_id, project_id, author_id, body, discussion_id, created_at, updated_at) VALUES ('Issue', ?, ?, ?, 'A comment', ?, ?, ?)")
+        .run(target.id, project.id, user.id, `d${user.id}`, now, now).lastInsertRowid,
+    );
+    db().prepare("INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at) VALUES ('thumbsup', ?, 'Issue', ?, ?, ?)").run(user.id, target.id, now, now);
+    db().prepare("INSERT INTO award_emoji (name, user_id, awardable_type, awardable_id, created_at, updated_at) VALUES ('tada', ?, 'Note', ?, ?, ?)").run(owner.id, noteId, now, now);
+    return { user, issue: own.body, target, noteId };
+  }
+
+  it('without hard_delete moves issues, notes, award emoji, todos caused and events to the ghost user', async () => {
+    const { user, issue, target, noteId } = await contributor();
+    const openBefore = (await site.api(`/projects/${project.id}`)).body.open_issues_count;
+    expect((await site.api(`/users/${user.id}`, { method: 'DELETE' })).status).toBe(204);
+    const ghost = db().prepare('SELECT id, username FROM users WHERE ghost = 1').get() as { id: number; username: string };
+    const shown = await site.api(`/projects/${project.id}/issues/${issue.iid}`, { as: owner.token });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ author: { id: ghost.id, username: ghost.username, state: 'blocked' }, labels: ['bug'], assignees: [{ id: assignee.id }] });
+    expect(db().prepare('SELECT author_id FROM notes WHERE id = ?').pluck().get(noteId)).toBe(ghost.id);
+    expect(count("award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ? AND user_id = ?", target.id, ghost.id)).toBe(1);
+    const [todo] = (await site.api('/todos', { as: assignee.token })).body.filter((t: any) => t.target.id === issue.id);
+    expect(todo.author).toMatchObject({ id: ghost.id, username: ghost.username });
+    const events = (await site.api(`/projects/${project.id}/events?target_type=issue`, { as: owner.token })).body.filter((e: any) => e.target_id === issue.id);
+    expect(events.map((e: any) => [e.action_name, e.author_username])).toEqual([['opened', ghost.username]]);
+    expect((await site.api(`/projects/${project.id}`)).body.open_issues_count).toBe(openBefore);
+  });
+
+  it('with hard_delete removes them, with what points at the issue, and the open count follows', async () => {
+    const { user, issue, target, noteId } = await contributor();
+    const openBefore = (await site.api(`/projects/${project.id}`)).body.open_issues_count;
+    expect((await site.api(`/users/${user.id}?hard_delete=true`, { method: 'DELETE' })).status).toBe(204);
+    expect((await site.api(`/projects/${project.id}/issues/${issue.iid}`, { as: owner.token })).status).toBe(404);
+    expect((await site.api(`/projects/${project.id}`)).body.open_issues_count).toBe(openBefore - 1);
+    expect(count("label_links WHERE target_type = 'Issue' AND target_id = ?", issue.id)).toBe(0);
+    expect(count("todos WHERE target_type = 'Issue' AND target_id = ?", issue.id)).toBe(0);
+    expect(count("events WHERE target_type = 'Issue' AND target_id = ?", issue.id)).toBe(0);
+    expect(count("user_agent_details WHERE subject_type = 'Issue' AND subject_id = ?", issue.id)).toBe(0);
+    expect(count('notes WHERE id = ?', noteId)).toBe(0);
+    expect(count("award_emoji WHERE awardable_type = 'Note' AND awardable_id = ?", noteId)).toBe(0);
+    expect(count("award_emoji WHERE awardable_type = 'Issue' AND awardable_id = ?", target.id)).toBe(0);
+    expect(count('events WHERE author_id = ?', user.id)).toBe(0);
+    expect((await site.api(`/projects/${project.id}/issues/${target.iid}`, { as: owner.token })).body.upvotes).toBe(0);
+  });
+});

@@ -69,3 +69,11 @@ export function insertAward(db: Db, award: Omit<AwardEmojiRow, 'id'>): number {
 export function deleteAwardRow(db: Db, id: number): void {
   prepare(db, 'DELETE FROM award_emoji WHERE id = ?').run(id);
 }
+
+/**
+ * Hands a user's award emoji to another (a deleted user's to the ghost user); an award the other
+ * already gave the same target stays with the user and goes with them.
+ */
+export function moveAwardsToUser(db: Db, fromUserId: number, toUserId: number): void {
+  prepare(db, 'UPDATE OR IGNORE award_emoji SET user_id = ? WHERE user_id = ?').run(toUserId, fromUserId);
+}

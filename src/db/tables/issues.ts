@@ -58,6 +58,22 @@ export function issueIdsOfProject(db: Db, projectId: number): number[] {
   return prepare(db, 'SELECT id FROM issues WHERE project_id = ?').pluck().all(projectId) as number[];
 }
 
+/** The issues a user wrote (index issues_author), for a hard user delete. */
+export function issuesAuthoredBy(db: Db, userId: number): IssueRow[] {
+  return prepare(db, 'SELECT * FROM issues WHERE author_id = ?').all(userId) as IssueRow[];
+}
+
+/** Hands the issues a user wrote to another (a deleted user's to the ghost user). */
+export function moveIssuesToAuthor(db: Db, fromUserId: number, toUserId: number): void {
+  prepare(db, 'UPDATE issues SET author_id = ? WHERE author_id = ?').run(toUserId, fromUserId);
+}
+
+/** Issues by id, for a page's relations or a user's list; missing ids are left out. */
+export function issuesByIds(db: Db, ids: readonly number[]): IssueRow[] {
+  if (!ids.length) return [];
+  return prepare(db, 'SELECT * FROM issues WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as IssueRow[];
+}
+
 /**
  * Moves a project's open_issues_count by `delta` (GitLab's counter cache, kept by every write that
  * opens, closes, moves, deletes or changes the confidentiality of an issue).

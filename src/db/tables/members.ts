@@ -137,3 +137,8 @@ export function selectMembersWithInherited(
     JOIN users u ON u.id = m.user_id WHERE 1${filter}`;
   return selectPage<MemberRow>(db, 'u.*, m.access_level, m.expires_at', fromWhere, 'u.id', params, page);
 }
+
+/** The ids of the group's direct members (whom an `@group` mention reaches). */
+export function groupMemberIds(db: Db, groupId: number): number[] {
+  return prepare(db, 'SELECT user_id FROM group_members WHERE namespace_id = ? ORDER BY user_id').pluck().all(groupId) as number[];
+}

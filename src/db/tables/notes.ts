@@ -60,6 +60,16 @@ export function noteIdsOf(db: Db, type: NoteableType, noteableIds: readonly numb
   return prepare(db, 'SELECT id FROM notes WHERE noteable_type = ? AND noteable_id IN (SELECT value FROM json_each(?))').pluck().all(type, JSON.stringify(noteableIds)) as number[];
 }
 
+/** The ids of the notes a user wrote (index notes_author), for a hard user delete. */
+export function noteIdsAuthoredBy(db: Db, userId: number): number[] {
+  return prepare(db, 'SELECT id FROM notes WHERE author_id = ?').pluck().all(userId) as number[];
+}
+
+/** Hands the notes a user wrote to another (a deleted user's to the ghost user). */
+export function moveNotesToAuthor(db: Db, fromUserId: number, toUserId: number): void {
+  prepare(db, 'UPDATE notes SET author_id = ? WHERE author_id = ?').run(toUserId, fromUserId);
+}
+
 /** Deletes the notes on these noteables (notes do not cascade from their polymorphic noteable). */
 export function deleteNotesOf(db: Db, type: NoteableType, noteableIds: readonly number[]): void {
   prepare(db, 'DELETE FROM notes WHERE noteable_type = ? AND noteable_id IN (SELECT value FROM json_each(?))').run(type, JSON.stringify(noteableIds));

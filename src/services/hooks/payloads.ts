@@ -3,6 +3,7 @@
  * caller has already loaded, so the code that makes an event (a push, a merge) builds its payload
  * and hands it to fireProjectHooks.
  */
+import { humanDuration } from '../../entities/time-stats.js';
 import { BLANK_SHA } from '../../git/object-names.js';
 
 /** GitLab pushes at most this many commits (the newest) in a push payload; total_commits_count has them all. */
@@ -122,4 +123,151 @@ export function pushPayload(input: PushInput) {
 /** The "Tag Push Hook" payload (object_kind `tag_push`); GitLab sends the tag's commit, if any, in `commits`. */
 export function tagPushPayload(input: PushInput) {
   return pushData('tag_push', input);
+}
+
+/** A label as hook payloads describe it (Label#hook_attrs). */
+export interface HookLabel {
+  readonly id: number;
+  readonly title: string;
+  readonly color: string;
+  readonly project_id: number | null;
+  readonly group_id: number | null;
+  readonly description: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+/** The issue as a hook sees it: its row's attributes, with its URL and assignees. */
+export interface HookIssue {
+  readonly id: number;
+  readonly iid: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly state: 'opened' | 'closed';
+  readonly author_id: number;
+  readonly project_id: number;
+  readonly milestone_id: number | null;
+  readonly confidential: number;
+  readonly discussion_locked: number | null;
+  readonly due_date: string | null;
+  readonly weight: number | null;
+  readonly relative_position: number | null;
+  readonly time_estimate: number;
+  readonly total_time_spent: number;
+  readonly closed_at: string | null;
+  readonly closed_by_id: number | null;
+  readonly moved_to_id: number | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface IssueHookInput {
+  readonly user: HookUser;
+  readonly project: HookProject;
+  readonly issue: HookIssue;
+  /** `open`, `close`, `reopen` or `update` (GitLab's IssueBaseService#execute_hooks action). */
+  readonly action: 'open' | 'close' | 'reopen' | 'update';
+  readonly labels: readonly HookLabel[];
+  readonly assignees: readonly HookUser[];
+  /** Each changed attribute as [previous, current]; labels and assignees as lists of their hook attributes. */
+  readonly changes: Readonly<Record<string, readonly [unknown, unknown]>>;
+}
+
+const hookLabel = (label: HookLabel) => ({ ...label, template: false, type: label.group_id !== null ? 'GroupLabel' : 'ProjectLabel' });
+const hookUserAttrs = (user: HookUser) => ({ id: user.id, name: user.name, username: user.username, avatar_url: user.avatar_url, email: user.email });
+
+/** Issue#hook_attrs: the row's attributes with its URL, human time strings, assignees and labels. */
+function issueHookAttrs(issue: HookIssue, project: HookProject, labels: readonly HookLabel[], assignees: readonly HookUser[]) {
+  return {
+    ...issue,
+    confidential: issue.confidential === 1,
+    discussion_locked: issue.discussion_locked === null ? null : issue.discussion_locked === 1,
+    human_time_estimate: humanDuration(issue.time_estimate),
+    human_total_time_spent: humanDuration(issue.total_time_spent),
+    assignee_ids: assignees.map((user) => user.id),
+    assignee_id: assignees[0]?.id ?? null,
+    labels: labels.map(hookLabel),
+    url: `${project.web_url}/issues/${issue.iid}`,
+  };
+}
+
+/**
+ * The "Issue Hook" payload (Gitlab::HookData::IssueBuilder): object_kind `issue`, event_type
+ * `issue` or `confidential_issue`, the issue's attributes with its URL, action and human time
+ * strings, its labels and assignees, and what the write changed as {previous, current}.
+ */
+export function issuePayload(input: IssueHookInput) {
+  const { issue } = input;
+  const project = hookProjectAttrs(input.project);
+  const changes: Record<string, { previous: unknown; current: unknown }> = {};
+  for (const [key, [previous, current]] of Object.entries(input.changes)) changes[key] = { previous, current };
+  const payload = {
+    object_kind: 'issue',
+    event_type: issue.confidential ? 'confidential_issue' : 'issue',
+    user: hookUserAttrs(input.user),
+    project,
+    object_attributes: { ...issueHookAttrs(issue, input.project, input.labels, input.assignees), action: input.action },
+    labels: input.labels.map(hookLabel),
+    changes,
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+  };
+  if (!input.assignees.length) return payload;
+  return { ...payload, assignees: input.assignees.map(hookUserAttrs), assignee: hookUserAttrs(input.assignees[0]) };
+}
+
+/** A comment as a note hook describes it (Note#hook_attrs). */
+export interface HookNote {
+  readonly id: number;
+  readonly body: string;
+  readonly author_id: number;
+  readonly project_id: number | null;
+  readonly noteable_id: number | null;
+  readonly commit_id: string | null;
+  readonly system: number;
+  readonly type: string | null;
+  readonly discussion_id: string;
+  readonly resolved_at: string | null;
+  readonly resolved_by_id: number | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface IssueNoteHookInput {
+  readonly user: HookUser;
+  readonly project: HookProject;
+  readonly note: HookNote;
+  readonly issue: HookIssue;
+  readonly labels: readonly HookLabel[];
+  readonly assignees: readonly HookUser[];
+}
+
+/**
+ * The "Note Hook" payload of a comment on an issue (Gitlab::DataBuilder::Note): object_kind and
+ * event_type `note`, the note's attributes with its URL (the issue's, anchored at the note), and
+ * the issue's hook attributes under `issue`.
+ */
+export function issueNotePayload(input: IssueNoteHookInput) {
+  const { note, issue } = input;
+  const project = hookProjectAttrs(input.project);
+  const issueUrl = `${input.project.web_url}/issues/${issue.iid}`;
+  const { body, ...attrs } = note;
+  return {
+    object_kind: 'note',
+    event_type: 'note',
+    user: hookUserAttrs(input.user),
+    project_id: input.project.id,
+    project,
+    object_attributes: {
+      ...attrs,
+      note: body,
+      noteable_type: 'Issue',
+      system: note.system === 1,
+      attachment: null,
+      line_code: null,
+      st_diff: null,
+      url: `${issueUrl}#note_${note.id}`,
+    },
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+    issue: issueHookAttrs(issue, input.project, input.labels, input.assignees),
+  };
 }

@@ -10,6 +10,7 @@ import { canAwardEmoji, isAdmin } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { normalizeEmojiName } from './emoji-names.js';
 import type { Noteable } from './noteables.js';
+import { resolveIssueTodos } from './todos.js';
 
 /** What an award goes on: a noteable the caller may read, or one of its notes. */
 export interface AwardTarget {
@@ -51,6 +52,8 @@ export function awardEmoji(ctx: SiteContext, actor: Actor, target: AwardTarget, 
     if (hasAward(db, type, id, actor.user.id, name)) throw notFound('Award Emoji Name has already been taken');
     const now = nowIso();
     const awardId = insertAward(db, { name, user_id: actor.user.id, awardable_type: type, awardable_id: id, created_at: now, updated_at: now });
+    // An award on an issue settles the awarder's todos about it (TodoService#new_award_emoji).
+    if (type === 'Issue') resolveIssueTodos(db, actor.user, id);
     return findAwardOf(db, type, id, awardId)!;
   });
 }

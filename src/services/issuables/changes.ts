@@ -4,14 +4,17 @@ import type { MilestoneRow } from '../../db/tables/milestones.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
+import { issueEvents } from './issue-events.js';
+import { issueHooks } from './issue-hooks.js';
 import { writeIssueHistory, writeMilestoneRemovals } from './system-notes.js';
+import { issueTodos } from './todos.js';
 
 /**
  * The seam between the tracker's writes and what follows from them. Every write of an issue or a
  * milestone announces what changed, inside its transaction, to the listeners below, so that a
- * listener's rows commit or roll back with the change. The lists are empty: system notes and
- * resource events, todos, events and webhooks (issue 14, items 4 and 6-8) each add one listener
- * here, and this file is the only place that needs to know they exist.
+ * listener's rows commit or roll back with the change: system notes and resource events, events,
+ * todos and webhooks each have one listener here, and this file is the only place that needs to
+ * know they exist.
  */
 
 /** What one write did to one issue. */
@@ -55,7 +58,7 @@ export interface MilestoneChange {
 export type IssueChangeListener = (ctx: SiteContext, change: IssueChange) => void;
 export type MilestoneChangeListener = (ctx: SiteContext, change: MilestoneChange) => void;
 
-const ISSUE_CHANGE_LISTENERS: readonly IssueChangeListener[] = [writeIssueHistory];
+const ISSUE_CHANGE_LISTENERS: readonly IssueChangeListener[] = [writeIssueHistory, issueEvents, issueTodos, issueHooks];
 const MILESTONE_CHANGE_LISTENERS: readonly MilestoneChangeListener[] = [writeMilestoneRemovals];
 
 /** Tells every listener what a write did to an issue; call it inside the write's transaction, after the rows are written. */

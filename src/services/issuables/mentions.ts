@@ -5,9 +5,11 @@
  */
 const FENCED_CODE = /^(```|~~~)[^\n]*\n[\s\S]*?^\1[ \t]*$/gm;
 const INLINE_CODE = /`[^`\n]*`/g;
-const MENTION = /(?<![\w@.`-])@([A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])/g;
+/** A path segment: a name that does not end in a dot. `@group/subgroup` names a group by its full path. */
+const SEGMENT = '[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_-])?';
+const MENTION = new RegExp(`(?<![\\w@.\`-])@(${SEGMENT}(?:/${SEGMENT})*)`, 'g');
 
-/** The usernames a text mentions, in order of first mention, each once (compared case-insensitively). */
+/** The usernames (or group full paths) a text mentions, in order of first mention, each once (compared case-insensitively). */
 export function mentionedUsernames(text: string | null): string[] {
   if (!text || !text.includes('@')) return [];
   const prose = text.replace(FENCED_CODE, '').replace(INLINE_CODE, '');
@@ -20,4 +22,14 @@ export function mentionedUsernames(text: string | null): string[] {
     out.push(name);
   }
   return out;
+}
+
+/** The mentions a text opens with (`@alice @bob please look`): GitLab's directly addressed users. */
+const LEADING_MENTIONS = new RegExp(`^\\s*(?:@${SEGMENT}(?:/${SEGMENT})*[\\s,]*)+`);
+
+/** The usernames a text opens with, each once; GitLab gives them `directly_addressed` todos instead of `mentioned`. */
+export function directlyAddressedUsernames(text: string | null): string[] {
+  if (!text) return [];
+  const lead = LEADING_MENTIONS.exec(text);
+  return lead ? mentionedUsernames(lead[0]) : [];
 }

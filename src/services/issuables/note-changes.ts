@@ -1,14 +1,15 @@
 import type { NoteRow } from '../../db/tables/notes.js';
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
+import { noteHooks } from './issue-hooks.js';
 import type { Noteable } from './noteables.js';
+import { noteTodos } from './todos.js';
 
 /**
  * The seam between users' comments and what follows from them, as changes.ts is for issues:
- * every create, edit and delete of a user's note announces itself inside its transaction. The
- * list is empty until todos (`@mentions` in comments, issue 14 item 6) and note webhooks
- * (`note_events`, item 8) add their listener here; system notes are not announced (GitLab sends
- * no note hooks and makes no mention todos for them).
+ * every create, edit and delete of a user's note announces itself inside its transaction, to the
+ * todos of its `@mentions` and the `note_events` webhooks; system notes are not announced (GitLab
+ * sends no note hooks and makes no mention todos for them).
  */
 export interface NoteChange {
   readonly action: 'created' | 'updated' | 'deleted';
@@ -22,7 +23,7 @@ export interface NoteChange {
 
 export type NoteChangeListener = (ctx: SiteContext, change: NoteChange) => void;
 
-const NOTE_CHANGE_LISTENERS: readonly NoteChangeListener[] = [];
+const NOTE_CHANGE_LISTENERS: readonly NoteChangeListener[] = [noteTodos, noteHooks];
 
 /** Tells every listener what a write did to a user's note; call it inside the write's transaction, after the rows are written. */
 export function announceNoteChange(ctx: SiteContext, change: NoteChange): void {

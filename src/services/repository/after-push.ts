@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { inTransaction } from '../../db/connection.js';
-import { findNamespaceById } from '../../db/tables/namespaces.js';
 import { findProjectById, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
-import { userBasic } from '../../entities/users.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { countLog, logWithChanges, readCommit, type CommitWithChanges } from '../../git/commit-log.js';
 import { changedPaths, type PathChange } from '../../git/diff.js';
@@ -15,8 +13,9 @@ import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { fireProjectHooks } from '../hooks/fire.js';
+import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import { recordPushEvents } from '../issuables/push-events.js';
-import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit, type HookProject, type HookUser } from '../hooks/payloads.js';
+import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit } from '../hooks/payloads.js';
 
 /**
  * What follows a push that changed refs (GitLab's PostReceive): the project's activity time, the
@@ -54,7 +53,7 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
     // The row as it is now: a rename during the push shows in the payload.
     const current = findProjectById(ctx.db, project.id) ?? project;
     const hookProject = hookProjectOf(ctx, current);
-    const user = hookUserOf(ctx, actor);
+    const user = hookUserOf(ctx, actor.user);
     for (const { event, update, commits, total, message } of events) {
       const input = { user, project: hookProject, before: normalized(update.before), after: normalized(update.after), ref: update.ref, commits, totalCommitsCount: total, message };
       fireProjectHooks(ctx, current, event, event === 'push' ? pushPayload(input) : tagPushPayload(input));
@@ -91,30 +90,6 @@ function hookCommits(commits: readonly CommitWithChanges[]): HookCommit[] {
   });
 }
 
-function hookUserOf(ctx: SiteContext, actor: Actor): HookUser {
-  const { user } = actor;
-  return { id: user.id, name: user.name, username: user.username, email: user.email, avatar_url: userBasic(user, ctx).avatar_url };
-}
-
-function hookProjectOf(ctx: SiteContext, project: ProjectRow): HookProject {
-  const namespace = findNamespaceById(ctx.db, project.namespace_id);
-  const fullPath = `${namespace?.full_path ?? ''}/${project.path}`;
-  return {
-    id: project.id,
-    name: project.name,
-    description: project.description,
-    web_url: `${ctx.externalUrl}/${fullPath}`,
-    avatar_url: project.avatar_path ? `${ctx.externalUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatar_path)}` : null,
-    git_ssh_url: `git@${new URL(ctx.externalUrl).hostname}:${fullPath}.git`,
-    git_http_url: `${ctx.externalUrl}/${fullPath}.git`,
-    namespace: namespace?.name ?? '',
-    visibility_level: project.visibility_level,
-    path_with_namespace: fullPath,
-    default_branch: project.default_branch,
-    ci_config_path: project.ci_config_path,
-  };
-}
-
 /** Wiki page formats by file extension, as Gollum names them. */
 const WIKI_FORMATS: Readonly<Record<string, string>> = { md: 'markdown', markdown: 'markdown', rdoc: 'rdoc', adoc: 'asciidoc', asciidoc: 'asciidoc', org: 'org' };
 const WIKI_ACTIONS = { added: 'create', modified: 'update', removed: 'delete' } as const;
@@ -144,7 +119,7 @@ export async function afterWikiPush(ctx: SiteContext, project: ProjectRow, actor
     if (pages.length === 0) return;
     const current = findProjectById(ctx.db, project.id) ?? project;
     const hookProject = hookProjectOf(ctx, current);
-    const user = hookUserOf(ctx, actor);
+    const user = hookUserOf(ctx, actor.user);
     const wiki = {
       web_url: `${hookProject.web_url}/wikis/home`,
       git_ssh_url: hookProject.git_ssh_url.replace(/\.git$/, '.wiki.git'),

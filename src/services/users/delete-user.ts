@@ -8,6 +8,7 @@ import type { SiteContext } from '../../site-context.js';
 import { deleteGroup } from '../groups/removal.js';
 import { deleteProject } from '../projects/projects.js';
 import type { Actor } from './authentication.js';
+import { removeTrackerContributions } from '../issuables/user-contributions.js';
 import { moveContributionsToGhost } from './ghost-user.js';
 import { getUser } from './users.js';
 
@@ -44,7 +45,8 @@ export async function deleteUser(ctx: SiteContext, actor: Actor, id: number, opt
 export function removeUserRecord(db: Db, id: number, options: { hardDelete: boolean }): void {
   inTransaction(db, () => {
     getUser(db, id);
-    if (!options.hardDelete) moveContributionsToGhost(db, id);
+    if (options.hardDelete) removeTrackerContributions(db, id);
+    else moveContributionsToGhost(db, id);
     deleteUserRow(db, id);
   });
 }

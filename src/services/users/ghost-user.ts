@@ -1,8 +1,8 @@
 import type { Db } from '../../db/connection.js';
-import { moveEventsToAuthor } from '../../db/tables/events.js';
 import { findNamespaceByPath, insertUserNamespace } from '../../db/tables/namespaces.js';
 import { findGhostUserId, findUserByAnyEmail, findUserByUsername, insertUser } from '../../db/tables/users.js';
 import { nowIso } from '../../storage/clock.js';
+import { moveTrackerContributions } from '../issuables/user-contributions.js';
 
 /**
  * The ghost user, GitLab's User.ghost: it holds what deleted users contributed, cannot sign in
@@ -31,10 +31,9 @@ export function ghostUserId(db: Db): number {
 
 /**
  * Gives a user's contributions to the ghost user before the user is deleted (DELETE /users/:id
- * without hard_delete), in the deletion's transaction. Each contribution table the user's rows
- * must outlive them in is moved here.
+ * without hard_delete), in the deletion's transaction: the tracker's issues, notes, award emoji,
+ * todos they caused and events (services/issuables/user-contributions.ts).
  */
 export function moveContributionsToGhost(db: Db, userId: number): void {
-  const ghost = ghostUserId(db);
-  moveEventsToAuthor(db, userId, ghost);
+  moveTrackerContributions(db, userId, ghostUserId(db));
 }
