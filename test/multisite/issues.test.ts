@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
- * The tracker replicates (issue 14, item 10): issues with labels, a milestone, assignees and
- * todos written through the primary, or through a secondary that forwards the write, read the same
- * on the secondary; a deleted user's issues show the ghost user there, or are gone with hard_delete.
+ * The tracker replicates (issue 14, item 10): issues with labels, a milestone, assignees, todos,
+ * notes, discussions and award emoji written through the primary, or through a secondary that
+ * forwards the write, read the same on the secondary; a deleted user's issues show the ghost user there, or are gone with hard_delete.
  */
 describe('multi-site issues', () => {
   let cluster: Awaited<ReturnType<typeof startCluster>>;
@@ -89,6 +89,23 @@ describe('multi-site issues', () => {
       ['opened', 1],
     ]);
     expect((await sameOnBoth(`/projects/${id}`)).body.open_issues_count).toBe(1);
+
+    // Comments, a reply, award emoji on the issue and on a note, written through either site.
+    const note = await primary.api(`/projects/${id}/issues/1/notes`, { method: 'POST', as: dev.token, body: { body: 'From the primary' } });
+    expect(note.status, note.text).toBe(201);
+    const thread = await secondary.api(`/projects/${id}/issues/1/discussions`, { method: 'POST', body: { body: 'A thread through the secondary' } });
+    expect(thread.status, thread.text).toBe(201);
+    const reply = await secondary.api(`/projects/${id}/issues/1/discussions/${thread.body.id}/notes`, { method: 'POST', as: dev.token, body: { body: 'A reply' } });
+    expect(reply.status, reply.text).toBe(201);
+    expect((await secondary.api(`/projects/${id}/issues/1/award_emoji`, { method: 'POST', as: dev.token, body: { name: 'thumbsup' } })).status).toBe(201);
+    expect((await primary.api(`/projects/${id}/issues/1/notes/${note.body.id}/award_emoji`, { method: 'POST', body: { name: 'tada' } })).status).toBe(201);
+    const discussions = await sameOnBoth(`/projects/${id}/issues/1/discussions`);
+    expect(discussions.body.flatMap((discussion: any) => discussion.notes.filter((n: any) => !n.system).map((n: any) => n.body))).toEqual(['From the primary', 'A thread through the secondary', 'A reply']);
+    await sameOnBoth(`/projects/${id}/issues/1/notes?sort=asc`);
+    expect((await sameOnBoth(`/projects/${id}/issues/1/award_emoji`)).body.map((award: any) => award.name)).toEqual(['thumbsup']);
+    expect((await sameOnBoth(`/projects/${id}/issues/1/notes/${note.body.id}/award_emoji`)).body.map((award: any) => award.name)).toEqual(['tada']);
+    expect((await sameOnBoth(`/projects/${id}/issues/1`)).body).toMatchObject({ user_notes_count: 3, upvotes: 1 });
+    await sameOnBoth(`/projects/${id}/issues/1/resource_label_events`);
   });
 
   it('a deleted user’s issues show the ghost user on the secondary, and are gone there with hard_delete', async () => {
