@@ -123,7 +123,7 @@ export function projectView(row: ProjectRow, rel: ProjectRelations, ctx: EntityC
     ...(parent ? { forked_from_project: projectBasic(parent, rel, ctx) } : {}),
     import_status: row.import_status,
     ...(canAdmin ? { import_error: row.import_error } : {}),
-    // No issues exist yet; the issues family will count open ones here.
+    // GitLab's counter cache, kept by the issue services (opened, non-confidential issues).
     ...(flag(row.issues_enabled) ? { open_issues_count: row.open_issues_count } : {}),
     ...(canAdmin ? { runners_token: row.runners_token } : {}),
     public_jobs: flag(row.public_jobs),
