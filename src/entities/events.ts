@@ -1,15 +1,18 @@
-import type { EventIssueRow, EventNoteRow, EventRow } from '../db/tables/events.js';
+import type { EventRow } from '../db/tables/events.js';
+import type { IssueRow } from '../db/tables/issues.js';
+import type { NoteRow } from '../db/tables/notes.js';
 import type { ProjectRow } from '../db/tables/projects.js';
 import type { UserRow } from '../db/tables/users.js';
-import { flag, isoTime } from './column-values.js';
+import { isoTime } from './column-values.js';
+import { noteView } from './notes.js';
 import { userBasic, type EntityContext } from './users.js';
 
 /** What the event views read beside the rows, each loaded once for a page. */
 export interface EventRelations {
   readonly users: ReadonlyMap<number, UserRow>;
   readonly projects: ReadonlyMap<number, ProjectRow>;
-  readonly notes: ReadonlyMap<number, EventNoteRow>;
-  readonly issues: ReadonlyMap<number, EventIssueRow>;
+  readonly notes: ReadonlyMap<number, NoteRow>;
+  readonly issues: ReadonlyMap<number, IssueRow>;
 }
 
 const NOTE_TYPES: ReadonlySet<string> = new Set(['Note', 'DiscussionNote', 'DiffNote']);
@@ -57,27 +60,10 @@ function targetTitle(row: EventRow, relations: EventRelations): string | null {
   return row.target_title;
 }
 
-/** GitLab's Note entity as the event of a comment embeds it. */
-function eventNote(note: EventNoteRow, relations: EventRelations, ctx: EntityContext) {
-  const author = relations.users.get(note.author_id);
-  const resolvedBy = note.resolved_by_id === null ? undefined : relations.users.get(note.resolved_by_id);
+/** GitLab's Note entity, as the event of a comment embeds it. */
+function eventNote(note: NoteRow, relations: EventRelations, ctx: EntityContext) {
   const noteable = note.noteable_type === 'Issue' && note.noteable_id !== null ? relations.issues.get(note.noteable_id) : undefined;
-  return {
-    id: note.id,
-    type: note.type,
-    body: note.body,
-    attachment: null,
-    author: author ? userBasic(author, ctx) : null,
-    created_at: isoTime(note.created_at),
-    updated_at: isoTime(note.updated_at),
-    system: flag(note.system),
-    noteable_id: note.noteable_id,
-    noteable_type: note.noteable_type,
-    ...(note.type === 'DiffNote' ? { position: note.position === null ? null : (JSON.parse(note.position) as unknown) } : {}),
-    resolvable: flag(note.resolvable),
-    ...(note.resolvable ? { resolved: note.resolved_at !== null, resolved_by: resolvedBy ? userBasic(resolvedBy, ctx) : null } : {}),
-    noteable_iid: noteable?.iid ?? null,
-  };
+  return noteView(note, { users: relations.users, noteableIid: noteable?.iid ?? null }, ctx);
 }
 
 /** GitLab's Event entity: `note` on comments, `push_data` on pushes, `author` while the author exists. */

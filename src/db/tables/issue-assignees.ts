@@ -19,6 +19,18 @@ export function assigneesOfIssues(db: Db, issueIds: readonly number[]): Map<numb
   return out;
 }
 
+/** The assignee ids of each of these issues (the issue read rule of a page). */
+export function assigneeIdsOfIssues(db: Db, issueIds: readonly number[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  if (!issueIds.length) return out;
+  const rows = prepare(db, 'SELECT issue_id, user_id FROM issue_assignees WHERE issue_id IN (SELECT value FROM json_each(?)) ORDER BY id').all(JSON.stringify(issueIds)) as {
+    issue_id: number;
+    user_id: number;
+  }[];
+  for (const row of rows) out.set(row.issue_id, [...(out.get(row.issue_id) ?? []), row.user_id]);
+  return out;
+}
+
 export function assigneeIdsOf(db: Db, issueId: number): number[] {
   return prepare(db, 'SELECT user_id FROM issue_assignees WHERE issue_id = ? ORDER BY id').pluck().all(issueId) as number[];
 }

@@ -23,6 +23,13 @@ export interface NoteRow {
   updated_at: string;
 }
 
+/** Notes by id, for a page's relations (an event list's comments); missing ids are left out. */
+export function notesByIds(db: Db, ids: readonly number[]): Map<number, NoteRow> {
+  if (!ids.length) return new Map();
+  const rows = prepare(db, 'SELECT * FROM notes WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify([...new Set(ids)])) as NoteRow[];
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 /** How many user (not system) notes each noteable has: GitLab's `user_notes_count`, one query for a page. */
 export function userNotesCounts(db: Db, type: NoteableType, noteableIds: readonly number[]): Map<number, number> {
   if (!noteableIds.length) return new Map();

@@ -1,16 +1,10 @@
 import type { Db } from '../../db/connection.js';
 import type { Page } from '../../db/page.js';
 import { AUTHORIZED_PROJECT_IDS, MEMBER_GROUP_IDS, projectAccessLevels } from '../../db/tables/access.js';
-import {
-  assigneeIdsOfIssues,
-  eventIssuesByIds,
-  eventNotesByIds,
-  selectEvents,
-  type EventFilter,
-  type EventReach,
-  type EventRow,
-  type EventSource,
-} from '../../db/tables/events.js';
+import { selectEvents, type EventFilter, type EventReach, type EventRow, type EventSource } from '../../db/tables/events.js';
+import { assigneeIdsOfIssues } from '../../db/tables/issue-assignees.js';
+import { issuesByIds } from '../../db/tables/issues.js';
+import { notesByIds } from '../../db/tables/notes.js';
 import { projectsByIds, usersByIds } from '../../db/tables/project-relations.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { ACCESS } from '../../db/levels.js';
@@ -62,12 +56,12 @@ function reachOf(actor: Actor | null): EventReach {
  */
 function listEvents(db: Db, actor: Actor | null, source: EventSource, reach: EventReach, filter: EventFilter, page: Page): EventPage {
   const { rows, total } = selectEvents(db, source, reach, filter, page);
-  const notes = eventNotesByIds(db, idsOf(rows, (row) => (row.target_type && NOTE_TYPES.has(row.target_type) ? row.target_id : null)));
+  const notes = notesByIds(db, idsOf(rows, (row) => (row.target_type && NOTE_TYPES.has(row.target_type) ? row.target_id : null)));
   const issueIds = [
     ...idsOf(rows, (row) => (row.target_type === 'Issue' ? row.target_id : null)),
     ...[...notes.values()].flatMap((note) => (note.noteable_type === 'Issue' && note.noteable_id !== null ? [note.noteable_id] : [])),
   ];
-  const issues = eventIssuesByIds(db, issueIds);
+  const issues = new Map(issuesByIds(db, [...new Set(issueIds)]).map((issue) => [issue.id, issue]));
   const assignees = assigneeIdsOfIssues(db, [...issues.values()].filter((issue) => issue.confidential).map((issue) => issue.id));
   const projectIds = idsOf(rows, (row) => row.project_id);
   const projects = projectsByIds(db, projectIds);
