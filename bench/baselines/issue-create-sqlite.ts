@@ -1,11 +1,15 @@
-// Limit baseline of the issues-write scenario: express 5 + better-sqlite3 doing the rows an issue
-// create writes, in one transaction: the project's next iid (internal_ids upsert), the issue,
-// its user agent detail and the project's open_issues_count; the site's own geo capture
-// triggers, in the same SQLite file, append the event-log row of each, as they do for geoforge.
-// JSON body in, the issue row as JSON out; no auth, no validation, no relations.
+// Limit baseline of the issues-write scenario: express 5 + better-sqlite3 doing, in one
+// transaction each, the rows of its two writes. An issue: the project's next iid (internal_ids
+// upsert), the issue, its user agent detail and the project's open_issues_count. A comment on an
+// issue: the note in a discussion of its own, the issue's updated_at, the `commented` event and
+// the project's and author's activity (conditional updates that only write once an hour and once
+// a day, as geoforge's do). The site's own geo capture triggers, in the same SQLite file, append
+// the event-log row of each row written, as they do for geoforge.
+// JSON body in, the issue or note row as JSON out; no auth, no validation, no relations.
 // Usage: node --import tsx issue-create-sqlite.ts <sqlite-file> <port>
 import Database from 'better-sqlite3';
 import express from 'express';
+import { randomBytes } from 'node:crypto';
 
 const [file, port] = process.argv.slice(2);
 const db = new Database(file, { fileMustExist: true });
@@ -34,12 +38,41 @@ const create = db.transaction((projectId: number, title: string, description: st
   return row;
 });
 
+const issueOf = db.prepare('SELECT id, title FROM issues WHERE project_id = ? AND iid = ?');
+const insertNote = db.prepare(
+  "INSERT INTO notes (project_id, noteable_type, noteable_id, author_id, body, discussion_id, created_at, updated_at) VALUES (?, 'Issue', ?, ?, ?, ?, ?, ?) RETURNING *",
+);
+const touchIssue = db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?');
+// The event keeps the note's id as target_iid and the issue's title, as geoforge's recordEvent.
+const insertEvent = db.prepare(
+  "INSERT INTO events (project_id, author_id, action, target_type, target_id, target_iid, target_title, created_at, updated_at) VALUES (?, ?, 'commented', 'Note', ?, ?, ?, ?, ?)",
+);
+const projectActive = db.prepare('UPDATE projects SET last_activity_at = ? WHERE id = ? AND last_activity_at <= ?');
+const userActive = db.prepare('UPDATE users SET last_activity_on = ? WHERE id = ? AND (last_activity_on IS NULL OR last_activity_on < ?)');
+const comment = db.transaction((projectId: number, iid: number, body: string) => {
+  const issue = issueOf.get(projectId, iid) as { id: number; title: string };
+  const author = authorOf.get(projectId) as number;
+  const now = new Date();
+  const at = now.toISOString();
+  const note = insertNote.get(projectId, issue.id, author, body, randomBytes(20).toString('hex'), at, at) as { id: number };
+  touchIssue.run(at, issue.id);
+  insertEvent.run(projectId, author, note.id, note.id, issue.title, at, at);
+  projectActive.run(at, projectId, new Date(now.getTime() - 60 * 60 * 1000).toISOString());
+  const day = at.slice(0, 10);
+  userActive.run(day, author, day);
+  return note;
+});
+
 const app = express();
 app.use(express.json());
 app.get('/ready', (_req, res) => res.json({ ok: true }));
 app.post('/projects/:id/issues', (req, res) => {
   const body = req.body as { title: string; description?: string };
   const row = create.immediate(Number(req.params.id), body.title, body.description ?? '', req.get('user-agent') ?? '', req.ip ?? '');
+  res.status(201).json(row);
+});
+app.post('/projects/:id/issues/:iid/notes', (req, res) => {
+  const row = comment.immediate(Number(req.params.id), Number(req.params.iid), (req.body as { body: string }).body);
   res.status(201).json(row);
 });
 app.listen(Number(port), '127.0.0.1');
