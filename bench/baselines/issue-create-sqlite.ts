@@ -1,6 +1,7 @@
 // Limit baseline of the issues-write scenario: express 5 + better-sqlite3 doing, in one
 // transaction each, the rows of its two writes. An issue: the project's next iid (internal_ids
-// upsert), the issue, its user agent detail and the project's open_issues_count. A comment on an
+// upsert), the issue, its user agent detail, the project's open_issues_count, the `created` event
+// and the activity updates (below). A comment on an
 // issue: the note in a discussion of its own, the issue's updated_at, the `commented` event and
 // the project's and author's activity (conditional updates that only write once an hour and once
 // a day, as geoforge's do). The site's own geo capture triggers, in the same SQLite file, append
@@ -30,11 +31,27 @@ const insertIssue = db.prepare(
 const insertAgent = db.prepare("INSERT INTO user_agent_details (subject_type, subject_id, user_agent, ip_address, created_at) VALUES ('Issue', ?, ?, ?, ?)");
 const countOpen = db.prepare('UPDATE projects SET open_issues_count = open_issues_count + 1 WHERE id = ?');
 const authorOf = db.prepare("SELECT owner_id FROM namespaces n JOIN projects p ON p.namespace_id = n.id WHERE p.id = ?").pluck();
+const insertIssueEvent = db.prepare(
+  "INSERT INTO events (project_id, author_id, action, target_type, target_id, target_iid, target_title, created_at, updated_at) VALUES (?, ?, 'created', 'Issue', ?, ?, ?, ?, ?)",
+);
+const projectActive = db.prepare('UPDATE projects SET last_activity_at = ? WHERE id = ? AND last_activity_at <= ?');
+const userActive = db.prepare('UPDATE users SET last_activity_on = ? WHERE id = ? AND (last_activity_on IS NULL OR last_activity_on < ?)');
+/** The project's last_activity_at at most once an hour and the author's last_activity_on once a day, as geoforge's recordEvent. */
+function markActive(projectId: number, author: number, now: Date): void {
+  const at = now.toISOString();
+  projectActive.run(at, projectId, new Date(now.getTime() - 60 * 60 * 1000).toISOString());
+  const day = at.slice(0, 10);
+  userActive.run(day, author, day);
+}
 const create = db.transaction((projectId: number, title: string, description: string, agent: string, ip: string) => {
-  const now = new Date().toISOString();
-  const row = insertIssue.get(projectId, nextIid.get(projectId), title, description, authorOf.get(projectId), now, now) as { id: number };
-  insertAgent.run(row.id, agent, ip, now);
+  const now = new Date();
+  const at = now.toISOString();
+  const author = authorOf.get(projectId) as number;
+  const row = insertIssue.get(projectId, nextIid.get(projectId), title, description, author, at, at) as { id: number; iid: number };
+  insertAgent.run(row.id, agent, ip, at);
   countOpen.run(projectId);
+  insertIssueEvent.run(projectId, author, row.id, row.iid, title, at, at);
+  markActive(projectId, author, now);
   return row;
 });
 
@@ -47,8 +64,6 @@ const touchIssue = db.prepare('UPDATE issues SET updated_at = ? WHERE id = ?');
 const insertEvent = db.prepare(
   "INSERT INTO events (project_id, author_id, action, target_type, target_id, target_iid, target_title, created_at, updated_at) VALUES (?, ?, 'commented', 'Note', ?, ?, ?, ?, ?)",
 );
-const projectActive = db.prepare('UPDATE projects SET last_activity_at = ? WHERE id = ? AND last_activity_at <= ?');
-const userActive = db.prepare('UPDATE users SET last_activity_on = ? WHERE id = ? AND (last_activity_on IS NULL OR last_activity_on < ?)');
 const comment = db.transaction((projectId: number, iid: number, body: string) => {
   const issue = issueOf.get(projectId, iid) as { id: number; title: string };
   const author = authorOf.get(projectId) as number;
@@ -57,9 +72,7 @@ const comment = db.transaction((projectId: number, iid: number, body: string) =>
   const note = insertNote.get(projectId, issue.id, author, body, randomBytes(20).toString('hex'), at, at) as { id: number };
   touchIssue.run(at, issue.id);
   insertEvent.run(projectId, author, note.id, note.id, issue.title, at, at);
-  projectActive.run(at, projectId, new Date(now.getTime() - 60 * 60 * 1000).toISOString());
-  const day = at.slice(0, 10);
-  userActive.run(day, author, day);
+  markActive(projectId, author, now);
   return note;
 });
 

@@ -36,7 +36,7 @@ const TARGETS: readonly Target[] = HALVES.flatMap((half) => SERVERS.map((server)
  * /api/v4/projects/:id/issues and POST /api/v4/projects/:id/issues/:issue_iid/notes as the
  * project's owner, closed loop -c8, each against express + better-sqlite3 writing the same rows in
  * one transaction, both servers on the same SQLite file with synchronous=NORMAL in WAL. An issue:
- * iid counter, issue, user agent detail, open_issues_count. A comment: note, the issue's
+ * iid counter, issue, user agent detail, open_issues_count, `created` event. A comment: note, the issue's
  * updated_at, `commented` event (and the activity updates that only write once an hour or a day).
  * The site's capture triggers add the event-log rows of both. The ratio is the lower of the two
  * halves' medians of per-round ratios: each write has to meet the goal.
