@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../../src/api/index.js';
+import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { startSite, type TestSite } from '../helpers/site.js';
+
+/**
+ * Every GET route of the tracker (issues, labels, milestones, notes, discussions, award emoji,
+ * resource events, todos, events), read from the route table itself, answers without a 5xx and
+ * writes nothing that replicates: a secondary serves these reads from its own copy, and a GET that
+ * wrote would differ there (DESIGN, "No writes on reads").
+ */
+const TRACKER = /\/(issues|labels|milestones|notes|discussions|award_emoji|resource_\w+_events|todos|events)\b/;
+
+let site: TestSite;
+let member: TestUser;
+const params: Record<string, string> = {};
+
+beforeAll(async () => {
+  site = await startSite();
+  member = await createUser(site);
+  const group = await createGroup(site, { visibility: 'private' });
+  const project = await createProject(site, { namespace_id: group.id, visibility: 'private' });
+  await addMember(site, 'projects', project.id, member, 30);
+  const post = async (path: string, body: Record<string, unknown>, as?: string) => {
+    const response = await site.api(path, { method: 'POST', body, as });
+    expect(response.status, `${path}: ${response.text}`).toBe(201);
+    return response.body;
+  };
+  const milestone = await post(`/projects/${project.id}/milestones`, { title: 'v1' });
+  const groupMilestone = await post(`/groups/${group.id}/milestones`, { title: 'g1' });
+  await post(`/groups/${group.id}/labels`, { name: 'team', color: '#336699' });
+  const issue = await post(`/projects/${project.id}/issues`, { title: 'Read me', labels: 'bug', milestone_id: milestone.id, assignee_ids: [member.id] });
+  await site.api(`/projects/${project.id}/issues/${issue.iid}`, { method: 'PUT', body: { state_event: 'close' } });
+  const note = await post(`/projects/${project.id}/issues/${issue.iid}/notes`, { body: `@${member.username} look` });
+  const discussion = await post(`/projects/${project.id}/issues/${issue.iid}/discussions`, { body: 'A thread' }, member.token);
+  const award = await post(`/projects/${project.id}/issues/${issue.iid}/award_emoji`, { name: 'thumbsup' });
+  const noteAward = await post(`/projects/${project.id}/issues/${issue.iid}/notes/${note.id}/award_emoji`, { name: 'tada' });
+  const labelEvents = await site.api(`/projects/${project.id}/issues/${issue.iid}/resource_label_events`);
+  Object.assign(params, {
+    issue_iid: String(issue.iid),
+    note_id: String(note.id),
+    discussion_id: discussion.id,
+    award_id: String(award.id),
+    note_award_id: String(noteAward.id),
+    milestone_id: String(milestone.id),
+    group_milestone_id: String(groupMilestone.id),
+    name: 'bug',
+    group_label: 'team',
+    event_id: String(labelEvents.body[0].id),
+    projectId: String(project.id),
+    groupId: String(group.id),
+  });
+  // The callers' own once-a-day activity stamps are written by their first request, not by these reads.
+  for (const as of [undefined, member.token]) await site.api('/user', { as });
+});
+afterAll(() => site.stop());
+
+const eventLogHead = () => site.site.db.prepare('SELECT coalesce(max(id), 0) FROM geo_event_log').pluck().get() as number;
+
+/** The route's path with its parameters filled from the seeded project, group and issue. */
+function fill(path: string): string {
+  const id = path.startsWith('/groups/') ? params.groupId : path.startsWith('/users/') ? String(member.id) : params.projectId;
+  const onGroup = path.startsWith('/groups/');
+  const onNote = path.includes('/notes/:note_id/award_emoji');
+  const value = (name: string) => {
+    if (name === 'id') return id;
+    if (name === 'award_id' && onNote) return params.note_award_id!;
+    if (onGroup && name === 'milestone_id') return params.group_milestone_id!;
+    if (onGroup && name === 'name') return params.group_label!;
+    return params[name]!;
+  };
+  return path.replace(/:(\w+)/g, (_, name: string) => value(name));
+}
+
+describe('GET routes of the tracker', () => {
+  const routes = apiRoutes('test', [], null).filter((route) => route.method === 'get' && TRACKER.test(route.path));
+
+  it('are found in the route table', () => {
+    expect(routes.length).toBeGreaterThan(30);
+  });
+
+  it('answer below 500 and write no replicated row, for an admin, a member and anonymous callers', async () => {
+    const before = eventLogHead();
+    for (const route of routes) {
+      for (const as of [undefined, member.token, null]) {
+        const response = await site.api(fill(route.path), { as });
+        expect(response.status, `${route.path} as ${as === null ? 'anonymous' : as ? 'member' : 'admin'}: ${response.text}`).toBeLessThan(500);
+        if (as === undefined) expect(response.status, `${route.path}: ${response.text}`).toBe(200);
+      }
+    }
+    expect(eventLogHead()).toBe(before);
+  });
+});
