@@ -8,6 +8,7 @@ export type FieldErrors = Record<string, string[]>;
 export type ErrorKind =
   | 'bad_request' // a parameter is missing or malformed: {message: "email is missing"}
   | 'invalid' // model validation: {message: {field: [texts]}}
+  | 'api_error' // GitLab's render_api_error!({error: text}, 400): {message: {error: "Label not found!"}}
   | 'unauthorized'
   | 'forbidden'
   | 'insufficient_scope'
@@ -37,4 +38,6 @@ export const notFound = (resource = ''): AppError => new AppError('not_found', r
 export const forbidden = (reason = ''): AppError => new AppError('forbidden', reason);
 export const badRequest = (message: string): AppError => new AppError('bad_request', message);
 export const invalid = (fields: FieldErrors): AppError => new AppError('invalid', fields);
+/** 400 in the shape GitLab's boards and epic issues answer with render_api_error! (GITLAB-NOTES 1.3). */
+export const apiError = (text: string): AppError => new AppError('api_error', text);
 export const conflict = (message: string): AppError => new AppError('conflict', message);

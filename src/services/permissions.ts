@@ -136,6 +136,15 @@ const PROJECT_RULES = {
   admin_note: unlessArchived(atLeast(ACCESS.maintainer)),
   /** Backdating a note (`created_at` on create): owners and admins, as GitLab's set_note_created_at. */
   set_note_created_at: atLeast(ACCESS.owner),
+  /**
+   * Issue boards (GITLAB-NOTES 2.4): whoever reads the issues reads the boards; reporters create and
+   * delete boards (ee) and create and move lists; deleting a list is for project owners and admins
+   * (decision 8, the SPEC's rule, where GitLab's code lets reporters).
+   */
+  read_board: whenIssuesEnabled(readProject),
+  admin_board: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
+  admin_list: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
+  destroy_list: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.owner))),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
@@ -153,6 +162,10 @@ const GROUP_RULES = {
   /** Group labels and milestones: reporters of the group, as for a project's. */
   admin_group_label: atLeast(ACCESS.reporter),
   admin_group_milestone: atLeast(ACCESS.reporter),
+  /** Group boards (ee), as a project's: readers of the group read them, reporters create boards and lists, owners and admins delete lists. */
+  admin_group_board: atLeast(ACCESS.reporter),
+  admin_group_list: atLeast(ACCESS.reporter),
+  destroy_group_list: atLeast(ACCESS.owner),
 } satisfies Record<string, Rule<GroupRef>>;
 export type GroupAbility = keyof typeof GROUP_RULES;
 

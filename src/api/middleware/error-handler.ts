@@ -6,6 +6,7 @@ import { sendJson } from '../respond.js';
 const statusOf: Record<ErrorKind, number> = {
   bad_request: 400,
   invalid: 400,
+  api_error: 400,
   unauthorized: 401,
   forbidden: 403,
   insufficient_scope: 403,
@@ -27,6 +28,8 @@ function bodyOf(error: AppError): unknown {
   switch (error.kind) {
     case 'invalid':
       return { message: error.fields };
+    case 'api_error':
+      return { message: { error: detail } };
     case 'insufficient_scope':
       return {
         error: 'insufficient_scope',

@@ -21,6 +21,8 @@ export interface IssueFilters {
   readonly state?: 'opened' | 'closed';
   /** Every title must be on the issue; or none at all, or any. */
   readonly labels?: readonly string[] | Presence;
+  /** Issues carrying any of these labels, by id (a board list's label, whatever other label shares its title). */
+  readonly labelIds?: readonly number[];
   readonly milestone?: string | Presence;
   readonly iids?: readonly number[];
   readonly scope?: 'created_by_me' | 'assigned_to_me' | 'all';
@@ -175,6 +177,14 @@ export function issueListQuery(db: Db, actor: Actor | null, source: IssueListSou
       );
       params[`labels${index}`] = JSON.stringify(ids);
     }
+  }
+
+  if (filters.labelIds) {
+    residual(
+      "EXISTS (SELECT 1 FROM label_links bl WHERE bl.target_type = 'Issue' AND bl.target_id = i.id AND bl.label_id IN (SELECT value FROM json_each(@labelIds)))",
+      "i.id IN (SELECT bl.target_id FROM label_links bl WHERE bl.label_id IN (SELECT value FROM json_each(@labelIds)) AND bl.target_type = 'Issue')",
+    );
+    params.labelIds = JSON.stringify(filters.labelIds);
   }
 
   if (filters.milestone === 'none') residual('i.milestone_id IS NULL');

@@ -1,3 +1,4 @@
+import { moveListsToLabel } from '../../db/tables/board-lists.js';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { moveLabelLinks } from '../../db/tables/label-links.js';
@@ -27,6 +28,7 @@ export function promoteLabel(db: Db, label: LabelRow, group: NamespaceRow): Labe
       moveLabelLinks(db, projectLabel.id, groupLabelId);
       moveLabelPriorities(db, projectLabel.id, groupLabelId);
       moveSubscriptions(db, 'Label', projectLabel.id, groupLabelId);
+      moveListsToLabel(db, projectLabel.id, groupLabelId, now);
       removeLabelRows(db, projectLabel.id);
     }
     return findLabelById(db, groupLabelId)!;

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { selectPage, type Page, type Paged } from '../../db/page.js';
+import { deleteListsOfLabel } from '../../db/tables/board-lists.js';
 import { deleteLabelLinksOfLabel, issueCountsOfLabels } from '../../db/tables/label-links.js';
 import { deleteLabelPriorities, labelPrioritiesIn, removeLabelPriority, setLabelPriority } from '../../db/tables/label-priorities.js';
 import {
@@ -162,6 +163,8 @@ export function removeLabelRows(db: Db, labelId: number): void {
   deleteLabelLinksOfLabel(db, labelId);
   deleteLabelPriorities(db, labelId);
   deleteSubscriptionsOf(db, 'Label', [labelId]);
+  // Board lists would go with the label by cascade; this also closes the gap each leaves.
+  deleteListsOfLabel(db, labelId, nowIso());
   deleteLabelRow(db, labelId);
 }
 
