@@ -237,6 +237,15 @@ describe('board lists', () => {
     expect(await order()).toEqual(['docs:0', 'bug:1', 'group-wide:2']);
   });
 
+  it('a promoted label keeps its lists, now on the group label', async () => {
+    const local = await created(`/projects/${project.id}/labels`, { name: 'promoted', color: '#333333' });
+    const list = await created(listsPath(), { label_id: local.id });
+    const promoted = await site.api(`/projects/${project.id}/labels/promoted/promote`, { method: 'PUT' });
+    expect(promoted.status, promoted.text).toBeLessThan(300);
+    expect((await site.api(`${listsPath()}/${list.id}`)).body).toMatchObject({ label: { id: promoted.body.id, name: 'promoted' }, position: list.position });
+    expect((await site.api(`${listsPath()}/${list.id}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it("lists a list's open issues that carry its label, by relative_position, hiding confidential issues from those who may not read them", async () => {
     const issue = async (title: string, labels: string, extra: Record<string, unknown> = {}) => created(`/projects/${project.id}/issues`, { title, labels, ...extra });
     const a = await issue('a', 'bug');

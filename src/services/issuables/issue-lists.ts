@@ -180,10 +180,11 @@ export function issueListQuery(db: Db, actor: Actor | null, source: IssueListSou
   }
 
   if (filters.labelIds) {
-    residual(
-      "EXISTS (SELECT 1 FROM label_links bl WHERE bl.target_type = 'Issue' AND bl.target_id = i.id AND bl.label_id IN (SELECT value FROM json_each(@labelIds)))",
-      "i.id IN (SELECT bl.target_id FROM label_links bl WHERE bl.label_id IN (SELECT value FROM json_each(@labelIds)) AND bl.target_type = 'Issue')",
-    );
+    // The list starts from the label's links (a board list's issues) and reads each issue by id,
+    // rather than walk every open issue of the project and probe each: SQLite, without
+    // statistics, would pick the (project, state) index.
+    from = from.replace('FROM issues i', 'FROM issues i NOT INDEXED');
+    candidates.push("i.id IN (SELECT bl.target_id FROM label_links bl WHERE bl.label_id IN (SELECT value FROM json_each(@labelIds)) AND bl.target_type = 'Issue')");
     params.labelIds = JSON.stringify(filters.labelIds);
   }
 
