@@ -36,6 +36,13 @@ beforeAll(async () => {
   const award = await post(`/projects/${project.id}/issues/${issue.iid}/award_emoji`, { name: 'thumbsup' });
   const noteAward = await post(`/projects/${project.id}/issues/${issue.iid}/notes/${note.id}/award_emoji`, { name: 'tada' });
   const labelEvents = await site.api(`/projects/${project.id}/issues/${issue.iid}/resource_label_events`);
+  // A board list's issues (GET .../boards/:board_id/lists/:list_id/issues) on a project and a group board.
+  const bug = (await site.api(`/projects/${project.id}/labels/bug`)).body;
+  const team = (await site.api(`/groups/${group.id}/labels/team`)).body;
+  const board = await post(`/projects/${project.id}/boards`, { name: 'Board' });
+  const list = await post(`/projects/${project.id}/boards/${board.id}/lists`, { label_id: bug.id });
+  const groupBoard = await post(`/groups/${group.id}/boards`, { name: 'Group board' });
+  const groupList = await post(`/groups/${group.id}/boards/${groupBoard.id}/lists`, { label_id: team.id });
   Object.assign(params, {
     issue_iid: String(issue.iid),
     note_id: String(note.id),
@@ -47,6 +54,10 @@ beforeAll(async () => {
     name: 'bug',
     group_label: 'team',
     event_id: String(labelEvents.body[0].id),
+    board_id: String(board.id),
+    list_id: String(list.id),
+    group_board_id: String(groupBoard.id),
+    group_list_id: String(groupList.id),
     projectId: String(project.id),
     groupId: String(group.id),
   });
@@ -67,6 +78,7 @@ function fill(path: string): string {
     if (name === 'award_id' && onNote) return params.note_award_id!;
     if (onGroup && name === 'milestone_id') return params.group_milestone_id!;
     if (onGroup && name === 'name') return params.group_label!;
+    if (onGroup && (name === 'board_id' || name === 'list_id')) return params[`group_${name}`]!;
     return params[name]!;
   };
   return path.replace(/:(\w+)/g, (_, name: string) => value(name));
