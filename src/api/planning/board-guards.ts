@@ -3,7 +3,7 @@ import type { LabelListRow } from '../../db/tables/board-lists.js';
 import type { BoardOwner, BoardRow } from '../../db/tables/boards.js';
 import type { LabelRow } from '../../db/tables/labels.js';
 import { AppError } from '../../errors.js';
-import { projectLabelScope, groupLabelScope, projectMilestoneScope, groupMilestoneScope } from '../../services/issuables/scopes.js';
+import { groupLabelScope, groupMilestoneScope, projectLabelScope, projectMilestoneScope } from '../../services/issuables/scopes.js';
 import type { IssueListSource } from '../../services/issuables/issue-lists.js';
 import { availableLabel, findBoardList } from '../../services/planning/board-lists.js';
 import { findBoard, type BoardScopes } from '../../services/planning/boards.js';

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { LabelListRow } from '../../db/tables/board-lists.js';
 import type { BoardRow } from '../../db/tables/boards.js';
 import { boardList, boardView } from '../../entities/boards.js';
 import { createBoard, deleteBoard, listBoards, loadBoardRelations } from '../../services/planning/boards.js';
@@ -7,7 +8,6 @@ import type { SiteContext } from '../../site-context.js';
 import { readPage, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { sendIssuePage } from '../issuables/issue-response.js';
-import type { ValueGuard } from '../middleware/value-guards.js';
 import { boardCreateParams, boardOwner, boardParent, boardScopes, issueSource, listLabel, listMoveParams, namedBoard, namedList, type BoardKind } from './board-guards.js';
 
 /** The handlers of one kind of board (a project's or a group's), over the guards its routes list. */
@@ -21,12 +21,12 @@ export function boardHandlers(kind: BoardKind) {
     const viewCtx = { externalUrl: ctx.externalUrl, edition: ctx.config.edition };
     return rows.map((row) => boardView(row, parent, rel, viewCtx));
   };
-  const sendList = (ctx: SiteContext, res: Response, status: number, row: Parameters<typeof withLabels>[1][number]) => {
+  const sendList = (ctx: SiteContext, res: Response, status: number, row: LabelListRow) => {
     const [one] = withLabels(ctx.db, [row]);
     sendJson(res, status, boardList(one.list, one.label));
   };
   return {
-    board: board as ValueGuard<BoardRow>,
+    board,
     list,
     label,
     listBoards: (ctx: SiteContext, req: Request, res: Response) => {

@@ -1,8 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import type { Page, Paged } from '../../db/page.js';
-import { labelListsOfBoards, type LabelListRow } from '../../db/tables/board-lists.js';
-import { insertBoardList } from '../../db/tables/board-lists.js';
+import { insertBoardList, labelListsOfBoards, type LabelListRow } from '../../db/tables/board-lists.js';
 import { boardLabelIds, deleteBoardRow, findBoardOf, insertBoard, insertBoardLabel, listBoardsOf, type BoardOwner, type BoardRow } from '../../db/tables/boards.js';
 import { findLabelsByTitles, labelsByIds, type LabelScope } from '../../db/tables/labels.js';
 import { findMilestoneInScope, milestonesByIds, type MilestoneScope } from '../../db/tables/milestones.js';
