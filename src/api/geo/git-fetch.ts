@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectById } from '../../db/tables/projects.js';
+import { readHeadTarget } from '../../geo/repository-checksum.js';
 import { repositoryOnDisk, type RepositoryType } from '../../geo/repository-events.js';
 import { advertiseRefs, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../../git/smart-http.js';
 import type { SiteContext } from '../../site-context.js';
@@ -10,6 +11,8 @@ import { geoCaller } from './caller.js';
 /** `/<repository|wiki>/<project id>.git/info/refs` and `/<repository|wiki>/<project id>.git/<service>`. */
 const INFO_REFS = /^\/(repository|wiki)\/(\d{1,15})\.git\/info\/refs$/;
 const RPC = /^\/(repository|wiki)\/(\d{1,15})\.git\/(git-upload-pack|git-receive-pack)$/;
+/** `/<repository|wiki>/<project id>.git/HEAD`: where git's dumb HTTP protocol reads HEAD. */
+const HEAD = /^\/(repository|wiki)\/(\d{1,15})\.git\/HEAD$/;
 
 const UPLOAD_PACK: GitService = 'git-upload-pack';
 
@@ -59,6 +62,17 @@ export function geoGitRouter(ctx: SiteContext): Router {
       ctx.log.warn({ err: error, repository }, 'geo ref advertisement failed');
       res.destroy();
     }
+  });
+
+  // HEAD as its file holds it (`ref: refs/heads/main`, or a detached sha). A fetch never brings
+  // HEAD, and the ref advertisement of an empty repository names no branch (issue 17, item 8): a
+  // secondary reads it here when its copy's checksum differs, and points its own HEAD the same way.
+  router.get(HEAD, async (req, res) => {
+    res.locals.route = '/api/v4/geo/git/:type/:project_id.git/HEAD';
+    const repository = await gate(ctx, req, res, UPLOAD_PACK);
+    if (!repository) return;
+    const target = await readHeadTarget(repository);
+    res.status(200).set(NO_CACHE_HEADERS).type('text/plain').send(target.startsWith('refs/') ? `ref: ${target}\n` : `${target}\n`);
   });
 
   router.post(RPC, async (req, res) => {
