@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { findProjectById } from '../../db/tables/projects.js';
 import { readHeadTarget } from '../../geo/repository-checksum.js';
 import { repositoryOnDisk, type RepositoryType } from '../../geo/repository-events.js';
-import { advertiseRefs, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../../git/smart-http.js';
+import { advertiseRefs, gitProtocolOf, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../../git/smart-http.js';
 import type { SiteContext } from '../../site-context.js';
 import { refuseGit, startGitRpc } from '../repository/git-rpc.js';
 import { geoCaller } from './caller.js';
@@ -56,7 +56,7 @@ export function geoGitRouter(ctx: SiteContext): Router {
     if (!repository) return;
     res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${UPLOAD_PACK}-advertisement`);
     try {
-      await advertiseRefs(repository, UPLOAD_PACK, res);
+      await advertiseRefs(repository, UPLOAD_PACK, res, gitProtocolOf(req.headers['git-protocol']));
       res.end();
     } catch (error) {
       ctx.log.warn({ err: error, repository }, 'geo ref advertisement failed');
@@ -83,7 +83,7 @@ export function geoGitRouter(ctx: SiteContext): Router {
     const rpc = startGitRpc(req, res, UPLOAD_PACK);
     if (!rpc) return;
     try {
-      await serviceRpc({ repository, service: UPLOAD_PACK, body: req, gzip: rpc.gzip, output: res, signal: rpc.signal });
+      await serviceRpc({ repository, service: UPLOAD_PACK, body: req, gzip: rpc.gzip, output: res, gitProtocol: gitProtocolOf(req.headers['git-protocol']), signal: rpc.signal });
       res.end();
     } catch (error) {
       ctx.log.warn({ err: error, repository }, 'geo upload-pack failed');
