@@ -20,7 +20,7 @@ const MAX_SYMREF_DEPTH = 5;
  */
 export async function refsChecksum(repository: string): Promise<string | null> {
   if (!(await hasRepository(repository))) return null;
-  const [refs, head] = await Promise.all([readRefs(repository), headTarget(repository)]);
+  const [refs, head] = await Promise.all([readRefs(repository), readHeadTarget(repository)]);
   const hash = createHash('sha256').update(`HEAD ${head}\n`);
   for (const name of [...refs.keys()].sort(byBytes)) hash.update(`${refs.get(name)} ${name}\n`);
   return hash.digest('hex');
@@ -72,9 +72,11 @@ function resolve(values: Map<string, string>, name: string): string | null {
 
 /**
  * The ref HEAD names (unborn included), or the commit a detached HEAD points at, read from the
- * HEAD file. Anything else is no repository git could read: an error, never a checksum.
+ * HEAD file. Anything else is no repository git could read: an error, never a checksum. The
+ * primary serves it to secondaries (api/geo/git-fetch.ts): no ref carries it, and an empty
+ * repository has nothing else to tell its HEAD.
  */
-async function headTarget(repository: string): Promise<string> {
+export async function readHeadTarget(repository: string): Promise<string> {
   const head = (await readFile(path.join(repository, 'HEAD'), 'utf8')).trim();
   if (head.startsWith('ref: refs/')) return head.slice('ref: '.length);
   if (OBJECT_ID.test(head)) return head;

@@ -90,14 +90,44 @@ export function siteHooksDir(dataDir: string): Promise<string> {
   return pending;
 }
 
+/** What a `Git-Protocol` header may hold: colon-separated `key=value` words (`version=2`). */
+const GIT_PROTOCOL_VALUE = /^[A-Za-z0-9._-]+(?:=[A-Za-z0-9._-]*)?(?::[A-Za-z0-9._-]+(?:=[A-Za-z0-9._-]*)?)*$/;
+const GIT_PROTOCOL_MAX_LENGTH = 256;
+
+/**
+ * The client's `Git-Protocol` header, to hand to git as GIT_PROTOCOL (what git's own http-backend
+ * does with it): how a client asks for protocol v1 or v2. Null when absent, or when it is not the
+ * `key=value[:key=value]` list git reads (git then speaks v0, as to a client that sent nothing).
+ */
+export function gitProtocolOf(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header.join(':') : header;
+  if (!value || value.length > GIT_PROTOCOL_MAX_LENGTH || !GIT_PROTOCOL_VALUE.test(value)) return null;
+  return value;
+}
+
+/** The protocol version git serves for a GIT_PROTOCOL value: the highest `version=N` it names, as git's protocol.c reads it. */
+function protocolVersion(gitProtocol: string | null): number {
+  let version = 0;
+  for (const word of gitProtocol?.split(':') ?? []) {
+    const match = /^version=(\d)$/.exec(word);
+    if (match && Number(match[1]) > version) version = Number(match[1]);
+  }
+  return version;
+}
+
+const protocolEnv = (gitProtocol: string | null): Record<string, string> => (gitProtocol ? { GIT_PROTOCOL: gitProtocol } : {});
+
 /**
  * The body of `GET info/refs?service=…`: the `# service=` pkt-line and a flush, then git's own
- * advertisement, streamed to `output` (which is left open: the caller ends it).
+ * advertisement, streamed to `output` (which is left open: the caller ends it). With the client's
+ * `Git-Protocol` (gitProtocolOf) git answers in the version asked for; a v2 upload-pack answer
+ * is git's capability list alone, without the `# service=` line, as git's http-backend sends it.
  */
-export async function advertiseRefs(repository: string, service: GitService, output: Writable): Promise<void> {
-  const git = streamGit([subcommand(service), '--stateless-rpc', '--advertise-refs', repository], { timeoutMs: 60_000 });
+export async function advertiseRefs(repository: string, service: GitService, output: Writable, gitProtocol: string | null = null): Promise<void> {
+  const git = streamGit([subcommand(service), '--stateless-rpc', '--advertise-refs', repository], { timeoutMs: 60_000, env: protocolEnv(gitProtocol) });
   git.stdin.end();
-  output.write(Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]));
+  // receive-pack has no v2 and answers a v2 request in v0, which starts with the service line.
+  if (service === 'git-receive-pack' || protocolVersion(gitProtocol) < 2) output.write(Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]));
   await Promise.all([pipeline(git.stdout, output, { end: false }), git.done]);
 }
 
@@ -158,6 +188,8 @@ export interface RpcOptions {
   /** receive-pack only: the hooks directory (siteHooksDir) and the ref it protects. */
   readonly hooksDir?: string;
   readonly protectedRef?: string;
+  /** The client's `Git-Protocol` (gitProtocolOf): a v2 client's requests are v2 commands (ls-refs, fetch). */
+  readonly gitProtocol?: string | null;
   readonly signal?: AbortSignal;
 }
 
@@ -172,7 +204,7 @@ export async function serviceRpc(options: RpcOptions): Promise<RefUpdate[]> {
   const config = receive && options.hooksDir ? ['-c', `core.hooksPath=${options.hooksDir}`] : [];
   const git = streamGit([...config, subcommand(options.service), '--stateless-rpc', options.repository], {
     signal: options.signal,
-    env: receive && options.protectedRef ? { GEOFORGE_PROTECTED_REF: options.protectedRef } : {},
+    env: { ...protocolEnv(options.gitProtocol ?? null), ...(receive && options.protectedRef ? { GEOFORGE_PROTECTED_REF: options.protectedRef } : {}) },
   });
   const reader = receive ? new PushCommandReader() : null;
   const stages: (Readable | Writable | Transform)[] = [options.body];

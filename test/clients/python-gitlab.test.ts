@@ -74,16 +74,18 @@ describe('python-gitlab 3.12 against the Users API', () => {
   it('manages GPG keys of a user and of the current user', async () => {
     const keys = [(await gpgKeyPair('pgl-gpg@example.com')).publicKey, (await gpgKeyPair('root-gpg@example.com')).publicKey];
     const obs = await section('gpg_keys', { GEOFORGE_GPG_KEYS: JSON.stringify(keys) });
-    // python-gitlab needs the created key as an object (GITLAB-NOTES 2.8 / 3.2).
-    expect(obs.create).toMatchObject({ error: null, key_matches: true });
+    // POST /users/:id/gpg_keys and /user/gpg_keys answer 201 with the created key object, which
+    // python-gitlab's gpgkeys.create needs (GITLAB-NOTES decision 3, not the SPEC's array).
+    expect(obs.create).toMatchObject({ error: null, id: expect.any(Number), key_matches: true, has_created_at: true });
     expect(obs.listed).toBe(1);
     expect(obs.got).toMatchObject({ id: obs.create.id, key_matches: true, has_created_at: true });
     expect(obs.duplicate).toMatchObject({ error: 'GitlabCreateError', code: 400 });
     expect(obs.after_delete).toBe(0);
     expect(obs.get_deleted).toMatchObject({ error: 'GitlabGetError', code: 404 });
     expect(obs.garbage).toMatchObject({ error: 'GitlabCreateError', code: 400 });
-    expect(obs.current_create).toMatchObject({ error: null });
+    expect(obs.current_create).toMatchObject({ error: null, id: expect.any(Number), key_matches: true });
     expect(obs.current_listed).toBe(1);
+    expect(obs.current_listed_ids).toEqual([obs.current_create.id]);
     expect(obs.current_after_delete).toBe(0);
   });
 

@@ -181,10 +181,11 @@ def gpg_keys():
     user = new_user(gl, "g")
     obs = {}
 
-    # python-gitlab builds a UserGPGKey from the POST answer, so an array answer fails here.
+    # POST answers 201 with the created key as one object (GITLAB-NOTES decision 3): python-gitlab
+    # builds a UserGPGKey from it, and would fail here on the array the SPEC's docs sample shows.
     try:
         created = user.gpgkeys.create({"key": public[0]})
-        obs["create"] = {"error": None, "id": created.id, "key_matches": created.key.strip() == public[0].strip()}
+        obs["create"] = {"error": None, "id": created.id, "key_matches": created.key.strip() == public[0].strip(), "has_created_at": bool(created.created_at)}
     except exc.GitlabParsingError as e:
         obs["create"] = {"error": type(e).__name__, "message": str(e.error_message)}
     listed = user.gpgkeys.list(get_all=False)
@@ -202,11 +203,12 @@ def gpg_keys():
     # Current user: list + create + delete.
     try:
         mine = gl.user.gpgkeys.create({"key": public[1]})
-        obs["current_create"] = {"error": None, "id": mine.id}
+        obs["current_create"] = {"error": None, "id": mine.id, "key_matches": mine.key.strip() == public[1].strip()}
     except exc.GitlabParsingError as e:
         obs["current_create"] = {"error": type(e).__name__}
     mine_listed = gl.user.gpgkeys.list(get_all=False)
     obs["current_listed"] = len(mine_listed)
+    obs["current_listed_ids"] = [key.id for key in mine_listed]
     for key in mine_listed:
         key.delete()
     obs["current_after_delete"] = len(gl.user.gpgkeys.list(get_all=False))

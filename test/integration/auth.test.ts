@@ -170,6 +170,34 @@ describe('sudo', () => {
     });
   });
 
+  it('needs the sudo scope from an impersonation token too: a personal access token in the SPEC (issue 17, item 8)', async () => {
+    const admin = await createUser(site, { admin: true });
+    const created = await site.api(`/users/${admin.id}/impersonation_tokens`, { method: 'POST', body: { name: 'impersonating an admin', scopes: ['api'] } });
+    expect(created.status).toBe(201);
+    const response = await site.api(`/user?sudo=${alice.id}`, { as: created.body.token });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual({
+      error: 'insufficient_scope',
+      error_description: 'The request requires higher privileges than provided by the access token.',
+      scope: 'sudo',
+    });
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="Geoforge", error="insufficient_scope", scope="sudo"');
+  });
+
+  it('is refused to an admin signed in with a session cookie: no token, no scope', async () => {
+    const admin = await createUser(site, { admin: true, password: 'admin-password' });
+    const signIn = await request(`${site.url}/users/sign_in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `user[login]=${admin.username}&user[password]=admin-password`,
+    });
+    await signIn.body.dump();
+    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+    const response = await request(`${site.url}/api/v4/user?sudo=${alice.id}`, { headers: { cookie } });
+    expect(response.statusCode).toBe(403);
+    expect(await response.body.json()).toEqual({ message: '403 Forbidden - Must be authenticated using an OAuth or Personal Access Token to use sudo' });
+  });
+
   it('names an unknown user in a 404', async () => {
     expect(await site.api('/user?sudo=nobody-here')).toMatchObject({ status: 404, body: { message: "404 User with ID or username 'nobody-here' Not Found" } });
     expect((await site.api('/user?sudo=99999')).body.message).toContain("'99999'");

@@ -511,5 +511,29 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
       // Asking never creates the wiki, unlike a user's first fetch.
       expect(await refsChecksum(wikiRepositoryPath(site.dataDir, noWiki.id))).toBeNull();
     });
+
+    it('answers HEAD as its file holds it (an empty repository\'s unborn branch included), to signed callers only', async () => {
+      const headers = { authorization: geoAuthorization(SECRET, 'secondary-1') };
+      const empty = await createProject(site, { default_branch: 'main' }, owner.token);
+      for (const [url, expected] of [
+        [geoUrl('repository', project.id), 'ref: refs/heads/master\n'],
+        [geoUrl('repository', empty.id), 'ref: refs/heads/main\n'],
+        [geoUrl('wiki', project.id), 'ref: refs/heads/master\n'],
+      ] as const) {
+        const response = await request(`${url}/HEAD`, { headers });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['content-type']).toMatch(/^text\/plain/);
+        expect(response.headers['cache-control']).toBe('no-cache, max-age=0, must-revalidate');
+        expect(await response.body.text()).toBe(expected);
+      }
+      const unsigned = await request(`${geoUrl('repository', empty.id)}/HEAD`);
+      expect(unsigned.statusCode).toBe(401);
+      await unsigned.body.dump();
+      for (const url of [geoUrl('wiki', empty.id), geoUrl('repository', 999_999)]) {
+        const missing = await request(`${url}/HEAD`, { headers });
+        expect(missing.statusCode).toBe(404);
+        await missing.body.dump();
+      }
+    });
   });
 });

@@ -224,3 +224,106 @@ describe('git smart HTTP', () => {
     expect(result.includes(Buffer.from('PACK'))).toBe(true);
   });
 });
+
+describe('git protocol versions over smart HTTP (the Git-Protocol header)', () => {
+  let site: TestSite;
+  let scratch: string;
+  let owner: TestUser;
+  const client = () => gitClient(scratch, 20_000);
+  /** Runs git with `-c protocol.version=<version>` and the packet trace on; resolves to git's stderr (the trace). */
+  const traced = async (version: number, args: string[], cwd?: string) =>
+    (await client()(['-c', `protocol.version=${version}`, ...args], cwd, { GIT_TRACE_PACKET: '1' })).stderr;
+  /** The protocol version the server answered in, read from the trace (`<` marks what a git process read): `version N`, else v0. */
+  const answeredIn = (trace: string) => Number(/< version (\d)$/m.exec(trace)?.[1] ?? 0);
+  const basic = (user: TestUser) => `Basic ${Buffer.from(`${user.username}:${user.token}`).toString('base64')}`;
+
+  beforeAll(async () => {
+    site = await startSite();
+    scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-git-protocol-'));
+    owner = await createUser(site);
+  });
+  afterAll(async () => {
+    await site.stop();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  for (const version of [0, 1, 2]) {
+    it(`clones, pushes, fetches and lists refs with protocol.version=${version}`, async () => {
+      const git = client();
+      const project = await createProject(site, { visibility: 'private', default_branch: 'main' }, owner.token);
+      const url = remoteUrl(site.url, project, owner);
+      const work = path.join(scratch, `v${version}-work`);
+
+      const cloneTrace = await traced(version, ['clone', '--quiet', url, work]);
+      expect(answeredIn(cloneTrace)).toBe(version);
+      // Only v2 tells a client the unborn branch an empty repository's HEAD names (ls-refs `unborn`).
+      const clonedHead = (await git(['symbolic-ref', 'HEAD'], work)).stdout.trim();
+      if (version === 2) expect(clonedHead).toBe('refs/heads/main');
+      await git(['checkout', '--quiet', '-B', 'main'], work);
+      await writeFile(path.join(work, 'README.md'), `# v${version}\n`);
+      await git(['add', '.'], work);
+      await git(['commit', '--quiet', '-m', 'first'], work);
+      await git(['branch', 'feature-a'], work);
+      await git(['tag', 'v1'], work);
+      // A push speaks v0 for a v2 client (git has no v2 push) and v1 for a v1 client.
+      const pushTrace = await traced(version, ['push', '--quiet', 'origin', 'main', 'feature-a', 'v1'], work);
+      expect(answeredIn(pushTrace)).toBe(version === 1 ? 1 : 0);
+      const first = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+      expect((await runGit(['--git-dir', repositoryPath(site.dataDir, project.id), 'rev-parse', 'refs/heads/main', 'refs/heads/feature-a'])).stdout.split('\n').filter(Boolean)).toEqual([first, first]);
+
+      const copy = path.join(scratch, `v${version}-copy`);
+      await traced(version, ['clone', '--quiet', url, copy]);
+      expect(await readFile(path.join(copy, 'README.md'), 'utf8')).toBe(`# v${version}\n`);
+
+      await writeFile(path.join(work, 'more.txt'), 'more\n');
+      await git(['add', '.'], work);
+      await git(['commit', '--quiet', '-m', 'second'], work);
+      await traced(version, ['push', '--quiet', 'origin', 'main'], work);
+      const second = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+      const fetchTrace = await traced(version, ['fetch', '--quiet', 'origin'], copy);
+      expect(answeredIn(fetchTrace)).toBe(version);
+      expect((await git(['rev-parse', 'origin/main'], copy)).stdout.trim()).toBe(second);
+
+      // v2's ls-refs filters on the server: only the refs asked for travel.
+      const listed = await client()(['-c', `protocol.version=${version}`, 'ls-remote', '--heads', url], copy, { GIT_TRACE_PACKET: '1' });
+      expect(listed.stdout).toBe(`${first}\trefs/heads/feature-a\n${second}\trefs/heads/main\n`);
+      if (version === 2) {
+        expect(listed.stderr).toMatch(/> ref-prefix refs\/heads\/$/m);
+        expect(listed.stderr).not.toMatch(/< [0-9a-f]{40} refs\/tags\/v1/);
+      } else {
+        expect(listed.stderr).toMatch(/< [0-9a-f]{40} refs\/tags\/v1/);
+      }
+    });
+  }
+
+  it('answers the ref advertisement in the version the header asks for, and in v0 for a header git could not read', async () => {
+    const project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
+    const advertise = async (service: string, gitProtocol?: string) => {
+      const response = await request(`${site.url}/${project.path_with_namespace}.git/info/refs?service=${service}`, {
+        headers: { authorization: basic(owner), ...(gitProtocol === undefined ? {} : { 'git-protocol': gitProtocol }) },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe(`application/x-${service}-advertisement`);
+      return response.body.text();
+    };
+    const v2 = await advertise('git-upload-pack', 'version=2');
+    // As git's http-backend answers v2: the capabilities alone, no `# service=` line.
+    expect(v2.startsWith('000eversion 2\n')).toBe(true);
+    expect(v2).toMatch(/^[0-9a-f]{4}ls-refs/m);
+    expect(v2).toContain('fetch=');
+    const v1 = await advertise('git-upload-pack', 'version=1');
+    expect(v1.startsWith('001e# service=git-upload-pack\n0000000eversion 1\n')).toBe(true);
+    // Several words, the highest version wins, as in git's protocol.c.
+    expect((await advertise('git-upload-pack', 'version=1:version=2')).startsWith('000eversion 2\n')).toBe(true);
+    for (const unreadable of ['version 2', 'version=2;rm -rf /', 'x'.repeat(300)]) {
+      const text = await advertise('git-upload-pack', unreadable);
+      expect(text.startsWith('001e# service=git-upload-pack\n0000')).toBe(true);
+      expect(text).not.toContain('version 2');
+    }
+    // receive-pack has no v2: it answers a v2 request in v0, with the service line.
+    const push = await advertise('git-receive-pack', 'version=2');
+    expect(push.startsWith('001f# service=git-receive-pack\n0000')).toBe(true);
+    expect(push).not.toContain('version 2');
+    expect((await advertise('git-receive-pack', 'version=1')).startsWith('001f# service=git-receive-pack\n0000000eversion 1\n')).toBe(true);
+  });
+});

@@ -18,7 +18,8 @@ describe('GPG keys', () => {
 
     const created = await addKey(alice.token, `\n${publicKey}\n\n`);
     expect(created.status).toBe(201);
-    // One object, not the SPEC's array: python-gitlab's gpgkeys.create needs an object.
+    // 201 with the created key as one object, not the SPEC's array (GITLAB-NOTES decision 3: GitLab
+    // 10.x's code answers so, and python-gitlab's gpgkeys.create needs an object).
     expect(created.body).toEqual({ id: expect.any(Number), key: publicKey.trim(), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
 
     const list = await site.api('/user/gpg_keys', { as: alice.token });
@@ -129,7 +130,9 @@ describe('GPG keys', () => {
     const { publicKey } = await gpgKeyPair(alice.email);
 
     const created = await site.api(`/users/${alice.id}/gpg_keys`, { method: 'POST', body: { key: publicKey } });
+    // The admin route answers as /user/gpg_keys does: 201 with the created key object (GITLAB-NOTES decision 3).
     expect(created.status).toBe(201);
+    expect(created.headers['content-type']).toBe('application/json');
     expect(created.body).toEqual({ id: expect.any(Number), key: publicKey.trim(), created_at: expect.any(String) });
 
     const list = await site.api(`/users/${alice.id}/gpg_keys`);

@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
 import { findProjectById } from '../../db/tables/projects.js';
+import { readHeadTarget } from '../../geo/repository-checksum.js';
 import { repositoryOnDisk, type RepositoryType } from '../../geo/repository-events.js';
-import { advertiseRefs, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../../git/smart-http.js';
+import { advertiseRefs, gitProtocolOf, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../../git/smart-http.js';
 import type { SiteContext } from '../../site-context.js';
 import { refuseGit, startGitRpc } from '../repository/git-rpc.js';
 import { geoCaller } from './caller.js';
@@ -10,6 +11,8 @@ import { geoCaller } from './caller.js';
 /** `/<repository|wiki>/<project id>.git/info/refs` and `/<repository|wiki>/<project id>.git/<service>`. */
 const INFO_REFS = /^\/(repository|wiki)\/(\d{1,15})\.git\/info\/refs$/;
 const RPC = /^\/(repository|wiki)\/(\d{1,15})\.git\/(git-upload-pack|git-receive-pack)$/;
+/** `/<repository|wiki>/<project id>.git/HEAD`: where git's dumb HTTP protocol reads HEAD. */
+const HEAD = /^\/(repository|wiki)\/(\d{1,15})\.git\/HEAD$/;
 
 const UPLOAD_PACK: GitService = 'git-upload-pack';
 
@@ -53,12 +56,23 @@ export function geoGitRouter(ctx: SiteContext): Router {
     if (!repository) return;
     res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${UPLOAD_PACK}-advertisement`);
     try {
-      await advertiseRefs(repository, UPLOAD_PACK, res);
+      await advertiseRefs(repository, UPLOAD_PACK, res, gitProtocolOf(req.headers['git-protocol']));
       res.end();
     } catch (error) {
       ctx.log.warn({ err: error, repository }, 'geo ref advertisement failed');
       res.destroy();
     }
+  });
+
+  // HEAD as its file holds it (`ref: refs/heads/main`, or a detached sha). A fetch never brings
+  // HEAD, and the ref advertisement of an empty repository names no branch (issue 17, item 8): a
+  // secondary reads it here when its copy's checksum differs, and points its own HEAD the same way.
+  router.get(HEAD, async (req, res) => {
+    res.locals.route = '/api/v4/geo/git/:type/:project_id.git/HEAD';
+    const repository = await gate(ctx, req, res, UPLOAD_PACK);
+    if (!repository) return;
+    const target = await readHeadTarget(repository);
+    res.status(200).set(NO_CACHE_HEADERS).type('text/plain').send(target.startsWith('refs/') ? `ref: ${target}\n` : `${target}\n`);
   });
 
   router.post(RPC, async (req, res) => {
@@ -69,7 +83,7 @@ export function geoGitRouter(ctx: SiteContext): Router {
     const rpc = startGitRpc(req, res, UPLOAD_PACK);
     if (!rpc) return;
     try {
-      await serviceRpc({ repository, service: UPLOAD_PACK, body: req, gzip: rpc.gzip, output: res, signal: rpc.signal });
+      await serviceRpc({ repository, service: UPLOAD_PACK, body: req, gzip: rpc.gzip, output: res, gitProtocol: gitProtocolOf(req.headers['git-protocol']), signal: rpc.signal });
       res.end();
     } catch (error) {
       ctx.log.warn({ err: error, repository }, 'geo upload-pack failed');

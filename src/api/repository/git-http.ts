@@ -5,7 +5,7 @@ import type { ReadRouting } from '../geo/read-routing.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { createWikiRepository } from '../../git/repositories.js';
 import { repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
-import { advertiseRefs, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
+import { advertiseRefs, gitProtocolOf, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
 import { afterPush, afterWikiPush } from '../../services/repository/after-push.js';
 import { authenticateCredential, touchActivity, type Actor } from '../../services/users/authentication.js';
 import { can } from '../../services/permissions.js';
@@ -170,7 +170,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
     if (!access) return;
     res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-advertisement`);
     try {
-      await advertiseRefs(access.repository, service, res);
+      await advertiseRefs(access.repository, service, res, gitProtocolOf(req.headers['git-protocol']));
       res.end();
     } catch (error) {
       ctx.log.warn({ err: error, project: access.project.id }, 'git ref advertisement failed');
@@ -198,6 +198,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
         output: res,
         hooksDir: receive ? await siteHooksDir(ctx.config.dataDir) : undefined,
         protectedRef: receive && !access.wiki ? `refs/heads/${access.project.default_branch}` : undefined,
+        gitProtocol: gitProtocolOf(req.headers['git-protocol']),
         signal: rpc.signal,
       });
     } catch (error) {

@@ -234,6 +234,21 @@ export class PrimaryClient {
   }
 
   /**
+   * What the primary's copy of a repository or wiki has in HEAD: the ref it names (unborn
+   * included) or a detached commit, as the HEAD file holds it. A fetch never brings HEAD.
+   */
+  async repositoryHead(type: 'repository' | 'wiki', projectId: number, signal?: AbortSignal): Promise<string> {
+    const response = await this.call('GET', `/git/${type}/${projectId}.git/HEAD`, { signal });
+    const head = (await response.body.text()).trim();
+    const target = head.startsWith('ref: ') ? head.slice('ref: '.length) : head;
+    // It ends up as an argument of git: a ref name or an object id, nothing that could read as an option.
+    if (!/^refs\/[^\s\0]+$|^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(target)) {
+      throw new PrimaryError(`primary answered GET /git/${type}/${projectId}.git/HEAD with neither a ref nor an object id: ${head.slice(0, 200)}`, response.statusCode);
+    }
+    return target;
+  }
+
+  /**
    * Where git fetches a repository or wiki from, and the environment that signs it: the header
    * goes through GIT_CONFIG_* so the token never shows in a process list. Sign afresh per command.
    */

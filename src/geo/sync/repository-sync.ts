@@ -3,9 +3,8 @@ import path from 'node:path';
 import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { GitError, runGit } from '../../git/cli.js';
-import { setRepositoryHead } from '../../git/repositories.js';
 import type { RegistryItem } from '../registry/queue.js';
-import { refsChecksum } from '../repository-checksum.js';
+import { readHeadTarget, refsChecksum } from '../repository-checksum.js';
 import type { SyncDeps } from './deps.js';
 import { SyncFailure } from './failure.js';
 import { localCopyPath, repositoryStagingPath } from './local-copy.js';
@@ -35,10 +34,13 @@ export async function syncRepository(item: RegistryItem, deps: SyncDeps): Promis
   }
   let checksum = await refsChecksum(local);
   const expected = primaryChecksum(deps.db(), item);
-  if (expected !== null && checksum !== expected) {
-    // Refs fetched but HEAD never is: the branch it names may have changed on the primary.
-    const head = /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec((await git(['ls-remote', '--symref', REMOTE, 'HEAD'])).stdout)?.[1];
-    if (head) await setRepositoryHead(local, head.slice('refs/heads/'.length));
+  if (checksum !== null && (expected === null || checksum !== expected)) {
+    // Refs are fetched but HEAD never is, and an empty repository advertises no branch at all
+    // (issue 17, item 8): the clone's HEAD is this site's default, the primary's may differ.
+    const head = await deps.client.repositoryHead(type, item.item_id, deps.signal).catch((error: unknown) => {
+      throw new Error(`read the primary's HEAD of ${item.path}`, { cause: error });
+    });
+    if (head !== (await readHeadTarget(local))) await setHeadTarget(local, head);
     checksum = await refsChecksum(local);
   }
   if (checksum === null) throw new Error(`the local copy at ${item.path} vanished during the sync`);
@@ -46,6 +48,12 @@ export async function syncRepository(item: RegistryItem, deps: SyncDeps): Promis
     throw new SyncFailure('checksum_mismatch', `refs checksum of the local copy (${checksum}) differs from the primary's (${expected}) after fetching`);
   }
   return checksum;
+}
+
+/** Points HEAD where the primary's points: at a ref (a branch, born or not), or detached at a commit. */
+async function setHeadTarget(local: string, target: string): Promise<void> {
+  const args = target.startsWith('refs/') ? ['symbolic-ref', 'HEAD', target] : ['update-ref', '--no-deref', 'HEAD', target];
+  await runGit(['--git-dir', local, ...args]);
 }
 
 /** Stands for the remote URL in an argument list: the URL is only built, with a fresh token, when git runs. */
