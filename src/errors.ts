@@ -1,6 +1,11 @@
 /** Field errors in GitLab's validation shape: `{title: ["is too long"]}`. */
 export type FieldErrors = Record<string, string[]>;
 
+/** The body of GitLab's `render_api_error!({error: ...}, 400)` (boards, epic issues): `{message: {error: "Issue could not be moved!"}}`. */
+export interface ApiErrorDetail {
+  readonly error: string;
+}
+
 /**
  * The closed set of failure kinds. Services throw these and never pick an HTTP status;
  * api/middleware/error-handler.ts owns the kind -> status table and the body shapes.
@@ -24,9 +29,9 @@ export type ErrorKind =
 
 export class AppError extends Error {
   readonly kind: ErrorKind;
-  readonly fields: FieldErrors | null;
+  readonly fields: FieldErrors | ApiErrorDetail | null;
 
-  constructor(kind: ErrorKind, detail: string | FieldErrors = '', options?: { cause?: unknown }) {
+  constructor(kind: ErrorKind, detail: string | FieldErrors | ApiErrorDetail = '', options?: { cause?: unknown }) {
     super(typeof detail === 'string' ? detail : JSON.stringify(detail), options);
     this.kind = kind;
     this.fields = typeof detail === 'string' ? null : detail;
@@ -36,5 +41,5 @@ export class AppError extends Error {
 export const notFound = (resource = ''): AppError => new AppError('not_found', resource);
 export const forbidden = (reason = ''): AppError => new AppError('forbidden', reason);
 export const badRequest = (message: string): AppError => new AppError('bad_request', message);
-export const invalid = (fields: FieldErrors): AppError => new AppError('invalid', fields);
+export const invalid = (fields: FieldErrors | ApiErrorDetail): AppError => new AppError('invalid', fields);
 export const conflict = (message: string): AppError => new AppError('conflict', message);

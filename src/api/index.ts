@@ -6,6 +6,7 @@ import { eventsRoutes } from './issuables/events.js';
 import { issuablesRoutes } from './issuables/index.js';
 import { todosRoutes } from './issuables/todos.js';
 import { membersRoutes } from './members/index.js';
+import { epicsRoutes } from './planning/epics.js';
 import { projectsRoutes } from './projects/index.js';
 import { repositoryRoutes } from './repository/index.js';
 import type { Route } from './routes.js';
@@ -31,5 +32,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...issuablesRoutes,
     ...eventsRoutes,
     ...todosRoutes,
+    ...epicsRoutes,
   ];
 }

@@ -139,11 +139,15 @@ const PROJECT_RULES = {
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
+/** Visible groups, and private ones to their members and to members of anything below them. */
+const readGroup: Rule<GroupRef> = (db, actor, group, access) =>
+  visibleWithoutMembership(actor, group.visibility_level) || isAdmin(actor) || (!!actor && (access() > ACCESS.none || hasAccessBelowGroup(db, actor.user.id, group.id, today())));
+
 /** What may be done to a group and who may (GITLAB-NOTES 2.1). */
 const GROUP_RULES = {
-  /** Visible groups, and private ones to their members and to members of anything below them. */
-  read_group: (db, actor, group, access) =>
-    visibleWithoutMembership(actor, group.visibility_level) || isAdmin(actor) || (!!actor && (access() > ACCESS.none || hasAccessBelowGroup(db, actor.user.id, group.id, today()))),
+  read_group: readGroup,
+  /** Epics (GITLAB-NOTES 2.5): whoever reads the group reads its epics. */
+  read_epic: readGroup,
   create_projects: atLeast(ACCESS.maintainer),
   create_subgroup: atLeast(ACCESS.owner),
   admin_group_member: atLeast(ACCESS.owner),
@@ -153,6 +157,9 @@ const GROUP_RULES = {
   /** Group labels and milestones: reporters of the group, as for a project's. */
   admin_group_label: atLeast(ACCESS.reporter),
   admin_group_milestone: atLeast(ACCESS.reporter),
+  /** Reporters create and edit epics and their issue lists; owners (and admins) delete them, as GitLab's later destroy_epic. */
+  admin_epic: atLeast(ACCESS.reporter),
+  destroy_epic: atLeast(ACCESS.owner),
 } satisfies Record<string, Rule<GroupRef>>;
 export type GroupAbility = keyof typeof GROUP_RULES;
 

@@ -9,6 +9,7 @@ import { lfs } from './0007_lfs.js';
 import { ci } from './0008_ci.js';
 import { geoBlobs } from './0009_geo_blobs.js';
 import { issuables } from './0010_issuables.js';
+import { epics } from './0012_epics.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, epics];

@@ -1,0 +1,112 @@
+import type { Db } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
+import {
+  deleteEpicIssueRow,
+  epicIssuesInOrder,
+  findEpicIssueById,
+  findEpicIssueOfIssue,
+  insertEpicIssue,
+  maxEpicPosition,
+  setEpicIssuePosition,
+  type EpicIssueRow,
+} from '../../db/tables/epic-issues.js';
+import type { EpicRow } from '../../db/tables/epics.js';
+import { groupTreeIds } from '../../db/tables/groups.js';
+import { assigneeIdsOf, assigneeIdsOfIssues } from '../../db/tables/issue-assignees.js';
+import { findIssueById, issuesByIds, type IssueRow } from '../../db/tables/issues.js';
+import { projectsByIds } from '../../db/tables/project-relations.js';
+import { findProjectById } from '../../db/tables/projects.js';
+import { conflict, invalid, notFound } from '../../errors.js';
+import { nowIso } from '../../storage/clock.js';
+import { canReadIssue } from '../permissions.js';
+import type { Actor } from '../users/authentication.js';
+import { placeAt, positionAfterLast } from './epic-positions.js';
+
+/** An issue of an epic, with the association that puts it there. */
+export interface EpicIssue {
+  readonly link: EpicIssueRow;
+  readonly issue: IssueRow;
+}
+
+/**
+ * The epic's issues in order (relative_position, then association id), those the actor may read
+ * only (GitLab's EpicIssues::ListService): one query per kind, whatever the epic's size.
+ */
+export function listEpicIssues(db: Db, actor: Actor | null, epic: EpicRow): EpicIssue[] {
+  const links = epicIssuesInOrder(db, epic.id);
+  const issues = new Map(issuesByIds(db, links.map((link) => link.issue_id)).map((issue) => [issue.id, issue]));
+  const projects = projectsByIds(db, [...new Set([...issues.values()].map((issue) => issue.project_id))]);
+  const assignees = assigneeIdsOfIssues(db, [...issues.keys()]);
+  return links.flatMap((link) => {
+    const issue = issues.get(link.issue_id);
+    const project = issue && projects.get(issue.project_id);
+    if (!issue || !project || !canReadIssue(db, actor, project, { ...issue, assigneeIds: assignees.get(issue.id) ?? [] })) return [];
+    return [{ link, issue }];
+  });
+}
+
+/** The association `id` of the epic; 404 `Not found` otherwise. */
+export function findEpicIssue(db: Db, epic: EpicRow, id: number): EpicIssue {
+  const link = findEpicIssueById(db, id);
+  const issue = link && link.epic_id === epic.id ? findIssueById(db, link.issue_id) : undefined;
+  if (!link || !issue) throw notFound();
+  return { link, issue };
+}
+
+/**
+ * Puts an issue (by its global id) at the end of the epic (the route checked admin_epic, GITLAB-NOTES
+ * 2.6): 404 when it is missing, lives outside the epic's group and its subgroups, or the actor may
+ * not read it; 409 when it is already in this epic; an issue of another epic moves here.
+ */
+export function assignEpicIssue(db: Db, actor: Actor, epic: EpicRow, issueId: number): EpicIssue {
+  const issue = findIssueById(db, issueId);
+  const project = issue && findProjectById(db, issue.project_id);
+  if (!issue || !project || !groupTreeIds(db, epic.group_id).includes(project.namespace_id)) throw notFound();
+  if (!canReadIssue(db, actor, project, { ...issue, assigneeIds: assigneeIdsOf(db, issue.id) })) throw notFound();
+  return inTransaction(db, () => {
+    const existing = findEpicIssueOfIssue(db, issue.id);
+    if (existing?.epic_id === epic.id) throw conflict('Issue(s) already assigned');
+    if (existing) deleteEpicIssueRow(db, existing.id);
+    const now = nowIso();
+    const id = insertEpicIssue(db, { epic_id: epic.id, issue_id: issue.id, relative_position: positionAfterLast(maxEpicPosition(db, epic.id)), created_at: now, updated_at: now });
+    return { link: findEpicIssueById(db, id)!, issue };
+  });
+}
+
+/** Takes an association out of its epic; the issue stays. */
+export function removeEpicIssue(db: Db, link: EpicIssueRow): void {
+  inTransaction(db, () => deleteEpicIssueRow(db, link.id));
+}
+
+/** Where a reorder puts the moved association: after `beforeId`, before `afterId`, or between them (decision 15). */
+export interface EpicIssueMove {
+  readonly beforeId?: number;
+  readonly afterId?: number;
+}
+
+const cannotMove = () => invalid({ error: 'Issue could not be moved!' });
+
+/**
+ * Moves an association of the epic (GITLAB-NOTES decision 15): with `beforeId` X it ends right
+ * after X, with `afterId` Y right before Y, with both between them (X must come before Y). An id
+ * that is not another association of this epic is GitLab's 400 `Issue could not be moved!`. The
+ * move writes one row, or re-lays the epic when the gap it needs has closed.
+ */
+export function moveEpicIssue(db: Db, epic: EpicRow, link: EpicIssueRow, move: EpicIssueMove): void {
+  inTransaction(db, () => {
+    const others = epicIssuesInOrder(db, epic.id).filter((row) => row.id !== link.id);
+    const indexOf = (id: number | undefined): number | undefined => {
+      if (id === undefined) return undefined;
+      const index = others.findIndex((row) => row.id === id);
+      if (index < 0) throw cannotMove();
+      return index;
+    };
+    const after = indexOf(move.beforeId);
+    const before = indexOf(move.afterId);
+    if (after === undefined && before === undefined) return;
+    if (after !== undefined && before !== undefined && before <= after) throw cannotMove();
+    const index = after !== undefined ? after + 1 : before!;
+    const now = nowIso();
+    for (const write of placeAt(others, link, index)) setEpicIssuePosition(db, write.id, write.position, now);
+  });
+}
