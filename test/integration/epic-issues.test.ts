@@ -224,6 +224,36 @@ describe('reordering and removing', () => {
     expect(site.site.db.prepare('SELECT count(*) FROM epic_issues WHERE id = ?').pluck().get(link.id)).toBe(0);
   });
 
+  it('follows an issue moved within the group, and lets one moved or transferred out of it leave', async () => {
+    const inside = await newIssue(project.id, 'moves within');
+    const outside = await newIssue(project.id, 'moves out');
+    const [insideLink, outsideLink] = [await assign(epic, inside), await assign(epic, outside)];
+    const elsewhere = await createProject(site, {}, owner.token);
+    const within = await site.api(`/projects/${project.id}/issues/${inside.iid}/move`, { method: 'POST', body: { to_project_id: subProject.id }, as: owner.token });
+    expect(within.status, within.text).toBe(201);
+    const out = await site.api(`/projects/${project.id}/issues/${outside.iid}/move`, { method: 'POST', body: { to_project_id: elsewhere.id }, as: owner.token });
+    expect(out.status, out.text).toBe(201);
+    const listed = (await site.api(issuesPath(epic), { as: owner.token })).body;
+    expect(listed.find((issue: any) => issue.epic_issue_id === insideLink.id)).toMatchObject({ id: within.body.id, project_id: subProject.id });
+    expect(listed.map((issue: any) => issue.epic_issue_id)).not.toContain(outsideLink.id);
+
+    const travelling = await createProject(site, { namespace_id: group.id }, owner.token);
+    const travellingLink = await assign(epic, await newIssue(travelling.id));
+    const newHome = await createGroup(site, {}, owner.token);
+    expect((await site.api(`/groups/${newHome.id}/projects/${travelling.id}`, { method: 'POST', body: {} })).status).toBe(201);
+    expect(await order(epic)).not.toContain(travellingLink.id);
+  });
+
+  it('deleting the group takes its epics with their label links', async () => {
+    const doomedGroup = await createGroup(site, {}, owner.token);
+    const doomed = (await site.api(`/groups/${doomedGroup.id}/epics`, { method: 'POST', body: { title: 'gone', labels: ['l'] }, as: owner.token })).body;
+    const response = await site.api(`/groups/${doomedGroup.id}`, { method: 'DELETE', as: owner.token });
+    expect(response.status).toBeLessThan(300);
+    const db = site.site.db;
+    expect(db.prepare('SELECT count(*) FROM epics WHERE id = ?').pluck().get(doomed.id)).toBe(0);
+    expect(db.prepare("SELECT count(*) FROM label_links WHERE target_type = 'Epic' AND target_id = ?").pluck().get(doomed.id)).toBe(0);
+  });
+
   it('deleting an epic leaves its issues outside any epic', async () => {
     const doomed = await newEpic('doomed epic');
     const issue = await newIssue(project.id);

@@ -59,3 +59,19 @@ export function epicIssuesOfIssues(db: Db, issueIds: readonly number[]): Map<num
   const rows = prepare(db, 'SELECT * FROM epic_issues WHERE issue_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(issueIds)) as EpicIssueRow[];
   return new Map(rows.map((row) => [row.issue_id, row]));
 }
+
+/** Points an association at another issue (the copy a move made). */
+export function setEpicIssueIssue(db: Db, id: number, issueId: number, now: string): void {
+  prepare(db, 'UPDATE epic_issues SET issue_id = ?, updated_at = ? WHERE id = ?').run(issueId, now, id);
+}
+
+/** The associations of a project's issues in epics of groups other than these (index epic_issues_issue, one pass over the project's issues). */
+export function epicIssueIdsOfProjectOutside(db: Db, projectId: number, groupIds: readonly number[]): number[] {
+  return prepare(
+    db,
+    `SELECT ei.id FROM issues i JOIN epic_issues ei ON ei.issue_id = i.id JOIN epics e ON e.id = ei.epic_id
+     WHERE i.project_id = ? AND e.group_id NOT IN (SELECT value FROM json_each(?))`,
+  )
+    .pluck()
+    .all(projectId, JSON.stringify(groupIds)) as number[];
+}

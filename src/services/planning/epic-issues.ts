@@ -8,14 +8,16 @@ import {
   insertEpicIssue,
   maxEpicPosition,
   setEpicIssuePosition,
+  setEpicIssueIssue,
+  epicIssueIdsOfProjectOutside,
   type EpicIssueRow,
 } from '../../db/tables/epic-issues.js';
-import type { EpicRow } from '../../db/tables/epics.js';
-import { groupTreeIds } from '../../db/tables/groups.js';
+import { findEpicById, type EpicRow } from '../../db/tables/epics.js';
+import { groupTreeIds, selfAndAncestorGroupIds } from '../../db/tables/groups.js';
 import { assigneeIdsOf, assigneeIdsOfIssues } from '../../db/tables/issue-assignees.js';
 import { findIssueById, issuesByIds, type IssueRow } from '../../db/tables/issues.js';
 import { projectsByIds } from '../../db/tables/project-relations.js';
-import { findProjectById } from '../../db/tables/projects.js';
+import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { conflict, invalid, notFound } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
 import { canReadIssue } from '../permissions.js';
@@ -109,4 +111,22 @@ export function moveEpicIssue(db: Db, epic: EpicRow, link: EpicIssueRow, move: E
     const now = nowIso();
     for (const write of placeAt(others, link, index)) setEpicIssuePosition(db, write.id, write.position, now);
   });
+}
+
+/**
+ * What a move of an issue to another project (services/issuables/move-issue.ts) does to its epic,
+ * in the move's transaction: the copy takes the original's place when its project is still under
+ * the epic's group, as GitLab EE's MoveService, and the issue leaves the epic otherwise.
+ */
+export function followMovedIssue(db: Db, oldIssueId: number, copy: IssueRow, target: ProjectRow): void {
+  const link = findEpicIssueOfIssue(db, oldIssueId);
+  const epic = link && findEpicById(db, link.epic_id);
+  if (!link || !epic) return;
+  if (groupTreeIds(db, epic.group_id).includes(target.namespace_id)) setEpicIssueIssue(db, link.id, copy.id, nowIso());
+  else deleteEpicIssueRow(db, link.id);
+}
+
+/** What a transfer of a project does, in its transaction: its issues leave the epics of groups the project is no longer under. */
+export function dropEpicIssuesOutside(db: Db, projectId: number, namespaceId: number): void {
+  for (const id of epicIssueIdsOfProjectOutside(db, projectId, selfAndAncestorGroupIds(db, namespaceId))) deleteEpicIssueRow(db, id);
 }
