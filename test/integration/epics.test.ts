@@ -143,6 +143,56 @@ describe('epics', () => {
   });
 });
 
+describe('notes and award emoji on epics (the tracker\'s routes and services)', () => {
+  it('comments, threads and awards on an epic on both path forms, with the 401/404/403 rows', async () => {
+    const epic = await newEpic({ title: 'discussed' });
+    const notedIds: number[] = [];
+    for (const base of BASES) {
+      const path = `/groups/${group.id}${base}/${epic.iid}`;
+      const note = await site.api(`${path}/notes`, { method: 'POST', body: { body: `hello ${base}` }, as: guest.token });
+      expect(note.status, note.text).toBe(201);
+      expect(note.body).toMatchObject({ body: `hello ${base}`, noteable_type: 'Epic', noteable_id: epic.id, noteable_iid: epic.iid, author: { id: guest.id }, system: false });
+      const edited = await site.api(`${path}/notes/${note.body.id}`, { method: 'PUT', body: { body: 'edited' }, as: guest.token });
+      expect(edited).toMatchObject({ status: 200, body: { body: 'edited' } });
+      expect((await site.api(`${path}/notes/${note.body.id}`, { method: 'PUT', body: { body: 'not yours' }, as: reporter.token })).status).toBe(403);
+      expect((await site.api(`${path}/notes/${note.body.id}`, { method: 'PUT', body: { body: 'a maintainer may' }, as: owner.token })).status).toBe(200);
+      const thread = await site.api(`${path}/discussions`, { method: 'POST', body: { body: 'a thread' }, as: reporter.token });
+      expect(thread.status, thread.text).toBe(201);
+      const reply = await site.api(`${path}/discussions/${thread.body.id}/notes`, { method: 'POST', body: { body: 'a reply' }, as: owner.token });
+      expect(reply.status, reply.text).toBe(201);
+      const award = await site.api(`${path}/notes/${note.body.id}/award_emoji`, { method: 'POST', body: { name: 'tada' }, as: reporter.token });
+      expect(award).toMatchObject({ status: 201, body: { name: 'tada', awardable_type: 'Note' } });
+      notedIds.push(note.body.id);
+      expect(await site.api(`${path}/notes`, { as: null })).toMatchObject({ status: 401 });
+      expect((await site.api(`${path}/notes`, { as: outsider.token })).status).toBe(404);
+      expect((await site.api(`${path}/notes`, { method: 'POST', body: { body: 'x' }, as: outsider.token })).status).toBe(404);
+      expect((await site.api(`${path}/resource_label_events`, { as: owner.token })).status).toBe(404);
+    }
+    const path = `/groups/${group.id}/epics/${epic.iid}`;
+    const notes = await site.api(`${path}/notes?sort=asc`, { as: owner.token });
+    expect(notes.body.map((note: any) => note.body)).toEqual(['a maintainer may', 'a thread', 'a reply', 'a maintainer may', 'a thread', 'a reply']);
+    expect(notes.headers['x-total']).toBe('6');
+    const discussions = await site.api(`${path}/discussions`, { as: guest.token });
+    expect(discussions.body.map((discussion: any) => discussion.notes.length)).toEqual([1, 2, 1, 2]);
+
+    const up = await site.api(`${path}/award_emoji`, { method: 'POST', body: { name: 'thumbsup' }, as: guest.token });
+    expect(up).toMatchObject({ status: 201, body: { name: 'thumbsup', awardable_type: 'Epic', awardable_id: epic.id } });
+    await site.api(`${path}/award_emoji`, { method: 'POST', body: { name: 'thumbsdown' }, as: owner.token });
+    expect((await site.api(`${path}/award_emoji`, { as: guest.token })).body.map((award: any) => award.name)).toEqual(['thumbsup', 'thumbsdown']);
+    expect((await site.api(path, { as: guest.token })).body).toMatchObject({ upvotes: 1, downvotes: 1 });
+    expect((await site.api(`${path}/award_emoji`, { method: 'POST', body: { name: 'thumbsup' }, as: guest.token })).status).toBe(404);
+    expect((await site.api(`${path}/award_emoji/${up.body.id}`, { method: 'DELETE', as: reporter.token })).status).toBe(401);
+    expect((await site.api(`${path}/award_emoji/${up.body.id}`, { method: 'DELETE', as: guest.token })).status).toBe(204);
+
+    // Deleting the epic takes its notes and awards (polymorphic rows, no foreign key).
+    expect((await site.api(path, { method: 'DELETE', as: owner.token })).status).toBe(204);
+    const db = site.site.db;
+    expect(db.prepare("SELECT count(*) FROM notes WHERE noteable_type = 'Epic' AND noteable_id = ?").pluck().get(epic.id)).toBe(0);
+    expect(db.prepare("SELECT count(*) FROM award_emoji WHERE awardable_type = 'Epic' AND awardable_id = ?").pluck().get(epic.id)).toBe(0);
+    for (const noteId of notedIds) expect(db.prepare("SELECT count(*) FROM award_emoji WHERE awardable_type = 'Note' AND awardable_id = ?").pluck().get(noteId)).toBe(0);
+  });
+});
+
 describe('epics in the ce edition', () => {
   let ce: TestSite;
   beforeAll(async () => {
@@ -165,6 +215,9 @@ describe('epics in the ce edition', () => {
             ['POST', `/groups/${groupRef}${base}/1/issues/1`],
             ['PUT', `/groups/${groupRef}${base}/1/issues/1`],
             ['DELETE', `/groups/${groupRef}${base}/1/issues/1`],
+            ['GET', `/groups/${groupRef}${base}/1/notes`],
+            ['POST', `/groups/${groupRef}${base}/1/notes`],
+            ['POST', `/groups/${groupRef}${base}/1/award_emoji`],
           ];
           for (const [method, path] of paths) {
             expect(await ce.api(path, { method, body: {}, as }), `${method} ${path}`).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });

@@ -1,4 +1,7 @@
-import { loadGroup, requireAbility, signedIn } from '../middleware/guards.js';
+import { epicNoteable } from '../../services/issuables/noteables.js';
+import { noteableRoutes } from '../issuables/note-routes.js';
+import { groupOf, loadGroup, requireAbility, signedIn } from '../middleware/guards.js';
+import { valueGuard } from '../middleware/value-guards.js';
 import type { Route } from '../routes.js';
 import { addEpic, addEpicIssue, editEpic, listEpicIssuesOf, listGroupEpics, moveEpicIssueOf, removeEpic, removeEpicIssueOf, showEpic } from './epics-handlers.js';
 import { epicCreateParams, epicIid, epicIssueId, epicIssueMoveParams, epicListParams, epicsAvailable, epicUpdateParams, issueId, namedEpic } from './epics-params.js';
@@ -8,6 +11,9 @@ import { epicCreateParams, epicIid, epicIssueId, epicIssueMoveParams, epicListPa
  * (decision 4): the edition (403), signed in (401), parameters (400), a visible group (404), the
  * ability (403), then the epic (404).
  */
+/** The epic a path names, as a noteable: its notes, discussions and award emoji use the tracker's routes and services. */
+const epicAsNoteable = valueGuard('epicNoteable', (_ctx, req) => epicNoteable(groupOf(req), namedEpic.of(req)));
+
 function epicRoutesAt(base: string): Route[] {
   const group = (ability: 'read_epic' | 'admin_epic' | 'destroy_epic') => [loadGroup(), requireAbility(ability)];
   const epic = `${base}/:epic_iid`;
@@ -27,6 +33,14 @@ function epicRoutesAt(base: string): Route[] {
       handler: moveEpicIssueOf,
     },
     { method: 'delete', path: `${epic}/issues/:epic_issue_id`, guards: [epicsAvailable, signedIn, epicIid, epicIssueId, ...group('admin_epic'), namedEpic], handler: removeEpicIssueOf },
+
+    ...noteableRoutes({
+      base: epic,
+      gate: [epicsAvailable],
+      load: [epicIid, ...group('read_epic'), namedEpic, epicAsNoteable],
+      noteable: epicAsNoteable,
+      resourceEvents: false,
+    }),
   ];
 }
 
