@@ -193,6 +193,21 @@ describe('notes and award emoji on epics (the tracker\'s routes and services)', 
   });
 });
 
+describe('a deleted author', () => {
+  it('leaves epics to the ghost user, or takes them and their label links with hard_delete', async () => {
+    const [soft, hard] = [await createUser(site), await createUser(site)];
+    for (const user of [soft, hard]) await addMember(site, 'groups', group.id, user, 20, owner.token);
+    const kept = await newEpic({ title: 'kept' }, soft.token);
+    const gone = await newEpic({ title: 'gone', labels: ['hard'] }, hard.token);
+    expect((await site.api(`/users/${soft.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
+    expect((await site.api(`/users/${hard.id}?hard_delete=true`, { method: 'DELETE' })).status).toBeLessThan(300);
+    const read = await site.api(`/groups/${group.id}/epics/${kept.iid}`, { as: owner.token });
+    expect(read).toMatchObject({ status: 200, body: { author: { username: 'ghost' } } });
+    expect((await site.api(`/groups/${group.id}/epics/${gone.iid}`, { as: owner.token })).status).toBe(404);
+    expect(site.site.db.prepare("SELECT count(*) FROM label_links WHERE target_type = 'Epic' AND target_id = ?").pluck().get(gone.id)).toBe(0);
+  });
+});
+
 describe('epics in the ce edition', () => {
   let ce: TestSite;
   beforeAll(async () => {

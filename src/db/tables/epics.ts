@@ -84,3 +84,13 @@ export function epicsPage(db: Db, filter: EpicListFilter, page: Page): Paged<Epi
   const direction = filter.sort === 'asc' ? 'ASC' : 'DESC';
   return selectPage<EpicRow>(db, '*', `FROM epics WHERE ${where.join(' AND ')}`, `${filter.orderBy} ${direction}, id ${direction}`, params, page);
 }
+
+/** The ids of the epics a user wrote. */
+export function epicIdsAuthoredBy(db: Db, userId: number): number[] {
+  return prepare(db, 'SELECT id FROM epics WHERE author_id = ?').pluck().all(userId) as number[];
+}
+
+/** Hands a user's epics to another author (the ghost user). */
+export function moveEpicsToAuthor(db: Db, fromUserId: number, toUserId: number): void {
+  prepare(db, 'UPDATE epics SET author_id = ? WHERE author_id = ?').run(toUserId, fromUserId);
+}
