@@ -127,6 +127,21 @@ describe('assigning issues', () => {
     expect((await site.api(`/groups/${group.id}/epics/9999/issues/${foreign.id}`, { method: 'POST', body: {}, as: owner.token })).status).toBe(404);
   });
 
+  it('leaves out of the list, and refuses to assign (404), issues the caller may not read', async () => {
+    const epic = await newEpic('hidden');
+    const open = await assign(epic, await newIssue(project.id, 'open'));
+    const secret = await site.api(`/projects/${project.id}/issues`, { method: 'POST', body: { title: 'secret', confidential: true }, as: owner.token });
+    const secretLink = await assign(epic, secret.body, owner.token);
+    expect(await order(epic)).toEqual([open.id, secretLink.id]);
+    const asGuest = await site.api(issuesPath(epic), { as: guest.token });
+    expect(asGuest.body.map((issue: any) => issue.epic_issue_id)).toEqual([open.id]);
+
+    const closedTracker = await createProject(site, { namespace_id: group.id }, owner.token);
+    const unreadable = await newIssue(closedTracker.id, 'tracker off');
+    expect((await site.api(`/projects/${closedTracker.id}`, { method: 'PUT', body: { issues_enabled: false }, as: owner.token })).status).toBe(200);
+    expect(await site.api(`${issuesPath(epic)}/${unreadable.id}`, { method: 'POST', body: {}, as: reporter.token })).toMatchObject({ status: 404 });
+  });
+
   it('answers 401 anonymous, 404 to non-members, 403 to guests who write', async () => {
     const epic = await newEpic();
     const issue = await newIssue(project.id);

@@ -24,6 +24,18 @@ export function epicIssuesInOrder(db: Db, epicId: number): EpicIssueRow[] {
   return prepare(db, 'SELECT * FROM epic_issues WHERE epic_id = ? ORDER BY relative_position, id').all(epicId) as EpicIssueRow[];
 }
 
+/**
+ * The epic's associations in order whose issues `i` (of projects `p`) pass `readable`: the caller's
+ * visibility rule as SQL with its named parameters, so a list costs one query whatever its size.
+ */
+export function readableEpicIssuesInOrder(db: Db, epicId: number, readable: { readonly sql: string; readonly params: Record<string, unknown> }): EpicIssueRow[] {
+  return prepare(
+    db,
+    `SELECT ei.* FROM epic_issues ei JOIN issues i ON i.id = ei.issue_id JOIN projects p ON p.id = i.project_id
+     WHERE ei.epic_id = @epic_id AND ${readable.sql} ORDER BY ei.relative_position, ei.id`,
+  ).all({ ...readable.params, epic_id: epicId }) as EpicIssueRow[];
+}
+
 /** The largest position in the epic, null when it has no issue. */
 export function maxEpicPosition(db: Db, epicId: number): number | null {
   return prepare(db, 'SELECT max(relative_position) FROM epic_issues WHERE epic_id = ?').pluck().get(epicId) as number | null;
