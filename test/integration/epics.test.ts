@@ -193,6 +193,24 @@ describe('notes and award emoji on epics (the tracker\'s routes and services)', 
   });
 });
 
+describe('comment events of epics', () => {
+  it('show the comment to its author and group members, never to outsiders of a private group', async () => {
+    const epic = await newEpic({ title: 'eventful' });
+    const note = await site.api(`/groups/${group.id}/epics/${epic.iid}/notes`, { method: 'POST', body: { body: 'an event' }, as: reporter.token });
+    expect(note.status).toBe(201);
+    const commented = (body: any[]) => body.filter((event) => event.action_name === 'commented on' && event.target_id === note.body.id);
+    const own = await site.api('/events', { as: reporter.token });
+    expect(own.status, own.text).toBe(200);
+    expect(commented(own.body)).toMatchObject([{ target_type: 'Note', target_title: 'eventful', note: { body: 'an event', noteable_type: 'Epic' } }]);
+    const byMember = await site.api(`/users/${reporter.id}/events`, { as: guest.token });
+    expect(byMember.status, byMember.text).toBe(200);
+    expect(commented(byMember.body)).toHaveLength(1);
+    const byOutsider = await site.api(`/users/${reporter.id}/events`, { as: outsider.token });
+    expect(byOutsider.status, byOutsider.text).toBe(200);
+    expect(commented(byOutsider.body)).toHaveLength(0);
+  });
+});
+
 describe('a deleted author', () => {
   it('leaves epics to the ghost user, or takes them and their label links with hard_delete', async () => {
     const [soft, hard] = [await createUser(site), await createUser(site)];
