@@ -148,11 +148,15 @@ const PROJECT_RULES = {
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
+/** Visible groups, and private ones to their members and to members of anything below them. */
+const readGroup: Rule<GroupRef> = (db, actor, group, access) =>
+  visibleWithoutMembership(actor, group.visibility_level) || isAdmin(actor) || (!!actor && (access() > ACCESS.none || hasAccessBelowGroup(db, actor.user.id, group.id, today())));
+
 /** What may be done to a group and who may (GITLAB-NOTES 2.1). */
 const GROUP_RULES = {
-  /** Visible groups, and private ones to their members and to members of anything below them. */
-  read_group: (db, actor, group, access) =>
-    visibleWithoutMembership(actor, group.visibility_level) || isAdmin(actor) || (!!actor && (access() > ACCESS.none || hasAccessBelowGroup(db, actor.user.id, group.id, today()))),
+  read_group: readGroup,
+  /** Epics (GITLAB-NOTES 2.5): whoever reads the group reads its epics. */
+  read_epic: readGroup,
   create_projects: atLeast(ACCESS.maintainer),
   create_subgroup: atLeast(ACCESS.owner),
   admin_group_member: atLeast(ACCESS.owner),
@@ -166,6 +170,9 @@ const GROUP_RULES = {
   admin_group_board: atLeast(ACCESS.reporter),
   admin_group_list: atLeast(ACCESS.reporter),
   destroy_group_list: atLeast(ACCESS.owner),
+  /** Reporters create and edit epics and their issue lists; owners (and admins) delete them, as GitLab's later destroy_epic. */
+  admin_epic: atLeast(ACCESS.reporter),
+  destroy_epic: atLeast(ACCESS.owner),
 } satisfies Record<string, Rule<GroupRef>>;
 export type GroupAbility = keyof typeof GROUP_RULES;
 
@@ -323,35 +330,62 @@ export interface NoteRef {
  */
 const lockedOut = (noteable: NoteableRef, access: () => number): boolean => noteable.discussion_locked === 1 && access() <= ACCESS.none;
 
+/** Where a noteable lives: a project (issues), or a group (epics, read by whoever may read_epic). */
+export type NoteHome = { readonly project: ProjectRef } | { readonly group: GroupRef };
+
 /**
- * Whether the actor may comment on a noteable they can read: create_note on its project, and
- * membership when its discussion is locked.
+ * The note rules of one home: whether it takes notes from readers (create_note, award_emoji: an
+ * archived project takes none), whether the actor may edit anyone's notes there (admin_note:
+ * maintainers), and the actor's access level there, read at most once.
  */
-export function canCreateNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef): boolean {
-  const access = accessOnce(db, actor, project);
-  return !!actor && PROJECT_RULES.create_note(db, actor, project, access) && !lockedOut(noteable, access);
+function noteRulesOf(db: Db, actor: Actor | null, home: NoteHome) {
+  if ('project' in home) {
+    const { project } = home;
+    const access = accessOnce(db, actor, project);
+    return {
+      access,
+      archived: project.archived === 1,
+      comment: () => PROJECT_RULES.create_note(db, actor, project, access),
+      award: () => PROJECT_RULES.award_emoji(db, actor, project, access),
+      adminNotes: () => PROJECT_RULES.admin_note(db, actor, project, access),
+    };
+  }
+  const { group } = home;
+  let level: number | undefined;
+  const access = () => (level ??= groupAccess(db, actor, group));
+  const reads = () => GROUP_RULES.read_epic(db, actor, group, access);
+  return { access, archived: false, comment: reads, award: reads, adminNotes: () => access() >= ACCESS.maintainer };
+}
+
+/**
+ * Whether the actor may comment on a noteable they can read: create_note where it lives (an
+ * epic's readers), and membership when its discussion is locked.
+ */
+export function canCreateNote(db: Db, actor: Actor | null, home: NoteHome, noteable: NoteableRef): boolean {
+  const rules = noteRulesOf(db, actor, home);
+  return !!actor && rules.comment() && !lockedOut(noteable, rules.access);
 }
 
 /**
  * Whether the actor may edit or delete a note of a noteable they can read (GitLab's NotePolicy
- * admin_note): never a system note nor in an archived project; its author, or admin_note on the
- * project (maintainers); on a locked discussion, members only.
+ * admin_note): never a system note nor in an archived project; its author, or admin_note where it
+ * lives (maintainers); on a locked discussion, members only.
  */
-export function canAdminNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef, note: NoteRef): boolean {
-  if (!actor || note.system === 1 || project.archived) return false;
-  const access = accessOnce(db, actor, project);
-  if (lockedOut(noteable, access)) return false;
-  return note.author_id === actor.user.id || PROJECT_RULES.admin_note(db, actor, project, access);
+export function canAdminNote(db: Db, actor: Actor | null, home: NoteHome, noteable: NoteableRef, note: NoteRef): boolean {
+  const rules = noteRulesOf(db, actor, home);
+  if (!actor || note.system === 1 || rules.archived) return false;
+  if (lockedOut(noteable, rules.access)) return false;
+  return note.author_id === actor.user.id || rules.adminNotes();
 }
 
 /**
  * Whether the actor may award emoji to a noteable they can read, or to one of its notes: award_emoji
- * on the project, and membership when its discussion is locked. A system note takes no award.
+ * where it lives, and membership when its discussion is locked. A system note takes no award.
  */
-export function canAwardEmoji(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef, note: NoteRef | null): boolean {
+export function canAwardEmoji(db: Db, actor: Actor | null, home: NoteHome, noteable: NoteableRef, note: NoteRef | null): boolean {
   if (!actor || note?.system === 1) return false;
-  const access = accessOnce(db, actor, project);
-  return PROJECT_RULES.award_emoji(db, actor, project, access) && !lockedOut(noteable, access);
+  const rules = noteRulesOf(db, actor, home);
+  return rules.award() && !lockedOut(noteable, rules.access);
 }
 
 /**
@@ -359,9 +393,14 @@ export function canAwardEmoji(db: Db, actor: Actor | null, project: ProjectRef, 
  * resolve_note): its author, the noteable's author, or developers and up; on a locked discussion,
  * members only.
  */
-export function canResolveNote(db: Db, actor: Actor | null, project: ProjectRef, noteable: NoteableRef & { readonly author_id: number }, note: NoteRef): boolean {
-  if (!actor || project.archived) return false;
-  const access = accessOnce(db, actor, project);
-  if (lockedOut(noteable, access)) return false;
-  return note.author_id === actor.user.id || noteable.author_id === actor.user.id || access() >= ACCESS.developer;
+export function canResolveNote(db: Db, actor: Actor | null, home: NoteHome, noteable: NoteableRef & { readonly author_id: number }, note: NoteRef): boolean {
+  const rules = noteRulesOf(db, actor, home);
+  if (!actor || rules.archived) return false;
+  if (lockedOut(noteable, rules.access)) return false;
+  return note.author_id === actor.user.id || noteable.author_id === actor.user.id || rules.access() >= ACCESS.developer;
+}
+
+/** Backdating a note (`created_at` on create): owners and admins of its project or group, as GitLab's set_note_created_at. */
+export function canSetNoteCreatedAt(db: Db, actor: Actor | null, home: NoteHome): boolean {
+  return noteRulesOf(db, actor, home).access() >= ACCESS.owner;
 }

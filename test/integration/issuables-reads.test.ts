@@ -14,6 +14,8 @@ const TRACKER = /\/(issues|labels|milestones|notes|discussions|award_emoji|resou
 let site: TestSite;
 let member: TestUser;
 const params: Record<string, string> = {};
+/** What the epic routes (issue 16) name instead: the epic and its own notes and awards. */
+const epicParams: Record<string, string> = {};
 
 beforeAll(async () => {
   site = await startSite();
@@ -43,6 +45,20 @@ beforeAll(async () => {
   const list = await post(`/projects/${project.id}/boards/${board.id}/lists`, { label_id: bug.id });
   const groupBoard = await post(`/groups/${group.id}/boards`, { name: 'Group board' });
   const groupList = await post(`/groups/${group.id}/boards/${groupBoard.id}/lists`, { label_id: team.id });
+  // An epic (issue 16) with the issue, a note, a thread and awards: its notes routes share these paths.
+  const epic = await post(`/groups/${group.id}/epics`, { title: 'Epic', labels: ['team'] });
+  await post(`/groups/${group.id}/epics/${epic.iid}/issues/${issue.id}`, {});
+  const epicNote = await post(`/groups/${group.id}/epics/${epic.iid}/notes`, { body: 'on the epic' });
+  const epicDiscussion = await post(`/groups/${group.id}/epics/${epic.iid}/discussions`, { body: 'An epic thread' });
+  const epicAward = await post(`/groups/${group.id}/epics/${epic.iid}/award_emoji`, { name: 'thumbsup' });
+  const epicNoteAward = await post(`/groups/${group.id}/epics/${epic.iid}/notes/${epicNote.id}/award_emoji`, { name: 'tada' });
+  Object.assign(epicParams, {
+    epic_iid: String(epic.iid),
+    note_id: String(epicNote.id),
+    discussion_id: epicDiscussion.id,
+    award_id: String(epicAward.id),
+    note_award_id: String(epicNoteAward.id),
+  });
   Object.assign(params, {
     issue_iid: String(issue.iid),
     note_id: String(note.id),
@@ -73,8 +89,11 @@ function fill(path: string): string {
   const id = path.startsWith('/groups/') ? params.groupId : path.startsWith('/users/') ? String(member.id) : params.projectId;
   const onGroup = path.startsWith('/groups/');
   const onNote = path.includes('/notes/:note_id/award_emoji');
+  const onEpic = path.includes('/epics/');
   const value = (name: string) => {
     if (name === 'id') return id;
+    if (onEpic && name === 'award_id' && onNote) return epicParams.note_award_id!;
+    if (onEpic && name in epicParams) return epicParams[name]!;
     if (name === 'award_id' && onNote) return params.note_award_id!;
     if (onGroup && name === 'milestone_id') return params.group_milestone_id!;
     if (onGroup && name === 'name') return params.group_label!;

@@ -15,6 +15,10 @@ export interface NoteableScope {
   readonly base: string;
   readonly load: readonly Guard[];
   readonly noteable: ValueGuard<Noteable>;
+  /** Guards that run before any other, signedIn included (the ee gate of epics). */
+  readonly gate?: readonly Guard[];
+  /** Whether the kind has the resource label, milestone and state event APIs (issues do; epics do not here). */
+  readonly resourceEvents: boolean;
 }
 
 /**
@@ -26,6 +30,7 @@ export interface NoteableScope {
  */
 export function noteableRoutes(scope: NoteableScope): Route[] {
   const { base, load, noteable } = scope;
+  const gate = scope.gate ?? [];
   const notes = noteHandlers(noteable);
   const noteAward: ValueGuard<AwardTarget> = valueGuard('noteAwardTarget', (ctx, req) => {
     const subject = noteable.of(req);
@@ -36,37 +41,40 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
   const noteAwards = awardHandlers(noteAward);
   const events = resourceEventHandlers(noteable);
   const discussion = `${base}/discussions/:discussion_id`;
+  const routes: Route[] = [
+    { method: 'get', path: `${base}/notes`, guards: [...gate, signedIn, noteListParams, ...load], handler: notes.list },
+    { method: 'post', path: `${base}/notes`, guards: [...gate, signedIn, noteCreateParams, ...load], handler: notes.create },
+    { method: 'get', path: `${base}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.show },
+    { method: 'put', path: `${base}/notes/:note_id`, guards: [...gate, signedIn, noteId, noteUpdateParams, ...load], handler: notes.update },
+    { method: 'delete', path: `${base}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.remove },
+
+    { method: 'get', path: `${base}/discussions`, guards: [...gate, signedIn, ...load], handler: notes.listDiscussions },
+    { method: 'post', path: `${base}/discussions`, guards: [...gate, signedIn, noteCreateParams, ...load], handler: notes.startDiscussion },
+    { method: 'get', path: discussion, guards: [...gate, signedIn, ...load], handler: notes.showDiscussion },
+    { method: 'get', path: `${discussion}/notes`, guards: [...gate, signedIn, ...load], handler: notes.discussionNotes },
+    { method: 'post', path: `${discussion}/notes`, guards: [...gate, signedIn, noteCreateParams, ...load], handler: notes.reply },
+    { method: 'get', path: `${discussion}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.show },
+    { method: 'put', path: `${discussion}/notes/:note_id`, guards: [...gate, signedIn, noteId, discussionNoteUpdateParams, ...load], handler: notes.updateInDiscussion },
+    { method: 'delete', path: `${discussion}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.remove },
+
+    { method: 'get', path: `${base}/award_emoji`, guards: [...gate, signedIn, ...load, ownAward], handler: awards.list },
+    { method: 'post', path: `${base}/award_emoji`, guards: [...gate, signedIn, awardParams, ...load, ownAward], handler: awards.create },
+    { method: 'get', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward], handler: awards.show },
+    { method: 'delete', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward], handler: awards.remove },
+    { method: 'get', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, ...load, noteAward], handler: noteAwards.list },
+    { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, awardParams, ...load, noteAward], handler: noteAwards.create },
+    { method: 'get', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.show },
+    { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.remove },
+  ];
+  if (!scope.resourceEvents) return routes;
   return [
-    { method: 'get', path: `${base}/notes`, guards: [signedIn, noteListParams, ...load], handler: notes.list },
-    { method: 'post', path: `${base}/notes`, guards: [signedIn, noteCreateParams, ...load], handler: notes.create },
-    { method: 'get', path: `${base}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.show },
-    { method: 'put', path: `${base}/notes/:note_id`, guards: [signedIn, noteId, noteUpdateParams, ...load], handler: notes.update },
-    { method: 'delete', path: `${base}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.remove },
-
-    { method: 'get', path: `${base}/discussions`, guards: [signedIn, ...load], handler: notes.listDiscussions },
-    { method: 'post', path: `${base}/discussions`, guards: [signedIn, noteCreateParams, ...load], handler: notes.startDiscussion },
-    { method: 'get', path: discussion, guards: [signedIn, ...load], handler: notes.showDiscussion },
-    { method: 'get', path: `${discussion}/notes`, guards: [signedIn, ...load], handler: notes.discussionNotes },
-    { method: 'post', path: `${discussion}/notes`, guards: [signedIn, noteCreateParams, ...load], handler: notes.reply },
-    { method: 'get', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.show },
-    { method: 'put', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, discussionNoteUpdateParams, ...load], handler: notes.updateInDiscussion },
-    { method: 'delete', path: `${discussion}/notes/:note_id`, guards: [signedIn, noteId, ...load], handler: notes.remove },
-
-    { method: 'get', path: `${base}/award_emoji`, guards: [signedIn, ...load, ownAward], handler: awards.list },
-    { method: 'post', path: `${base}/award_emoji`, guards: [signedIn, awardParams, ...load, ownAward], handler: awards.create },
-    { method: 'get', path: `${base}/award_emoji/:award_id`, guards: [signedIn, awardId, ...load, ownAward], handler: awards.show },
-    { method: 'delete', path: `${base}/award_emoji/:award_id`, guards: [signedIn, awardId, ...load, ownAward], handler: awards.remove },
-    { method: 'get', path: `${base}/notes/:note_id/award_emoji`, guards: [signedIn, noteId, ...load, noteAward], handler: noteAwards.list },
-    { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [signedIn, noteId, awardParams, ...load, noteAward], handler: noteAwards.create },
-    { method: 'get', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.show },
-    { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.remove },
-
-    { method: 'get', path: `${base}/resource_label_events`, guards: [signedIn, ...load], handler: events.label.list },
-    { method: 'get', path: `${base}/resource_label_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.label.show },
-    { method: 'get', path: `${base}/resource_milestone_events`, guards: [signedIn, ...load], handler: events.milestone.list },
-    { method: 'get', path: `${base}/resource_milestone_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.milestone.show },
-    { method: 'get', path: `${base}/resource_state_events`, guards: [signedIn, ...load], handler: events.state.list },
-    { method: 'get', path: `${base}/resource_state_events/:event_id`, guards: [signedIn, eventId, ...load], handler: events.state.show },
+    ...routes,
+    { method: 'get', path: `${base}/resource_label_events`, guards: [...gate, signedIn, ...load], handler: events.label.list },
+    { method: 'get', path: `${base}/resource_label_events/:event_id`, guards: [...gate, signedIn, eventId, ...load], handler: events.label.show },
+    { method: 'get', path: `${base}/resource_milestone_events`, guards: [...gate, signedIn, ...load], handler: events.milestone.list },
+    { method: 'get', path: `${base}/resource_milestone_events/:event_id`, guards: [...gate, signedIn, eventId, ...load], handler: events.milestone.show },
+    { method: 'get', path: `${base}/resource_state_events`, guards: [...gate, signedIn, ...load], handler: events.state.list },
+    { method: 'get', path: `${base}/resource_state_events/:event_id`, guards: [...gate, signedIn, eventId, ...load], handler: events.state.show },
   ];
 }
 
@@ -78,4 +86,5 @@ export const issueNoteRoutes: readonly Route[] = noteableRoutes({
   base: '/projects/:id/issues/:issue_iid',
   load: [issueIid, loadProject(), requireAbility('read_issue'), namedIssue, issueAsNoteable],
   noteable: issueAsNoteable,
+  resourceEvents: true,
 });

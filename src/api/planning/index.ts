@@ -2,6 +2,7 @@ import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/
 import type { Route } from '../routes.js';
 import { boardIdParam, eeRoute, listCreateParams, listIdParam, listMoveParams, boardCreateParams } from './board-guards.js';
 import { boardHandlers } from './boards.js';
+import { epicsRoutes } from './epics.js';
 
 const project = boardHandlers('project');
 const group = boardHandlers('group');
@@ -19,6 +20,7 @@ const groupList = [eeRoute, signedIn, boardIdParam, listIdParam, loadGroup(), gr
  * Issue boards and their lists (issue 16, items 1-3; SPEC: Issue boards; GITLAB-NOTES 2.4). Creating
  * and deleting boards, and group boards, are ee routes: the ce edition answers them as unknown
  * routes. A new list's label is checked (400 `Label not found!`) before the ability, as GitLab does.
+ * Epics and epic issues (items 4-5) follow, from epics.ts.
  */
 export const planningRoutes: readonly Route[] = [
   { method: 'get', path: '/projects/:id/boards', guards: projectReader, handler: project.listBoards },
@@ -42,4 +44,6 @@ export const planningRoutes: readonly Route[] = [
   { method: 'put', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: [eeRoute, signedIn, boardIdParam, listIdParam, listMoveParams, loadGroup(), group.board, group.list, requireAbility('admin_group_list')], handler: group.moveList },
   { method: 'delete', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: [...groupList, requireAbility('destroy_group_list')], handler: group.removeList },
   { method: 'get', path: '/groups/:id/boards/:board_id/lists/:list_id/issues', guards: groupList, handler: group.listListIssues },
+
+  ...epicsRoutes,
 ];

@@ -10,6 +10,7 @@ import { ci } from './0008_ci.js';
 import { geoBlobs } from './0009_geo_blobs.js';
 import { issuables } from './0010_issuables.js';
 import { boards } from './0011_boards.js';
+import { epics } from './0012_epics.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics];

@@ -9,7 +9,7 @@ import { nowIso } from '../../storage/clock.js';
 import { canAwardEmoji, isAdmin } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { normalizeEmojiName } from './emoji-names.js';
-import type { Noteable } from './noteables.js';
+import { noteHomeOf, type Noteable } from './noteables.js';
 import { resolveIssueTodos } from './todos.js';
 
 /** What an award goes on: a noteable the caller may read, or one of its notes. */
@@ -44,7 +44,7 @@ export function getAward(db: Db, target: AwardTarget, awardId: number): AwardEmo
  */
 export function awardEmoji(ctx: SiteContext, actor: Actor, target: AwardTarget, rawName: string): AwardEmojiRow {
   const { db } = ctx;
-  if (!canAwardEmoji(db, actor, target.noteable.project, target.noteable, target.note)) throw notFound('Award Emoji');
+  if (!canAwardEmoji(db, actor, noteHomeOf(target.noteable), target.noteable, target.note)) throw notFound('Award Emoji');
   const name = normalizeEmojiName(rawName);
   if (name === null) throw notFound('Award Emoji Name is not included in the list');
   const { type, id } = awardable(target);

@@ -1,3 +1,5 @@
+import { epicIdsOfGroups } from '../../db/tables/epics.js';
+import { removeEpicRows } from '../planning/epics.js';
 import type { Db } from '../../db/connection.js';
 import { deleteAwardsOf } from '../../db/tables/award-emoji.js';
 import { deleteEventsOfTargets } from '../../db/tables/events.js';
@@ -42,7 +44,8 @@ export function removeProjectIssuables(db: Db, projectId: number): void {
   deleteSubscriptionsOf(db, 'Label', labelIdsOfProject(db, projectId));
 }
 
-/** What a group delete must remove of the tracker before its rows go: the subscriptions to its labels (the labels follow through foreign keys). */
+/** What a group delete must remove of the tracker before its rows go: its epics with their polymorphic rows, the subscriptions to its labels (the labels follow through foreign keys). */
 export function removeGroupIssuables(db: Db, groupIds: readonly number[]): void {
+  removeEpicRows(db, epicIdsOfGroups(db, groupIds));
   deleteSubscriptionsOf(db, 'Label', labelIdsOfGroups(db, groupIds));
 }

@@ -174,6 +174,15 @@ export function removeLabelRows(db: Db, labelId: number): void {
  * title none has, as GitLab's Labels::FindOrCreateService. Runs in the caller's transaction.
  */
 export function findOrCreateProjectLabels(db: Db, projectId: number, scope: LabelScope, titles: readonly string[]): LabelRow[] {
+  return findOrCreateLabels(db, { projectId }, scope, titles);
+}
+
+/** The same for an epic of a group: the group's and its ancestors' labels, and new group labels for the rest. */
+export function findOrCreateGroupLabels(db: Db, groupId: number, scope: LabelScope, titles: readonly string[]): LabelRow[] {
+  return findOrCreateLabels(db, { groupId }, scope, titles);
+}
+
+function findOrCreateLabels(db: Db, owner: { projectId: number } | { groupId: number }, scope: LabelScope, titles: readonly string[]): LabelRow[] {
   const wanted = [...new Set(titles.map((title) => title.trim()).filter(Boolean))];
   const found = findLabelsByTitles(db, scope, wanted);
   const now = nowIso();
@@ -181,7 +190,15 @@ export function findOrCreateProjectLabels(db: Db, projectId: number, scope: Labe
     const existing = found.find((label) => label.title === title);
     if (existing) return existing;
     const columns = labelColumns({ name: title });
-    const id = insertLabel(db, { project_id: projectId, group_id: null, title: columns.title!, color: DEFAULT_LABEL_COLOR, description: null, created_at: now, updated_at: now });
+    const id = insertLabel(db, {
+      project_id: 'projectId' in owner ? owner.projectId : null,
+      group_id: 'groupId' in owner ? owner.groupId : null,
+      title: columns.title!,
+      color: DEFAULT_LABEL_COLOR,
+      description: null,
+      created_at: now,
+      updated_at: now,
+    });
     return findLabelById(db, id)!;
   });
 }

@@ -1,3 +1,4 @@
+import { followMovedIssue } from '../planning/epic-issues.js';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
@@ -49,6 +50,7 @@ export function moveIssue(ctx: SiteContext, actor: Actor, project: ProjectRow, l
     setIssueAssignees(db, newId, loaded.assigneeIds);
     copyThread(db, old.id, target.id, newId);
     const created = findIssueById(db, newId)!;
+    followMovedIssue(db, old.id, created, target);
     keepOpenIssuesCount(db, target.id, null, created);
     announceIssueChange(ctx, issueChange('opened', actor, target, null, created, labels, loaded.assigneeIds.length ? { previous: [], current: loaded.assigneeIds } : null));
 

@@ -20,10 +20,10 @@ import type { NoteRelations } from '../../entities/notes.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
-import { can, canAdminNote, canCreateNote, canResolveNote } from '../permissions.js';
+import { canAdminNote, canCreateNote, canResolveNote, canSetNoteCreatedAt } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { announceNoteChange } from './note-changes.js';
-import { touchNoteable, type Noteable } from './noteables.js';
+import { noteHomeOf, noteProjectIdOf, touchNoteable, type Noteable } from './noteables.js';
 import { recordEvent } from './record-events.js';
 
 /** GitLab's Note validates its text: present, at most a million characters. */
@@ -75,14 +75,14 @@ export type NotePlace = { readonly kind: 'note' } | { readonly kind: 'discussion
  */
 export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, input: NoteInput, place: NotePlace): NoteRow {
   const { db } = ctx;
-  if (!canCreateNote(db, actor, noteable.project, noteable)) throw forbidden();
+  if (!canCreateNote(db, actor, noteHomeOf(noteable), noteable)) throw forbidden();
   checkBody(input.body);
   return inTransaction(db, () => {
     const now = nowIso();
-    const createdAt = input.createdAt !== undefined && can(db, actor, 'set_note_created_at', noteable.project) ? input.createdAt : now;
+    const createdAt = input.createdAt !== undefined && canSetNoteCreatedAt(db, actor, noteHomeOf(noteable)) ? input.createdAt : now;
     const threaded = place.kind !== 'note';
     const id = insertNote(db, {
-      project_id: noteable.project.id,
+      project_id: noteProjectIdOf(noteable),
       noteable_type: noteable.type,
       noteable_id: noteable.id,
       commit_id: null,
@@ -100,7 +100,7 @@ export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, i
     });
     touchNoteable(db, noteable, now);
     const note = findNoteById(db, id)!;
-    recordEvent(db, actor.user.id, { projectId: noteable.project.id }, { action: 'commented', target: { type: note.type ?? 'Note', id, noteableTitle: noteable.title } }, createdAt);
+    recordEvent(db, actor.user.id, noteable.type === 'Epic' ? { groupId: noteable.group.id } : { projectId: noteable.project.id }, { action: 'commented', target: { type: note.type ?? 'Note', id, noteableTitle: noteable.title } }, createdAt);
     announceNoteChange(ctx, { action: 'created', actor: actor.user, noteable, note, previousBody: null });
     return note;
   });
@@ -112,7 +112,7 @@ export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, i
  */
 export function addSystemNote(db: Db, noteable: Noteable, authorId: number, body: string, at: string): number {
   return insertNote(db, {
-    project_id: noteable.project.id,
+    project_id: noteProjectIdOf(noteable),
     noteable_type: noteable.type,
     noteable_id: noteable.id,
     commit_id: null,
@@ -133,7 +133,7 @@ export function addSystemNote(db: Db, noteable: Noteable, authorId: number, body
 /** The note, once the actor may edit it (its author, or admin_note; never a system note): 404 then 403. */
 function editableNote(db: Db, actor: Actor, noteable: Noteable, noteId: number): NoteRow {
   const note = getNote(db, noteable, noteId);
-  if (!canAdminNote(db, actor, noteable.project, noteable, note)) throw forbidden();
+  if (!canAdminNote(db, actor, noteHomeOf(noteable), noteable, note)) throw forbidden();
   return note;
 }
 
@@ -173,7 +173,7 @@ export function deleteNote(ctx: SiteContext, actor: Actor, noteable: Noteable, n
 export function resolveNote(ctx: SiteContext, actor: Actor, noteable: Noteable, noteId: number, resolved: boolean): NoteRow {
   const { db } = ctx;
   const note = getNote(db, noteable, noteId);
-  if (!canResolveNote(db, actor, noteable.project, noteable, note)) throw forbidden();
+  if (!canResolveNote(db, actor, noteHomeOf(noteable), noteable, note)) throw forbidden();
   if (note.resolvable !== 1) throw badRequest('400 (Bad request) "Note is not resolvable" not given');
   return inTransaction(db, () => {
     setNoteResolved(db, note.id, resolved ? actor.user.id : null, nowIso());

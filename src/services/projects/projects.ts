@@ -1,3 +1,4 @@
+import { dropEpicIssuesOutside } from '../planning/epic-issues.js';
 import { rm } from 'node:fs/promises';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
@@ -172,6 +173,7 @@ export function transferProject(db: Db, project: ProjectRow, group: NamespaceRow
     const columns = { namespace_id: group.id, visibility_level: Math.min(project.visibility_level, group.visibility_level), updated_at: nowIso() };
     updateProjectRow(db, project.id, columns);
     recordProjectRenamed(db, project.id);
+    dropEpicIssuesOutside(db, project.id, group.id);
     return { ...project, ...columns };
   });
 }

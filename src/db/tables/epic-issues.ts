@@ -1,0 +1,89 @@
+import type { Db } from '../connection.js';
+import { prepare } from '../connection.js';
+
+export interface EpicIssueRow {
+  id: number;
+  epic_id: number;
+  issue_id: number;
+  relative_position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function findEpicIssueById(db: Db, id: number): EpicIssueRow | undefined {
+  return prepare(db, 'SELECT * FROM epic_issues WHERE id = ?').get(id) as EpicIssueRow | undefined;
+}
+
+/** The association of an issue, in whichever epic (an issue is in at most one). */
+export function findEpicIssueOfIssue(db: Db, issueId: number): EpicIssueRow | undefined {
+  return prepare(db, 'SELECT * FROM epic_issues WHERE issue_id = ?').get(issueId) as EpicIssueRow | undefined;
+}
+
+/** The epic's associations in order (index epic_issues_epic_position). */
+export function epicIssuesInOrder(db: Db, epicId: number): EpicIssueRow[] {
+  return prepare(db, 'SELECT * FROM epic_issues WHERE epic_id = ? ORDER BY relative_position, id').all(epicId) as EpicIssueRow[];
+}
+
+/**
+ * The epic's associations in order whose issues `i` (of projects `p`) pass `readable`: the caller's
+ * visibility rule as SQL with its named parameters, so a list costs one query whatever its size.
+ */
+export function readableEpicIssuesInOrder(db: Db, epicId: number, readable: { readonly sql: string; readonly params: Record<string, unknown> }): EpicIssueRow[] {
+  return prepare(
+    db,
+    `SELECT ei.* FROM epic_issues ei JOIN issues i ON i.id = ei.issue_id JOIN projects p ON p.id = i.project_id
+     WHERE ei.epic_id = @epic_id AND ${readable.sql} ORDER BY ei.relative_position, ei.id`,
+  ).all({ ...readable.params, epic_id: epicId }) as EpicIssueRow[];
+}
+
+/** The largest position in the epic, null when it has no issue. */
+export function maxEpicPosition(db: Db, epicId: number): number | null {
+  return prepare(db, 'SELECT max(relative_position) FROM epic_issues WHERE epic_id = ?').pluck().get(epicId) as number | null;
+}
+
+/** The association just before or after a position in the epic, by (relative_position, id) order. */
+export function neighbourEpicIssue(db: Db, epicId: number, of: EpicIssueRow, side: 'before' | 'after'): EpicIssueRow | undefined {
+  const sql =
+    side === 'after'
+      ? 'SELECT * FROM epic_issues WHERE epic_id = @epic AND (relative_position > @pos OR (relative_position = @pos AND id > @id)) ORDER BY relative_position, id LIMIT 1'
+      : 'SELECT * FROM epic_issues WHERE epic_id = @epic AND (relative_position < @pos OR (relative_position = @pos AND id < @id)) ORDER BY relative_position DESC, id DESC LIMIT 1';
+  return prepare(db, sql).get({ epic: epicId, pos: of.relative_position, id: of.id }) as EpicIssueRow | undefined;
+}
+
+export function insertEpicIssue(db: Db, row: Omit<EpicIssueRow, 'id'>): number {
+  return Number(
+    prepare(db, 'INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at, updated_at) VALUES (@epic_id, @issue_id, @relative_position, @created_at, @updated_at)').run(row)
+      .lastInsertRowid,
+  );
+}
+
+export function setEpicIssuePosition(db: Db, id: number, position: number, now: string): void {
+  prepare(db, 'UPDATE epic_issues SET relative_position = ?, updated_at = ? WHERE id = ?').run(position, now, id);
+}
+
+export function deleteEpicIssueRow(db: Db, id: number): void {
+  prepare(db, 'DELETE FROM epic_issues WHERE id = ?').run(id);
+}
+
+/** The association of each issue, one query for a page. */
+export function epicIssuesOfIssues(db: Db, issueIds: readonly number[]): Map<number, EpicIssueRow> {
+  if (!issueIds.length) return new Map();
+  const rows = prepare(db, 'SELECT * FROM epic_issues WHERE issue_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(issueIds)) as EpicIssueRow[];
+  return new Map(rows.map((row) => [row.issue_id, row]));
+}
+
+/** Points an association at another issue (the copy a move made). */
+export function setEpicIssueIssue(db: Db, id: number, issueId: number, now: string): void {
+  prepare(db, 'UPDATE epic_issues SET issue_id = ?, updated_at = ? WHERE id = ?').run(issueId, now, id);
+}
+
+/** The associations of a project's issues in epics of groups other than these (index epic_issues_issue, one pass over the project's issues). */
+export function epicIssueIdsOfProjectOutside(db: Db, projectId: number, groupIds: readonly number[]): number[] {
+  return prepare(
+    db,
+    `SELECT ei.id FROM issues i JOIN epic_issues ei ON ei.issue_id = i.id JOIN epics e ON e.id = ei.epic_id
+     WHERE i.project_id = ? AND e.group_id NOT IN (SELECT value FROM json_each(?))`,
+  )
+    .pluck()
+    .all(projectId, JSON.stringify(groupIds)) as number[];
+}
