@@ -9,6 +9,7 @@ import { membersRoutes } from './members/index.js';
 import { planningRoutes } from './planning/index.js';
 import { projectsRoutes } from './projects/index.js';
 import { repositoryRoutes } from './repository/index.js';
+import { settingsRoutes } from './settings/index.js';
 import type { Route } from './routes.js';
 import { siteRoutes } from './site/index.js';
 import { usersRoutes } from './users/index.js';
@@ -33,5 +34,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...eventsRoutes,
     ...todosRoutes,
     ...planningRoutes,
+    ...settingsRoutes,
   ];
 }

@@ -1,3 +1,4 @@
+import type { GroupHookRow } from '../db/tables/group-hooks.js';
 import type { ProjectHookRow } from '../db/tables/project-hooks.js';
 import { flag, isoTime } from './column-values.js';
 
@@ -7,6 +8,26 @@ export function projectHook(row: ProjectHookRow) {
     id: row.id,
     url: row.url,
     project_id: row.project_id,
+    push_events: flag(row.push_events),
+    issues_events: flag(row.issues_events),
+    confidential_issues_events: flag(row.confidential_issues_events),
+    merge_requests_events: flag(row.merge_requests_events),
+    tag_push_events: flag(row.tag_push_events),
+    note_events: flag(row.note_events),
+    job_events: flag(row.job_events),
+    pipeline_events: flag(row.pipeline_events),
+    wiki_page_events: flag(row.wiki_page_events),
+    enable_ssl_verification: flag(row.enable_ssl_verification),
+    created_at: isoTime(row.created_at),
+  };
+}
+
+/** GroupHook (ee): the project hook's fields with `group_id` in place of `project_id`; the token is never shown. */
+export function groupHook(row: GroupHookRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    group_id: row.group_id,
     push_events: flag(row.push_events),
     issues_events: flag(row.issues_events),
     confidential_issues_events: flag(row.confidential_issues_events),

@@ -32,7 +32,7 @@ export function removeHook(ctx: SiteContext, req: Request, res: Response): void 
 }
 
 /** Create and edit take the same parameters; `wiki_events` is the SPEC's name for wiki_page_events, and clients send either. */
-function readHookInput(input: Input): ProjectHookInput {
+export function readHookInput(input: Input): ProjectHookInput {
   const { wiki_events: wikiEvents, ...params } = readParams(input, {
     url: required(str()),
     token: str(),

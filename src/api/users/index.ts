@@ -3,6 +3,7 @@ import { admin, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import { addUserEmail, listUserEmails, removeUserEmail, showUserEmail } from './emails.js';
 import { addUserGpgKey, listUserGpgKeys, removeUserGpgKey, revokeUserGpgKey, showUserGpgKey } from './gpg-keys.js';
+import { removeUserIdentity } from './identities.js';
 import { addToken, listTokens, revokeToken, showToken } from './impersonation-tokens.js';
 import { addUserKey, findKeyByFingerprint, listUserKeys, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
 import {
@@ -35,6 +36,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'delete', path: '/users/:id', guards: [admin], handler: removeUser },
   { method: 'post', path: '/users/:id/block', guards: [admin], handler: blockAccount },
   { method: 'post', path: '/users/:id/unblock', guards: [admin], handler: unblockAccount },
+  { method: 'delete', path: '/users/:id/identities/:provider', guards: [admin], handler: removeUserIdentity },
   { method: 'get', path: '/user', guards: [signedIn], handler: showCurrentUser },
   { method: 'get', path: '/user/activities', guards: [admin], handler: listUserActivities },
 

@@ -130,3 +130,8 @@ export function usersByUsernames(db: Db, usernames: readonly string[]): UserRow[
   if (!usernames.length) return [];
   return prepare(db, 'SELECT * FROM users WHERE username COLLATE NOCASE IN (SELECT value FROM json_each(?))').all(JSON.stringify(usernames)) as UserRow[];
 }
+
+/** Deletes the user's identity for a provider; returns whether there was one. */
+export function deleteIdentity(db: Db, userId: number, provider: string): boolean {
+  return prepare(db, 'DELETE FROM identities WHERE user_id = ? AND provider = ?').run(userId, provider).changes === 1;
+}

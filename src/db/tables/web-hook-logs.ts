@@ -4,7 +4,10 @@ import { prepare } from '../connection.js';
 /** One delivery attempt of a webhook (site-local: only the primary delivers). */
 export interface WebHookLogRow {
   id: number;
-  hook_id: number;
+  /** The project hook, or null for a group hook's attempt. */
+  hook_id: number | null;
+  /** The group hook (ee), or null for a project hook's attempt. */
+  group_hook_id: number | null;
   event: string;
   url: string;
   attempt: number;
@@ -25,9 +28,9 @@ export interface WebHookLogRow {
 export function insertWebHookLog(db: Db, row: Omit<WebHookLogRow, 'id'>): boolean {
   const result = prepare(
     db,
-    `INSERT INTO web_hook_logs (hook_id, event, url, attempt, request_headers, request_body, response_status, response_body, error, duration_ms, created_at)
-     SELECT @hook_id, @event, @url, @attempt, @request_headers, @request_body, @response_status, @response_body, @error, @duration_ms, @created_at
-     WHERE EXISTS (SELECT 1 FROM project_hooks WHERE id = @hook_id)`,
+    `INSERT INTO web_hook_logs (hook_id, group_hook_id, event, url, attempt, request_headers, request_body, response_status, response_body, error, duration_ms, created_at)
+     SELECT @hook_id, @group_hook_id, @event, @url, @attempt, @request_headers, @request_body, @response_status, @response_body, @error, @duration_ms, @created_at
+     WHERE EXISTS (SELECT 1 FROM project_hooks WHERE id = @hook_id) OR EXISTS (SELECT 1 FROM group_hooks WHERE id = @group_hook_id)`,
   ).run(row);
   return result.changes === 1;
 }

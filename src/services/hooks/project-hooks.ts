@@ -18,8 +18,8 @@ import { nowIso } from '../../storage/clock.js';
 /** What a create or update may set; an absent field keeps its current value (or its default on create). */
 export type ProjectHookInput = { url: string; token?: string; enable_ssl_verification?: boolean } & Partial<Record<HookFlag, boolean>>;
 
-/** GITLAB-NOTES 2.2: push_events on, every other kind off, TLS verified. */
-const DEFAULTS: ProjectHookValues = {
+/** GITLAB-NOTES 2.2: push_events on, every other kind off, TLS verified (group hooks too). */
+export const HOOK_DEFAULTS: ProjectHookValues = {
   url: '',
   token: null,
   push_events: 1,
@@ -46,14 +46,14 @@ export function getProjectHook(db: Db, projectId: number, hookId: number): Proje
 }
 
 export function createProjectHook(db: Db, projectId: number, input: ProjectHookInput): ProjectHookRow {
-  const values = merge(DEFAULTS, input);
+  const values = mergeHookInput(HOOK_DEFAULTS, input);
   return inTransaction(db, () => getProjectHook(db, projectId, insertProjectHook(db, projectId, values, nowIso())));
 }
 
 export function updateProjectHook(db: Db, projectId: number, hookId: number, input: ProjectHookInput): ProjectHookRow {
   return inTransaction(db, () => {
     const hook = getProjectHook(db, projectId, hookId);
-    updateProjectHookRow(db, hook.id, merge(hook, input), nowIso());
+    updateProjectHookRow(db, hook.id, mergeHookInput(hook, input), nowIso());
     return getProjectHook(db, projectId, hookId);
   });
 }
@@ -62,7 +62,8 @@ export function deleteProjectHook(db: Db, projectId: number, hookId: number): vo
   inTransaction(db, () => deleteProjectHookRow(db, getProjectHook(db, projectId, hookId).id));
 }
 
-function merge(current: ProjectHookValues, input: ProjectHookInput): ProjectHookValues {
+/** A hook's values after a create or update (project and group hooks alike): 400 on a bad url. */
+export function mergeHookInput(current: ProjectHookValues, input: ProjectHookInput): ProjectHookValues {
   const values: ProjectHookValues = { ...pick(current), url: validateHookUrl(input.url) };
   // An empty token clears it.
   if (input.token !== undefined) values.token = input.token === '' ? null : input.token;

@@ -73,16 +73,21 @@ export class HookQueue {
     return this.options.role === 'primary' && !this.stopped;
   }
 
-  /** Queues one delivery per hook of `hookIds`, due now; the caller's transaction, if any, decides whether they happen. */
-  enqueue(db: Db, hookIds: readonly number[], event: HookEvent, body: string): number {
-    if (!this.delivers || hookIds.length === 0) return 0;
+  /**
+   * Queues one delivery per project hook of `hookIds` and per group hook of `groupHookIds`, due now;
+   * the caller's transaction, if any, decides whether they happen.
+   */
+  enqueue(db: Db, hookIds: readonly number[], event: HookEvent, body: string, groupHookIds: readonly number[] = []): number {
+    const count = hookIds.length + groupHookIds.length;
+    if (!this.delivers || count === 0) return 0;
     const now = Date.now();
     const createdAt = nowIso();
     inTransaction(db, () => {
       for (const hookId of hookIds) insertQueuedDelivery(db, { hook_id: hookId, event, body, next_attempt_at: now, created_at: createdAt });
+      for (const groupHookId of groupHookIds) insertQueuedDelivery(db, { group_hook_id: groupHookId, event, body, next_attempt_at: now, created_at: createdAt });
     });
     this.schedulePump();
-    return hookIds.length;
+    return count;
   }
 
   /** Starts sending, and sends what a previous run left pending. */
@@ -123,7 +128,7 @@ export class HookQueue {
       if (free > 0) {
         for (const row of selectDueDeliveries(db, Date.now(), [...this.inFlight.keys()], free)) {
           const run = this.attempt(row)
-            .catch((error: unknown) => this.options.log.error({ err: error, hook: row.hook_id, delivery: row.id }, 'webhook attempt failed unexpectedly'))
+            .catch((error: unknown) => this.options.log.error({ err: error, hook: row.hook_id, groupHook: row.group_hook_id, delivery: row.id }, 'webhook attempt failed unexpectedly'))
             .finally(() => {
             this.inFlight.delete(row.id);
             this.schedulePump();
@@ -175,13 +180,13 @@ export class HookQueue {
       });
     } catch (error) {
       // The delivery stays queued, so it is attempted again: a duplicate beats a lost event.
-      this.options.log.error({ err: error, hook: row.hook_id, delivery: row.id }, 'webhook attempt could not be recorded');
+      this.options.log.error({ err: error, hook: row.hook_id, groupHook: row.group_hook_id, delivery: row.id }, 'webhook attempt could not be recorded');
       return;
     }
     const failed = result.error !== null || (result.status !== null && (result.status < 200 || result.status >= 300));
     if (failed && !cancelled) {
       this.options.log.warn(
-        { hook: row.hook_id, event, attempt, status: result.status, error: result.error, willRetry: retry },
+        { hook: row.hook_id, groupHook: row.group_hook_id, event, attempt, status: result.status, error: result.error, willRetry: retry },
         retry ? 'webhook attempt failed; retrying' : 'webhook delivery failed',
       );
     }
@@ -191,6 +196,7 @@ export class HookQueue {
 function logRow(row: DueDeliveryRow, attempt: number, result: AttemptResult) {
   return {
     hook_id: row.hook_id,
+    group_hook_id: row.group_hook_id,
     event: row.event,
     url: result.url,
     attempt,
