@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createGroup, createProject, createUser, type TestGroup, type TestUser } from '../helpers/factories.js';
+import { addMember, createGroup, createProject, createUser, tokenFor, type TestGroup, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -250,6 +250,10 @@ describe('user status', () => {
   it('answers the error rows: 401 anonymous, 400 unknown emoji or long message, 404 unknown user', async () => {
     expect((await site.api('/user/status', { as: null })).status).toBe(401);
     expect((await site.api('/user/status', { method: 'PUT', as: null, body: { emoji: 'coffee' } })).status).toBe(401);
+    // A read_user token reads the caller's status but may not set it.
+    const readOnly = tokenFor(site, owner.id, ['read_user']);
+    expect((await site.api('/user/status', { as: readOnly })).status).toBe(200);
+    expect(await site.api('/user/status', { method: 'PUT', as: readOnly, body: { emoji: 'coffee' } })).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
     expect(await site.api('/user/status', { method: 'PUT', as: owner.token, body: { emoji: 'not_an_emoji_at_all' } })).toMatchObject({
       status: 400,
       body: { message: { emoji: ['is not included in the list'] } },
