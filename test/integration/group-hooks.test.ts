@@ -161,6 +161,8 @@ describe('migration 0016 (settings)', () => {
     }
     db.exec(`INSERT INTO project_hooks (id, project_id, url, created_at, updated_at) VALUES (7, 1, 'https://e.com', '', '');
       INSERT INTO web_hook_queue (id, hook_id, event, body, attempts, next_attempt_at, created_at) VALUES (41, 7, 'push', '{"a":1}', 2, 123, 'then');
+      INSERT INTO web_hook_queue (id, hook_id, event, body, next_attempt_at, created_at) VALUES (50, 7, 'push', '{}', 0, 'gone');
+      DELETE FROM web_hook_queue WHERE id = 50;
       INSERT INTO web_hook_logs (id, hook_id, event, url, attempt, request_headers, request_body, response_status, duration_ms, created_at) VALUES (9, 7, 'push', 'https://e.com', 1, '{}', '{}', 500, 3, 'then');`);
     expect(migrate(db)).toEqual([16]);
     expect(db.prepare('SELECT id, hook_id, group_hook_id, event, body, attempts, next_attempt_at FROM web_hook_queue').all()).toEqual([
@@ -168,6 +170,12 @@ describe('migration 0016 (settings)', () => {
     ]);
     expect(db.prepare('SELECT id, hook_id, group_hook_id, response_status FROM web_hook_logs').all()).toEqual([{ id: 9, hook_id: 7, group_hook_id: null, response_status: 500 }]);
     expect(() => db.prepare("INSERT INTO web_hook_queue (event, body, next_attempt_at, created_at) VALUES ('push', '{}', 0, '')").run()).toThrow(/CHECK/);
+    // The sequences carry over: a deleted delivery's id is never handed out again.
+    expect(db.prepare("INSERT INTO web_hook_queue (hook_id, event, body, next_attempt_at, created_at) VALUES (7, 'push', '{}', 0, '')").run().lastInsertRowid).toBe(51);
+    expect(db.prepare("SELECT name, seq FROM sqlite_sequence WHERE name LIKE 'web_hook%' ORDER BY name").all()).toEqual([
+      { name: 'web_hook_logs', seq: 9 },
+      { name: 'web_hook_queue', seq: 51 },
+    ]);
     db.close();
   });
 });

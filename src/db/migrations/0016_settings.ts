@@ -80,7 +80,8 @@ CREATE TABLE group_hooks (
 CREATE INDEX group_hooks_group ON group_hooks (group_id, id);
 
 -- The queue and the log, rebuilt with a group_hook_id beside hook_id (exactly one is set). Both are
--- site-local, so the rebuild replicates nothing; pending deliveries keep their ids.
+-- site-local, so the rebuild replicates nothing; rows keep their ids, and the AUTOINCREMENT
+-- sequences carry over, so no id is handed out twice.
 CREATE TABLE web_hook_queue_rebuilt (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   hook_id INTEGER REFERENCES project_hooks (id) ON DELETE CASCADE,
@@ -94,6 +95,8 @@ CREATE TABLE web_hook_queue_rebuilt (
 );
 INSERT INTO web_hook_queue_rebuilt (id, hook_id, event, body, attempts, next_attempt_at, created_at)
   SELECT id, hook_id, event, body, attempts, next_attempt_at, created_at FROM web_hook_queue;
+DELETE FROM sqlite_sequence WHERE name = 'web_hook_queue_rebuilt';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'web_hook_queue_rebuilt', seq FROM sqlite_sequence WHERE name = 'web_hook_queue';
 DROP TABLE web_hook_queue;
 ALTER TABLE web_hook_queue_rebuilt RENAME TO web_hook_queue;
 CREATE INDEX web_hook_queue_due ON web_hook_queue (next_attempt_at, id);
@@ -118,6 +121,8 @@ CREATE TABLE web_hook_logs_rebuilt (
 );
 INSERT INTO web_hook_logs_rebuilt (id, hook_id, event, url, attempt, request_headers, request_body, response_status, response_body, error, duration_ms, created_at)
   SELECT id, hook_id, event, url, attempt, request_headers, request_body, response_status, response_body, error, duration_ms, created_at FROM web_hook_logs;
+DELETE FROM sqlite_sequence WHERE name = 'web_hook_logs_rebuilt';
+INSERT INTO sqlite_sequence (name, seq) SELECT 'web_hook_logs_rebuilt', seq FROM sqlite_sequence WHERE name = 'web_hook_logs';
 DROP TABLE web_hook_logs;
 ALTER TABLE web_hook_logs_rebuilt RENAME TO web_hook_logs;
 CREATE INDEX web_hook_logs_hook ON web_hook_logs (hook_id, id);
