@@ -76,7 +76,7 @@ describe('group hooks', () => {
     expect((await site.api(`${hooks(group.id)}/999999`, { method: 'PUT', as: owner.token, body: { url: 'https://e.com' } })).status).toBe(404);
   });
 
-  it('calls the hooks of the project’s group and of the groups above it with the project’s push, tag push, issue and note events', async () => {
+  it('calls the hooks of the project’s group and of the groups above it with the project’s push, tag push, wiki page, issue and note events', async () => {
     const receiver: HookReceiver = await startHookReceiver();
     const scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-group-hooks-'));
     try {
@@ -86,7 +86,7 @@ describe('group hooks', () => {
       const elsewhere = await createProject(site);
       const topHook = await site.api(hooks(top.id), {
         method: 'POST',
-        body: { url: `${receiver.url}?top`, token: 'top-secret', tag_push_events: true, issues_events: true, note_events: true },
+        body: { url: `${receiver.url}?top`, token: 'top-secret', tag_push_events: true, issues_events: true, note_events: true, wiki_page_events: true },
       });
       const subHook = await site.api(hooks(sub.id), { method: 'POST', body: { url: `${receiver.url}?sub`, push_events: false, issues_events: true } });
       expect([topHook.status, subHook.status]).toEqual([201, 201]);
@@ -101,18 +101,24 @@ describe('group hooks', () => {
       const root = { username: 'root', token: ROOT_TOKEN };
       await git(['push', '--quiet', remoteUrl(site.url, project, root), 'HEAD:refs/heads/master', 'v1'], work);
       await git(['push', '--quiet', remoteUrl(site.url, elsewhere, root), 'HEAD:refs/heads/master'], work);
+      const wiki = path.join(scratch, 'wiki');
+      await git(['init', '--quiet', '-b', 'master', wiki]);
+      await writeFile(path.join(wiki, 'home.md'), '# Home\n');
+      await git(['add', '.'], wiki);
+      await git(['commit', '--quiet', '-m', 'wiki home'], wiki);
+      await git(['push', '--quiet', remoteUrl(site.url, project, root, '.wiki.git'), 'HEAD:refs/heads/master'], wiki);
 
       const issue = await site.api(`/projects/${project.id}/issues`, { method: 'POST', body: { title: 'Hooked' } });
       expect(issue.status).toBe(201);
       expect((await site.api(`/projects/${project.id}/issues/${issue.body.iid}/notes`, { method: 'POST', body: { body: 'a comment' } })).status).toBe(201);
 
-      await waitFor(() => receiver.received.length >= 5, { message: 'group hook deliveries' });
+      await waitFor(() => receiver.received.length >= 6, { message: 'group hook deliveries' });
       const byTarget = (target: string) =>
         receiver.received
           .filter((r) => r.headers['x-gitlab-token'] === (target === 'top' ? 'top-secret' : undefined))
           .map((r) => r.headers['x-gitlab-event'])
           .sort();
-      expect(byTarget('top')).toEqual(['Issue Hook', 'Note Hook', 'Push Hook', 'Tag Push Hook']);
+      expect(byTarget('top')).toEqual(['Issue Hook', 'Note Hook', 'Push Hook', 'Tag Push Hook', 'Wiki Page Hook']);
       expect(byTarget('sub')).toEqual(['Issue Hook']);
       const push = receiver.received.find((r) => r.headers['x-gitlab-event'] === 'Push Hook')!;
       expect(push.body).toMatchObject({ object_kind: 'push', project_id: project.id, ref: 'refs/heads/master' });
@@ -120,7 +126,7 @@ describe('group hooks', () => {
       expect(receiver.received.filter((r) => r.body.project_id === elsewhere.id)).toEqual([]);
       const logged = await waitFor(() => {
         const rows = site.site.db.prepare('SELECT group_hook_id, event, response_status FROM web_hook_logs WHERE group_hook_id IN (?, ?) ORDER BY id').all(topHook.body.id, subHook.body.id);
-        return rows.length === 5 ? rows : null;
+        return rows.length === 6 ? rows : null;
       });
       expect(logged.every((row: any) => row.response_status === 200)).toBe(true);
       await waitFor(() => site.site.db.prepare('SELECT count(*) FROM web_hook_queue').pluck().get() === 0, { message: 'queue drained' });
