@@ -33,12 +33,15 @@ export interface ProjectRelations {
   readonly groupAccess: ReadonlyMap<number, number>;
   /** The caller's effective level, by project id; admins count as owners. */
   readonly effectiveAccess: ReadonlyMap<number, number>;
+  /** The caller's notification levels they set, by project id and by group id (none set: `global`). */
+  readonly notificationLevels: { readonly projects: ReadonlyMap<number, string>; readonly groups: ReadonlyMap<number, string> };
   /** Present only when statistics were asked for, holding the projects the caller may see them for. */
   readonly statistics: ReadonlyMap<number, ProjectStatistics> | null;
 }
 
-/** GitLab's default notification level for a member (3, "global"; GITLAB-NOTES 1.5). */
-const GLOBAL_NOTIFICATION_LEVEL = 3;
+/** GitLab's NotificationSetting level enum as MemberAccess shows it; a member with no setting of their own has 3, "global" (GITLAB-NOTES 1.5). */
+const NOTIFICATION_LEVEL_VALUES: Readonly<Record<string, number>> = { disabled: 0, participating: 1, watch: 2, global: 3, mention: 4, custom: 5 };
+const notificationLevelValue = (level: string | undefined): number => NOTIFICATION_LEVEL_VALUES[level ?? 'global'] ?? NOTIFICATION_LEVEL_VALUES.global!;
 
 function namespaceOf(row: ProjectRow, rel: ProjectRelations): NamespaceRow {
   const namespace = rel.namespaces.get(row.namespace_id);
@@ -148,8 +151,13 @@ export function projectWithAccess(row: ProjectRow, rel: ProjectRelations, ctx: E
   const namespace = namespaceOf(row, rel);
   const direct = rel.projectAccess.get(row.id);
   const group = namespace.kind === 'group' ? rel.groupAccess.get(namespace.id) : undefined;
-  const access = (level: number | undefined) => (level === undefined ? null : { access_level: level, notification_level: GLOBAL_NOTIFICATION_LEVEL });
-  return Object.assign(projectView(row, rel, ctx), { permissions: { project_access: access(direct), group_access: access(group) } });
+  const access = (level: number | undefined, notification: string | undefined) => (level === undefined ? null : { access_level: level, notification_level: notificationLevelValue(notification) });
+  return Object.assign(projectView(row, rel, ctx), {
+    permissions: {
+      project_access: access(direct, rel.notificationLevels.projects.get(row.id)),
+      group_access: access(group, rel.notificationLevels.groups.get(namespace.id)),
+    },
+  });
 }
 
 /** ProjectGroupLink: the answer to a share (GITLAB-NOTES 2.2). */

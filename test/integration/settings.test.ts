@@ -198,7 +198,11 @@ describe('notification settings', () => {
     expect((await site.api(projectUrl, { method: 'PUT', as: developer.token, body: { level: 'mention' } })).body).toEqual({ level: 'mention' });
     expect((await site.api(`/projects/${encodeURIComponent(project.path_with_namespace)}/notification_settings`, { as: developer.token })).body).toEqual({ level: 'mention' });
     expect((await site.api(projectUrl, { method: 'PUT', as: developer.token, body: { level: 'custom', merge_merge_request: true } })).body.events.merge_merge_request).toBe(true);
+    // The project's permissions show the member's level as GitLab's enum (5 custom), the default 3 (global) for others.
+    expect((await site.api(`/projects/${project.id}`, { as: developer.token })).body.permissions.project_access).toEqual({ access_level: 30, notification_level: 5 });
+    expect((await site.api(`/projects?membership=true`, { as: developer.token })).body.find((p: any) => p.id === project.id).permissions.project_access.notification_level).toBe(5);
     expect((await site.api(projectUrl, { as: owner.token })).body).toEqual({ level: 'global' });
+    expect((await site.api(`/projects/${project.id}`, { as: owner.token })).body.permissions.project_access).toBeNull();
     expect((await site.api(`/groups/${group.id}/notification_settings`, { method: 'PUT', as: owner.token, body: { level: 'disabled' } })).body).toEqual({ level: 'disabled' });
     expect((await site.api('/notification_settings', { as: owner.token })).body.level).toBe('participating');
     // notification_email belongs to the global setting only: ignored on a source.

@@ -60,3 +60,25 @@ export function isConfirmedEmailOf(db: Db, userId: number, email: string): boole
     ).get({ user: userId, email }) !== undefined
   );
 }
+
+/** The user's levels for these projects and groups, in one query: what `permissions.*_access.notification_level` shows. */
+export function notificationLevelsOf(
+  db: Db,
+  userId: number,
+  projectIds: readonly number[],
+  groupIds: readonly number[],
+): { projects: Map<number, string>; groups: Map<number, string> } {
+  const projects = new Map<number, string>();
+  const groups = new Map<number, string>();
+  if (projectIds.length === 0 && groupIds.length === 0) return { projects, groups };
+  const rows = prepare(
+    db,
+    `SELECT project_id, group_id, level FROM notification_settings WHERE user_id = ?
+     AND (project_id IN (SELECT value FROM json_each(?)) OR group_id IN (SELECT value FROM json_each(?)))`,
+  ).all(userId, JSON.stringify(projectIds), JSON.stringify(groupIds)) as Pick<NotificationSettingRow, 'project_id' | 'group_id' | 'level'>[];
+  for (const row of rows) {
+    if (row.project_id !== null) projects.set(row.project_id, row.level);
+    else if (row.group_id !== null) groups.set(row.group_id, row.level);
+  }
+  return { projects, groups };
+}

@@ -10,6 +10,7 @@ import {
   usersByIds,
 } from '../../db/tables/project-relations.js';
 import { lfsObjectsSize as linkedLfsBytes } from '../../db/tables/lfs-objects.js';
+import { notificationLevelsOf } from '../../db/tables/notification-settings.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { ProjectRelations, ProjectStatistics } from '../../entities/projects.js';
 import { countCommits, directorySize } from '../../git/repositories.js';
@@ -40,6 +41,7 @@ export function loadProjectRelations(db: Db, actor: Actor | null, rows: readonly
     projectAccess: userId === undefined ? new Map() : directProjectLevels(db, userId, ids, day),
     groupAccess: userId === undefined ? new Map() : groupLevelsOfNamespaces(db, userId, rows.map((row) => row.namespace_id), day),
     effectiveAccess: effectiveLevels(db, actor, ids, day),
+    notificationLevels: userId === undefined ? { projects: new Map(), groups: new Map() } : notificationLevelsOf(db, userId, ids, rows.map((row) => row.namespace_id)),
     statistics: null,
   };
 }
