@@ -404,3 +404,18 @@ export function canResolveNote(db: Db, actor: Actor | null, home: NoteHome, note
 export function canSetNoteCreatedAt(db: Db, actor: Actor | null, home: NoteHome): boolean {
   return noteRulesOf(db, actor, home).access() >= ACCESS.owner;
 }
+
+/**
+ * What the actor's project access reaches among protected-ref access levels (GitLab's
+ * ProtectedRefAccess#check_access): admins every level, `0` (no one) nobody else, and otherwise
+ * developers and up who may push code, at or above the level. Reads the access level once, so a
+ * push checks every protection of a project for the price of one membership query.
+ */
+export function protectedRefLevels(db: Db, actor: Actor | null, project: ProjectRef): { reaches(level: number): boolean; maintainer: boolean } {
+  const access = accessOnce(db, actor, project);
+  const admin = isAdmin(actor);
+  return {
+    reaches: (level) => admin || (level > ACCESS.none && PROJECT_RULES.push_code(db, actor, project, access) && access() >= level),
+    maintainer: PROJECT_RULES.admin_project(db, actor, project, access),
+  };
+}
