@@ -111,6 +111,10 @@ const PROJECT_RULES = {
   admin_project: atLeast(ACCESS.maintainer),
   admin_project_member: atLeast(ACCESS.maintainer),
   rename_project: atLeast(ACCESS.owner),
+  /** Moving the project to another namespace (GitLab's change_namespace: owners and admins). */
+  change_namespace: atLeast(ACCESS.owner),
+  /** git gc on demand (POST /projects/:id/housekeeping, GitLab's authorize_admin_project). */
+  run_housekeeping: atLeast(ACCESS.maintainer),
   change_visibility_level: atLeast(ACCESS.owner),
   archive_project: atLeast(ACCESS.owner),
   remove_project: atLeast(ACCESS.owner),
