@@ -23,7 +23,7 @@ export interface ProtectedTagRow {
 }
 
 export function listProtectedBranchRows(db: Db, projectId: number, page: Page): Paged<ProtectedBranchRow> {
-  return selectPage(db, '*', 'FROM protected_branches WHERE project_id = ?', 'name, id', [projectId], page);
+  return selectPage(db, '*', 'FROM protected_branches WHERE project_id = ?', 'name', [projectId], page);
 }
 
 /** Every protection of the project: a push checks each ref against all of them (a project has a handful). */
@@ -50,7 +50,7 @@ export function deleteProtectedBranchRow(db: Db, id: number): void {
 }
 
 export function listProtectedTagRows(db: Db, projectId: number, page: Page): Paged<ProtectedTagRow> {
-  return selectPage(db, '*', 'FROM protected_tags WHERE project_id = ?', 'name, id', [projectId], page);
+  return selectPage(db, '*', 'FROM protected_tags WHERE project_id = ?', 'name', [projectId], page);
 }
 
 export function allProtectedTagRows(db: Db, projectId: number): ProtectedTagRow[] {
