@@ -73,6 +73,20 @@ describe('protected branches and tags', () => {
     expect((await site.api(repo('/branches/master'), { as: maintainer.token })).body.can_push).toBe(true);
   });
 
+  it('protects the default branch of a fork once its repository is copied', async () => {
+    const fork = await site.api(`/projects/${project.id}/fork`, { method: 'POST', as: maintainer.token });
+    expect(fork.status).toBe(201);
+    const deadline = Date.now() + 15_000;
+    let state = fork.body;
+    while (state.import_status !== 'finished' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = (await site.api(`/projects/${fork.body.id}`, { as: maintainer.token })).body;
+    }
+    expect(state.import_status).toBe('finished');
+    const rows = await site.api(`/projects/${fork.body.id}/protected_branches`, { as: maintainer.token });
+    expect(rows.body.map((row: any) => [row.name, row.push_access_levels[0].access_level])).toEqual([['master', 40]]);
+  });
+
   it("refuses a developer's git push to a maintainers-only branch and accepts a maintainer's", async () => {
     const before = await bareRef('refs/heads/master');
     const sha = await commitFile('dev.txt', 'dev\n');
