@@ -71,6 +71,9 @@ describe('protected branches and tags', () => {
     const branch = await site.api(repo('/branches/master'), { as: developer.token });
     expect(branch.body).toMatchObject({ name: 'master', protected: true, developers_can_push: false, developers_can_merge: false, can_push: false, default: true });
     expect((await site.api(repo('/branches/master'), { as: maintainer.token })).body.can_push).toBe(true);
+    const free = await site.api(repo('/branches'), { method: 'POST', as: developer.token, body: { branch: 'open', ref: 'master' } });
+    expect(free.body).toMatchObject({ protected: false, can_push: true });
+    expect((await site.api(repo('/branches/open'), { as: reporter.token })).body.can_push).toBe(false);
   });
 
   it('protects the default branch of a fork once its repository is copied', async () => {

@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { allProtectedBranchRows, allProtectedTagRows } from '../../db/tables/protected-refs.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { isBlankSha } from '../../git/object-names.js';
-import { protectedRefLevels } from '../permissions.js';
+import { can, protectedRefLevels } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 
 /**
@@ -40,6 +40,8 @@ export interface RefPolicy {
   readonly defaultBranch: string;
   /** Maintainers (admin_project) may change and delete existing tags. */
   readonly maintainer: boolean;
+  /** Whether the actor may push to this project at all (push_code): the Branch entity's can_push starts there. */
+  readonly pushCode: boolean;
   readonly branches: readonly { readonly pattern: string; readonly push: boolean; readonly merge: boolean; readonly developersCanPush: boolean; readonly developersCanMerge: boolean }[];
   readonly tags: readonly { readonly pattern: string; readonly create: boolean }[];
 }
@@ -50,6 +52,7 @@ export function refPolicyFor(db: Db, actor: Actor | null, project: ProjectRow): 
   return {
     defaultBranch: project.default_branch,
     maintainer: levels.maintainer,
+    pushCode: can(db, actor, 'push_code', project),
     branches: allProtectedBranchRows(db, project.id).map((row) => ({
       pattern: row.name,
       push: levels.reaches(row.push_access_level),
@@ -68,7 +71,7 @@ export function branchProtection(policy: RefPolicy, name: string) {
     protected: matching.length > 0,
     developersCanPush: matching.some((rule) => rule.developersCanPush),
     developersCanMerge: matching.some((rule) => rule.developersCanMerge),
-    canPush: matching.length === 0 || matching.some((rule) => rule.push),
+    canPush: policy.pushCode && (matching.length === 0 || matching.some((rule) => rule.push)),
   };
 }
 
