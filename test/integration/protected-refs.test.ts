@@ -190,6 +190,10 @@ describe('protected branches and tags', () => {
     expect((await site.api(`${base}/nope`, { method: 'DELETE', as: maintainer.token })).status).toBe(404);
     expect((await site.api(repo(`/branches/nope/protect`), { method: 'PUT', as: maintainer.token })).status).toBe(404);
     expect((await site.api(repo(`/branches/master/protect`), { method: 'PUT', as: developer.token })).status).toBe(403);
+    // An admins-only unprotect level (ee) keeps maintainers and owners from removing the row.
+    expect((await site.api(base, { method: 'POST', as: maintainer.token, body: { name: 'locked', unprotect_access_level: 60 } })).status).toBe(201);
+    expect((await site.api(`${base}/locked`, { method: 'DELETE', as: owner.token })).status).toBe(403);
+    expect((await site.api(`${base}/locked`, { method: 'DELETE' })).status).toBe(204);
     const made = await site.api(base, { method: 'POST', as: maintainer.token, body: { name: 'temp-*' } });
     expect((await site.api(`${base}/${enc('temp-*')}`, { method: 'DELETE', as: maintainer.token })).status).toBe(204);
     expect(made.body.push_access_levels[0].access_level).toBe(40);

@@ -35,7 +35,7 @@ export async function protectOneBranch(ctx: SiteContext, req: Request, res: Resp
   const project = projectOf(req);
   const name = String(req.params.branch);
   await getBranch(ctx, project, req.actor ?? null, name);
-  setBranchProtection(ctx.db, project, name, params.developers_can_push ?? false, params.developers_can_merge ?? false);
+  setBranchProtection(ctx.db, requireActor(req), project, name, params.developers_can_push ?? false, params.developers_can_merge ?? false);
   sendJson(res, 200, branchEntity(await getBranch(ctx, project, req.actor ?? null, name)));
 }
 
@@ -44,7 +44,7 @@ export async function unprotectOneBranch(ctx: SiteContext, req: Request, res: Re
   const project = projectOf(req);
   const name = String(req.params.branch);
   await getBranch(ctx, project, req.actor ?? null, name);
-  unprotectBranch(ctx.db, project, name, 'ignore');
+  unprotectBranch(ctx.db, requireActor(req), project, name, 'ignore');
   sendJson(res, 200, branchEntity(await getBranch(ctx, project, req.actor ?? null, name)));
 }
 

@@ -12,7 +12,7 @@ import {
   unprotectTag,
 } from '../../services/repository/protected-refs.js';
 import type { SiteContext } from '../../site-context.js';
-import { projectOf } from '../middleware/guards.js';
+import { projectOf, requireActor } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { int, readParams, required, str, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -55,7 +55,7 @@ export async function addProtectedBranch(ctx: SiteContext, req: Request, res: Re
 }
 
 export function removeProtectedBranch(ctx: SiteContext, req: Request, res: Response): void {
-  unprotectBranch(ctx.db, projectOf(req), String(req.params.name), 'fail');
+  unprotectBranch(ctx.db, requireActor(req), projectOf(req), String(req.params.name), 'fail');
   sendNoContent(res);
 }
 

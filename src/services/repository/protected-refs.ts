@@ -13,9 +13,11 @@ import {
   type ProtectedBranchRow,
   type ProtectedTagRow,
 } from '../../db/tables/protected-refs.js';
-import { badRequest, conflict, notFound } from '../../errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { isValidBranchName } from '../../git/refs.js';
 import { nowIso } from '../../storage/clock.js';
+import { protectedRefLevels } from '../permissions.js';
+import type { Actor } from '../users/authentication.js';
 
 /** GitLab's default branch protection (default_branch_protection 2, "fully protected"): maintainers push and merge. */
 export const DEFAULT_BRANCH_PROTECTION = { push: 40, merge: 40, unprotect: 40 } as const;
@@ -70,9 +72,10 @@ export async function protectBranch(db: Db, project: ProjectRow, input: BranchPr
  * PUT .../branches/:branch/protect (GitLab 10.x): the branch's own row, created when missing or
  * replaced with the developers_can_push / developers_can_merge levels asked for.
  */
-export function setBranchProtection(db: Db, project: ProjectRow, name: string, developersCanPush: boolean, developersCanMerge: boolean): void {
+export function setBranchProtection(db: Db, actor: Actor, project: ProjectRow, name: string, developersCanPush: boolean, developersCanMerge: boolean): void {
   inTransaction(db, () => {
     const existing = findProtectedBranchRow(db, project.id, name);
+    if (existing && !protectedRefLevels(db, actor, project).reaches(existing.unprotect_access_level)) throw forbidden();
     if (existing) deleteProtectedBranchRow(db, existing.id);
     const now = nowIso();
     insertProtectedBranchRow(db, {
@@ -87,12 +90,20 @@ export function setBranchProtection(db: Db, project: ProjectRow, name: string, d
   });
 }
 
-/** Removes a protection by its exact name; `missing: 'fail'` answers 404 (DELETE /protected_branches/:name), `'ignore'` does nothing (unprotect). */
-export function unprotectBranch(db: Db, project: ProjectRow, name: string, missing: 'fail' | 'ignore'): void {
+/**
+ * Removes a protection by its exact name; `missing: 'fail'` answers 404 (DELETE
+ * /protected_branches/:name), `'ignore'` does nothing (unprotect). The actor must reach the row's
+ * unprotect_access_level (ee: 60 leaves it to admins), else 403.
+ */
+export function unprotectBranch(db: Db, actor: Actor, project: ProjectRow, name: string, missing: 'fail' | 'ignore'): void {
   inTransaction(db, () => {
     const row = findProtectedBranchRow(db, project.id, name);
-    if (row) deleteProtectedBranchRow(db, row.id);
-    else if (missing === 'fail') throw notFound();
+    if (!row) {
+      if (missing === 'fail') throw notFound();
+      return;
+    }
+    if (!protectedRefLevels(db, actor, project).reaches(row.unprotect_access_level)) throw forbidden();
+    deleteProtectedBranchRow(db, row.id);
   });
 }
 
