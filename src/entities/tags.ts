@@ -1,4 +1,4 @@
-/** Tags and their release notes (GitLab ENT Tag, Release; 10.x shapes). */
+/** Tags and their release notes (GitLab ENT Tag, Release; 10.x shapes): a lightweight tag has a null message. */
 import type { ReleaseRow } from '../db/tables/releases.js';
 import type { CommitRecord } from '../git/commit-log.js';
 import type { TagRecord } from '../git/tags.js';
@@ -18,7 +18,7 @@ export function releaseEntity(release: ReleaseRow) {
 export function tagEntity(view: TagView) {
   return {
     name: view.tag.name,
-    message: view.tag.message ?? '',
+    message: view.tag.message,
     target: view.tag.target,
     commit: view.commit ? commitEntity(view.commit) : null,
     release: view.release ? releaseEntity(view.release) : null,

@@ -16,7 +16,7 @@ describe('python-gitlab 3.12 against branches, tags, protected refs and transfer
     expect(obs.master).toEqual({ protected: true, developers_can_push: false, developers_can_merge: false, default: true });
     expect(obs.deleted).toEqual({ error: 'GitlabGetError', code: 404, message: '404 Branch Not Found' });
     expect(obs.tags).toEqual([
-      ['v1.0', '', true],
+      ['v1.0', null, true],
       ['v2.0', 'second', true],
     ]);
     expect(obs.annotated_target_is_tag).toBe(true);

@@ -203,7 +203,7 @@ describe('protected branches and tags', () => {
     const light = await site.api(repo('/tags'), { method: 'POST', as: developer.token, body: { tag_name: 'v1.0.0', ref: 'master' } });
     expect(light.status).toBe(201);
     const head = await bareRef('refs/heads/master');
-    expect(light.body).toMatchObject({ name: 'v1.0.0', message: '', target: head, commit: { id: head }, release: null, protected: false });
+    expect(light.body).toMatchObject({ name: 'v1.0.0', message: null, target: head, commit: { id: head }, release: null, protected: false });
     const annotated = await site.api(repo('/tags'), {
       method: 'POST',
       as: developer.token,
