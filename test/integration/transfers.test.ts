@@ -135,6 +135,9 @@ describe('transfers and project housekeeping', () => {
     const other = await createGroup(site, {}, owner.token);
     await createGroup(site, { parent_id: other.id, path: group.path }, owner.token);
     expect(await fail({ group_id: other.id })).toBe('Transfer failed: The parent group already has a subgroup or a project with the same path.');
+    const named = await createGroup(site, {}, owner.token);
+    await createGroup(site, { parent_id: named.id, name: group.name, path: `other-${group.path}` }, owner.token);
+    expect(await fail({ group_id: named.id })).toBe('Transfer failed: Validation failed: Name has already been taken');
     const top = await createGroup(site, {}, owner.token);
     expect((await site.api(`/groups/${top.id}/transfer`, { method: 'POST', as: owner.token, body: {} })).body.message).toBe('Transfer failed: Group is already a root group.');
   });

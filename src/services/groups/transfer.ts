@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
-import { groupTreeIds, narrowTreeVisibility, projectPathTaken, projectsIn, rewriteDescendantPaths, updateGroupRow } from '../../db/tables/groups.js';
+import { groupNameTaken, groupTreeIds, narrowTreeVisibility, projectPathTaken, projectsIn, rewriteDescendantPaths, updateGroupRow } from '../../db/tables/groups.js';
 import { findNamespaceById, findNamespaceByPath, type NamespaceRow } from '../../db/tables/namespaces.js';
 import { badRequest } from '../../errors.js';
 import { recordProjectRenamed } from '../../geo/repository-events.js';
@@ -32,6 +32,8 @@ export function transferGroup(db: Db, actor: Actor, group: NamespaceRow, parent:
     if (findNamespaceByPath(db, fullPath) || (parent && projectPathTaken(db, parent.id, group.path))) {
       throw failed('The parent group already has a subgroup or a project with the same path.');
     }
+    // Group names are unique per parent (the model validation a transfer's save runs).
+    if (groupNameTaken(db, parent?.id ?? null, group.name, group.id)) throw failed('Validation failed: Name has already been taken');
 
     const now = nowIso();
     const fullName = parent ? `${parent.full_name} / ${group.name}` : group.name;
