@@ -228,6 +228,13 @@ describe('protected branches and tags', () => {
     expect((await site.api(repo('/tags/base/release'), { method: 'PUT', as: developer.token, body: { description: 'x' } })).status).toBe(404);
     expect((await site.api(repo('/tags/nope/release'), { method: 'POST', as: developer.token, body: { description: 'x' } })).body).toEqual({ message: '404 Tag Not Found' });
 
+    // Tag names with slashes and dots round-trip through the encoded path too.
+    const slashed = 'release/2024.1-ü';
+    expect((await site.api(repo('/tags'), { method: 'POST', as: developer.token, body: { tag_name: slashed, ref: 'master' } })).status).toBe(201);
+    expect((await site.api(repo(`/tags/${enc(slashed)}`), { as: reporter.token })).body.name).toBe(slashed);
+    expect((await site.api(repo(`/tags/${enc(slashed)}/release`), { method: 'POST', as: developer.token, body: { description: 'd' } })).body.tag_name).toBe(slashed);
+    expect((await site.api(repo(`/tags/${enc(slashed)}`), { method: 'DELETE', as: maintainer.token })).status).toBe(204);
+
     // Existing tags are maintainers' to change (GitLab's change_existing_tags).
     expect((await site.api(repo('/tags/v1.0.0'), { method: 'DELETE', as: developer.token })).status).toBe(403);
     expect((await site.api(repo('/tags/v1.0.0'), { method: 'DELETE', as: maintainer.token })).status).toBe(204);
