@@ -1,4 +1,4 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -43,6 +43,7 @@ export const NO_CACHE_HEADERS = {
  * from a fast-forward) and before any ref moves; one refused command refuses the whole push. It
  * holds no user input and calls nothing back: geoforge resolves the project's protected branches
  * and tags for the pushing user before git starts and hands them over in GEOFORGE_REF_POLICY
+ * (a large one in the file GEOFORGE_REF_POLICY_FILE names)
  * (services/repository/ref-policy.ts refPolicyText: `default <branch>`, `maintainer 0|1`,
  * `branch <may push 0|1> <pattern>`, `tag <may create 0|1> <pattern>`), and the hook applies
  * GitLab's rules (the same as refChangeRefusal there) with sh builtins; only a protected branch
@@ -52,6 +53,7 @@ export const NO_CACHE_HEADERS = {
 const PRE_RECEIVE = `#!/bin/sh
 # Written by geoforge (src/git/smart-http.ts); rewritten at every start. Do not edit.
 policy="$GEOFORGE_REF_POLICY"
+if [ -n "$GEOFORGE_REF_POLICY_FILE" ]; then policy="$(cat "$GEOFORGE_REF_POLICY_FILE")" || exit 1; fi
 [ -n "$policy" ] || exit 0
 refuse() { echo "GitLab: $1" >&2; exit 1; }
 zero() { case "$1" in *[!0]*) return 1 ;; *) return 0 ;; esac; }
@@ -238,10 +240,35 @@ export interface RpcOptions {
  */
 export async function serviceRpc(options: RpcOptions): Promise<RefUpdate[]> {
   const receive = options.service === 'git-receive-pack';
+  const policy = receive && options.refPolicy && options.hooksDir ? await policyEnv(options.hooksDir, options.refPolicy) : null;
+  try {
+    return await runServiceRpc(options, policy?.env ?? {});
+  } finally {
+    await policy?.cleanup();
+  }
+}
+
+/**
+ * Above this many bytes the policy goes to the hook in a file: one environment string may not
+ * pass 128 KiB on Linux (MAX_ARG_STRLEN), and a project may protect many long patterns.
+ */
+const POLICY_ENV_MAX_BYTES = 32 * 1024;
+
+/** The hook's policy as environment: inline (GEOFORGE_REF_POLICY), or a file beside the hook for a large one (GEOFORGE_REF_POLICY_FILE), removed after the push. */
+async function policyEnv(hooksDir: string, policy: string): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  if (Buffer.byteLength(policy) <= POLICY_ENV_MAX_BYTES) return { env: { GEOFORGE_REF_POLICY: policy }, cleanup: async () => undefined };
+  const dir = await mkdtemp(path.join(hooksDir, '.policy-'));
+  const file = path.join(dir, 'policy');
+  await writeFile(file, policy, { mode: 0o600 });
+  return { env: { GEOFORGE_REF_POLICY_FILE: file }, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+async function runServiceRpc(options: RpcOptions, policyEnvironment: Record<string, string>): Promise<RefUpdate[]> {
+  const receive = options.service === 'git-receive-pack';
   const config = receive && options.hooksDir ? ['-c', `core.hooksPath=${options.hooksDir}`] : [];
   const git = streamGit([...config, subcommand(options.service), '--stateless-rpc', options.repository], {
     signal: options.signal,
-    env: { ...protocolEnv(options.gitProtocol ?? null), ...(receive && options.refPolicy ? { GEOFORGE_REF_POLICY: options.refPolicy } : {}) },
+    env: { ...protocolEnv(options.gitProtocol ?? null), ...policyEnvironment },
   });
   const reader = receive ? new PushCommandReader() : null;
   const stages: (Readable | Writable | Transform)[] = [options.body];

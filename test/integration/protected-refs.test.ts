@@ -1,7 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertProtectedBranchRow } from '../../src/db/tables/protected-refs.js';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
@@ -127,6 +128,32 @@ describe('protected branches and tags', () => {
     expect(await gitFails(['push', as(maintainer), ':refs/heads/release-1.0'], work)).toContain('You can only delete protected branches using the web interface.');
     expect((await site.api(repo(`/branches/${enc('release-1.0')}`), { method: 'DELETE', as: developer.token })).status).toBe(403);
     expect((await site.api(repo(`/branches/${enc('release-1.0')}`), { method: 'DELETE', as: maintainer.token })).status).toBe(204);
+  });
+
+  it('applies a policy too large for the environment (hundreds of long patterns), handed to the hook in a file', async () => {
+    const now = new Date().toISOString();
+    site.site.db.transaction(() => {
+      for (let i = 0; i < 800; i += 1) {
+        insertProtectedBranchRow(site.site.db, {
+          project_id: project.id,
+          name: `bulk-${String(i).padStart(3, '0')}-${'x'.repeat(200)}-*`,
+          push_access_level: 40,
+          merge_access_level: 40,
+          unprotect_access_level: 40,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+    })();
+    const name = `bulk-799-${'x'.repeat(200)}-end`;
+    expect(await gitFails(['push', 'origin', `HEAD:refs/heads/${name}`], work)).toContain('You are not allowed to push code to protected branches on this project.');
+    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/not-bulk'], work);
+    expect(await bareRef('refs/heads/not-bulk')).not.toBe('');
+    await git(['push', '--quiet', as(maintainer), `HEAD:refs/heads/${name}`], work);
+    expect(await bareRef(`refs/heads/${name}`)).not.toBe('');
+    site.site.db.prepare("DELETE FROM protected_branches WHERE project_id = ? AND name LIKE 'bulk-%'").run(project.id);
+    // The policy file lived only for its push.
+    expect((await readdir(path.join(site.dataDir, 'git-hooks'))).filter((entry) => entry.startsWith('.policy-'))).toEqual([]);
   });
 
   it('refuses API writes to a protected branch for those who may not push there', async () => {
