@@ -262,6 +262,14 @@ describe('protected branches and tags', () => {
     expect((await site.api(repo(`/tags/${enc(slashed)}/release`), { method: 'POST', as: developer.token, body: { description: 'd' } })).body.tag_name).toBe(slashed);
     expect((await site.api(repo(`/tags/${enc(slashed)}`), { method: 'DELETE', as: maintainer.token })).status).toBe(204);
 
+    // A tag deleted over git leaves its release notes; a new tag of that name takes them over.
+    expect((await site.api(repo('/tags'), { method: 'POST', as: maintainer.token, body: { tag_name: 'again', ref: 'master', release_description: 'old' } })).status).toBe(201);
+    await git(['push', '--quiet', as(maintainer), ':refs/tags/again'], work);
+    const recreated = await site.api(repo('/tags'), { method: 'POST', as: maintainer.token, body: { tag_name: 'again', ref: 'master', release_description: 'new' } });
+    expect(recreated.status).toBe(201);
+    expect(recreated.body.release).toEqual({ tag_name: 'again', description: 'new' });
+    expect((await site.api(repo('/tags/again'), { method: 'DELETE', as: maintainer.token })).status).toBe(204);
+
     // Existing tags are maintainers' to change (GitLab's change_existing_tags).
     expect((await site.api(repo('/tags/v1.0.0'), { method: 'DELETE', as: developer.token })).status).toBe(403);
     expect((await site.api(repo('/tags/v1.0.0'), { method: 'DELETE', as: maintainer.token })).status).toBe(204);

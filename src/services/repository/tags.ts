@@ -87,7 +87,8 @@ export async function createTag(ctx: SiteContext, project: ProjectRow, actor: Ac
     throw error;
   }
   const tag = await findTag(ctx, project, input.name);
-  if (input.releaseDescription) upsertRelease(ctx, project, actor, input.name, input.releaseDescription, 'create');
+  // A release left by a tag of this name deleted over git is the new tag's to replace.
+  if (input.releaseDescription) upsertRelease(ctx, project, actor, input.name, input.releaseDescription, 'replace');
   await notifyRefChange(ctx, project, actor, `refs/tags/${input.name}`, BLANK_SHA, tag.target);
   return getTag(ctx, project, actor, input.name);
 }
@@ -107,17 +108,15 @@ export async function deleteTag(ctx: SiteContext, project: ProjectRow, actor: Ac
   await notifyRefChange(ctx, project, actor, `refs/tags/${name}`, tag.target, BLANK_SHA);
 }
 
-function upsertRelease(ctx: SiteContext, project: ProjectRow, actor: Actor, tag: string, description: string, mode: 'create' | 'update'): ReleaseRow {
+/** Writes a tag's release notes: `create` (409 when they exist), `update` (404 when not) or `replace` (either). */
+function upsertRelease(ctx: SiteContext, project: ProjectRow, actor: Actor, tag: string, description: string, mode: 'create' | 'update' | 'replace'): ReleaseRow {
   return inTransaction(ctx.db, () => {
     const existing = findReleaseRow(ctx.db, project.id, tag);
     const now = nowIso();
-    if (mode === 'create') {
-      if (existing) throw conflict('Release already exists');
-      insertReleaseRow(ctx.db, { project_id: project.id, tag, description, author_id: actor.user.id, created_at: now, updated_at: now });
-    } else {
-      if (!existing) throw notFound('Release');
-      updateReleaseDescription(ctx.db, existing.id, description, now);
-    }
+    if (existing && mode === 'create') throw conflict('Release already exists');
+    if (!existing && mode === 'update') throw notFound('Release');
+    if (existing) updateReleaseDescription(ctx.db, existing.id, description, now);
+    else insertReleaseRow(ctx.db, { project_id: project.id, tag, description, author_id: actor.user.id, created_at: now, updated_at: now });
     return findReleaseRow(ctx.db, project.id, tag)!;
   });
 }
