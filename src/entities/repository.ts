@@ -8,6 +8,8 @@ export interface BranchRecord {
   readonly commit: CommitRecord;
   readonly merged: boolean;
   readonly isDefault: boolean;
+  /** From the protected branch rows matching the name (services/repository/ref-policy.ts branchProtection). */
+  readonly protection: { readonly protected: boolean; readonly developersCanPush: boolean; readonly developersCanMerge: boolean; readonly canPush: boolean };
 }
 
 const titleOf = (message: string) => message.split('\n', 1)[0] ?? '';
@@ -53,18 +55,18 @@ export function diffEntity(diff: FileDiff) {
 }
 
 /**
- * The default branch is the one protected branch (pushes to it are allowed, force-pushes and
- * deletion are not: git-http's protectedRef), so developers can push and merge everywhere.
+ * GitLab's Branch: `protected` when a protected branch row (name or wildcard) covers it,
+ * `developers_can_push`/`_merge` when such a row lets developers, `can_push` for the caller.
  */
 export function branchEntity(branch: BranchRecord) {
   return {
     name: branch.name,
     commit: commitEntity(branch.commit),
     merged: branch.merged,
-    protected: branch.isDefault,
-    developers_can_push: true,
-    developers_can_merge: true,
-    can_push: true,
+    protected: branch.protection.protected,
+    developers_can_push: branch.protection.developersCanPush,
+    developers_can_merge: branch.protection.developersCanMerge,
+    can_push: branch.protection.canPush,
     default: branch.isDefault,
   };
 }

@@ -1,4 +1,4 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -38,30 +38,69 @@ export const NO_CACHE_HEADERS = {
 } as const;
 
 /**
- * The pre-receive hook git runs for pushes over HTTP (git's own mechanism: the only place a
- * push can be refused after its objects arrived and before any ref moves). It holds no user
- * input: the protected ref comes in the environment geoforge sets. It refuses deleting the
- * protected (default) branch and non-fast-forward updates of it, for everyone, as GitLab 10.x's
- * default branch protection does.
+ * The pre-receive hook git runs for pushes over HTTP: git's own mechanism, and the only place a
+ * push can be refused after its objects arrived (in the quarantine, so a force push can be told
+ * from a fast-forward) and before any ref moves; one refused command refuses the whole push. It
+ * holds no user input and calls nothing back: geoforge resolves the project's protected branches
+ * and tags for the pushing user before git starts and hands them over in GEOFORGE_REF_POLICY
+ * (a large one in the file GEOFORGE_REF_POLICY_FILE names)
+ * (services/repository/ref-policy.ts refPolicyText: `default <branch>`, `maintainer 0|1`,
+ * `branch <may push 0|1> <pattern>`, `tag <may create 0|1> <pattern>`), and the hook applies
+ * GitLab's rules (the same as refChangeRefusal there) with sh builtins; only a protected branch
+ * moved by a push spawns one `git merge-base`. Ref names hold no whitespace and no glob
+ * character but `*` (git check-ref-format), so a pattern is a `case` glob as it stands.
  */
 const PRE_RECEIVE = `#!/bin/sh
 # Written by geoforge (src/git/smart-http.ts); rewritten at every start. Do not edit.
-protected="$GEOFORGE_PROTECTED_REF"
-[ -n "$protected" ] || exit 0
+policy="$GEOFORGE_REF_POLICY"
+if [ -n "$GEOFORGE_REF_POLICY_FILE" ]; then policy="$(cat "$GEOFORGE_REF_POLICY_FILE")" || exit 1; fi
+[ -n "$policy" ] || exit 0
+refuse() { echo "GitLab: $1" >&2; exit 1; }
+zero() { case "$1" in *[!0]*) return 1 ;; *) return 0 ;; esac; }
+default=""; maintainer=0
+while read -r kind value rest; do
+  case "$kind" in default) default="$value" ;; maintainer) maintainer="$value" ;; esac
+done <<POLICY
+$policy
+POLICY
+# Sets matched=1 when a rule of kind $1 covers name $2, and allowed=1 when one of those allows.
+match() {
+  matched=0; allowed=0
+  while read -r kind flag pattern; do
+    [ "$kind" = "$1" ] || continue
+    case "$2" in
+      $pattern) matched=1; [ "$flag" = 1 ] && allowed=1 ;;
+    esac
+  done <<POLICY
+$policy
+POLICY
+}
 while read -r old new ref; do
-  [ "$ref" = "$protected" ] || continue
-  case "$new" in
-    *[!0]*) ;;
-    *) echo "GitLab: You are not allowed to delete protected branch \${ref#refs/heads/}." >&2; exit 1 ;;
+  case "$ref" in
+    refs/heads/*)
+      name="\${ref#refs/heads/}"
+      if zero "$new" && [ "$name" = "$default" ]; then refuse "The default branch of a project cannot be deleted."; fi
+      match branch "$name"
+      [ "$matched" = 1 ] || continue
+      if ! zero "$old" && ! zero "$new" && ! git merge-base --is-ancestor "$old" "$new"; then
+        refuse "You are not allowed to force push code to a protected branch on this project."
+      fi
+      if zero "$new"; then
+        [ "$maintainer" = 1 ] || refuse "You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch."
+        refuse "You can only delete protected branches using the web interface."
+      fi
+      [ "$allowed" = 1 ] || refuse "You are not allowed to push code to protected branches on this project."
+      ;;
+    refs/tags/*)
+      name="\${ref#refs/tags/}"
+      if ! zero "$old" && [ "$maintainer" != 1 ]; then refuse "You are not allowed to change existing tags on this project."; fi
+      match tag "$name"
+      [ "$matched" = 1 ] || continue
+      if zero "$new"; then refuse "Protected tags cannot be deleted."; fi
+      if ! zero "$old"; then refuse "Protected tags cannot be updated."; fi
+      [ "$allowed" = 1 ] || refuse "You are not allowed to create this tag as it is protected."
+      ;;
   esac
-  case "$old" in
-    *[!0]*) ;;
-    *) continue ;;
-  esac
-  if ! git merge-base --is-ancestor "$old" "$new"; then
-    echo "GitLab: You are not allowed to force push code to a protected branch on this project." >&2
-    exit 1
-  fi
 done
 exit 0
 `;
@@ -185,9 +224,9 @@ export interface RpcOptions {
   readonly gzip: boolean;
   /** Where git's result is streamed; left open for the caller to end. */
   readonly output: Writable;
-  /** receive-pack only: the hooks directory (siteHooksDir) and the ref it protects. */
+  /** receive-pack only: the hooks directory (siteHooksDir) and the pushing user's ref policy its pre-receive hook applies. */
   readonly hooksDir?: string;
-  readonly protectedRef?: string;
+  readonly refPolicy?: string;
   /** The client's `Git-Protocol` (gitProtocolOf): a v2 client's requests are v2 commands (ls-refs, fetch). */
   readonly gitProtocol?: string | null;
   readonly signal?: AbortSignal;
@@ -201,10 +240,35 @@ export interface RpcOptions {
  */
 export async function serviceRpc(options: RpcOptions): Promise<RefUpdate[]> {
   const receive = options.service === 'git-receive-pack';
+  const policy = receive && options.refPolicy && options.hooksDir ? await policyEnv(options.hooksDir, options.refPolicy) : null;
+  try {
+    return await runServiceRpc(options, policy?.env ?? {});
+  } finally {
+    await policy?.cleanup();
+  }
+}
+
+/**
+ * Above this many bytes the policy goes to the hook in a file: one environment string may not
+ * pass 128 KiB on Linux (MAX_ARG_STRLEN), and a project may protect many long patterns.
+ */
+const POLICY_ENV_MAX_BYTES = 32 * 1024;
+
+/** The hook's policy as environment: inline (GEOFORGE_REF_POLICY), or a file beside the hook for a large one (GEOFORGE_REF_POLICY_FILE), removed after the push. */
+async function policyEnv(hooksDir: string, policy: string): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  if (Buffer.byteLength(policy) <= POLICY_ENV_MAX_BYTES) return { env: { GEOFORGE_REF_POLICY: policy }, cleanup: async () => undefined };
+  const dir = await mkdtemp(path.join(hooksDir, '.policy-'));
+  const file = path.join(dir, 'policy');
+  await writeFile(file, policy, { mode: 0o600 });
+  return { env: { GEOFORGE_REF_POLICY_FILE: file }, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+async function runServiceRpc(options: RpcOptions, policyEnvironment: Record<string, string>): Promise<RefUpdate[]> {
+  const receive = options.service === 'git-receive-pack';
   const config = receive && options.hooksDir ? ['-c', `core.hooksPath=${options.hooksDir}`] : [];
   const git = streamGit([...config, subcommand(options.service), '--stateless-rpc', options.repository], {
     signal: options.signal,
-    env: { ...protocolEnv(options.gitProtocol ?? null), ...(receive && options.protectedRef ? { GEOFORGE_PROTECTED_REF: options.protectedRef } : {}) },
+    env: { ...protocolEnv(options.gitProtocol ?? null), ...policyEnvironment },
   });
   const reader = receive ? new PushCommandReader() : null;
   const stages: (Readable | Writable | Transform)[] = [options.body];

@@ -111,6 +111,10 @@ const PROJECT_RULES = {
   admin_project: atLeast(ACCESS.maintainer),
   admin_project_member: atLeast(ACCESS.maintainer),
   rename_project: atLeast(ACCESS.owner),
+  /** Moving the project to another namespace (GitLab's change_namespace: owners and admins). */
+  change_namespace: atLeast(ACCESS.owner),
+  /** git gc on demand (POST /projects/:id/housekeeping, GitLab's authorize_admin_project). */
+  run_housekeeping: atLeast(ACCESS.maintainer),
   change_visibility_level: atLeast(ACCESS.owner),
   archive_project: atLeast(ACCESS.owner),
   remove_project: atLeast(ACCESS.owner),
@@ -403,4 +407,19 @@ export function canResolveNote(db: Db, actor: Actor | null, home: NoteHome, note
 /** Backdating a note (`created_at` on create): owners and admins of its project or group, as GitLab's set_note_created_at. */
 export function canSetNoteCreatedAt(db: Db, actor: Actor | null, home: NoteHome): boolean {
   return noteRulesOf(db, actor, home).access() >= ACCESS.owner;
+}
+
+/**
+ * What the actor's project access reaches among protected-ref access levels (GitLab's
+ * ProtectedRefAccess#check_access): admins every level, `0` (no one) nobody else, and otherwise
+ * developers and up who may push code, at or above the level. Reads the access level once, so a
+ * push checks every protection of a project for the price of one membership query.
+ */
+export function protectedRefLevels(db: Db, actor: Actor | null, project: ProjectRef): { reaches(level: number): boolean; maintainer: boolean } {
+  const access = accessOnce(db, actor, project);
+  const admin = isAdmin(actor);
+  return {
+    reaches: (level) => admin || (level > ACCESS.none && PROJECT_RULES.push_code(db, actor, project, access) && access() >= level),
+    maintainer: PROJECT_RULES.admin_project(db, actor, project, access),
+  };
 }

@@ -40,6 +40,9 @@ function hashedStoragePath(projectId: number): string {
   return path.join('@hashed', hash.slice(0, 2), hash.slice(2, 4), hash);
 }
 
+/** Where the project's repositories live below DATA_DIR/repositories, without `.git` (GitLab's disk_path). */
+export const hashedDiskPath = (projectId: number): string => hashedStoragePath(projectId);
+
 /** The project's bare repository: DATA_DIR/repositories/@hashed/aa/bb/<sha256(id)>.git */
 export function repositoryPath(dataDir: string, projectId: number): string {
   return path.join(dataDir, REPOSITORIES_DIR, `${hashedStoragePath(projectId)}.git`);

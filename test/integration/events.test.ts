@@ -47,6 +47,9 @@ describe('events', () => {
     publicProject = await createProject(site, { visibility: 'public' }, owner.token);
     await addMember(site, 'projects', project.id, developer, 30, owner.token);
     await addMember(site, 'projects', project.id, guest, 10, owner.token);
+    // The developer pushes to master here: its protection lets developers push.
+    const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'master', push_access_level: 30, merge_access_level: 30 } });
+    expect(protection.status).toBe(201);
   });
   afterAll(async () => {
     await site.stop();

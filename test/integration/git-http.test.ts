@@ -54,6 +54,9 @@ describe('git smart HTTP', () => {
     project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
     await addMember(site, 'projects', project.id, developer, 30, owner.token);
     await addMember(site, 'projects', project.id, reporter, 20, owner.token);
+    // The developer pushes to master here: its protection lets developers push (never force-push or delete).
+    const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'master', push_access_level: 30, merge_access_level: 30 } });
+    expect(protection.status).toBe(201);
 
     receiver = await startHookReceiver();
     const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, push_events: true, tag_push_events: true } });
@@ -144,7 +147,7 @@ describe('git smart HTTP', () => {
     const forced = await gitFails(['push', '--force', 'origin', 'HEAD:refs/heads/master'], work);
     expect(forced).toContain('You are not allowed to force push code to a protected branch on this project.');
     const deleted = await gitFails(['push', remote(project, owner), ':refs/heads/master'], work);
-    expect(deleted).toContain('You are not allowed to delete protected branch master.');
+    expect(deleted).toContain('The default branch of a project cannot be deleted.');
     expect(await bareRef(project, 'refs/heads/master')).toBe(second);
     // Deleting another branch is fine.
     await git(['push', '--quiet', 'origin', ':refs/heads/feature'], work);

@@ -33,6 +33,9 @@ describe('repository API', () => {
     await addMember(site, 'projects', project.id, developer, 30, owner.token);
     await addMember(site, 'projects', project.id, reporter, 20, owner.token);
     await addMember(site, 'projects', project.id, guest, 10, owner.token);
+    // Developers write to the default branch here: its protection lets them (GitLab's "developers can push").
+    const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'main', push_access_level: 30, merge_access_level: 30 } });
+    expect(protection.status).toBe(201);
     receiver = await startHookReceiver();
     const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, push_events: true } });
     expect(hook.status).toBe(201);

@@ -4,7 +4,7 @@ import { group, groupDetail, type GroupStatistics } from '../../entities/groups.
 import { projectView } from '../../entities/projects.js';
 import type { Actor } from '../../services/users/authentication.js';
 import { deleteGroup, groupStatistics } from '../../services/groups/removal.js';
-import { listGroups, listSubgroups, type GroupListFilters } from '../../services/groups/lists.js';
+import { listDescendantGroups, listGroups, listSubgroups, type GroupListFilters } from '../../services/groups/lists.js';
 import { createGroup, updateGroup, type GroupInput } from '../../services/groups/groups.js';
 import { listProjects } from '../../services/projects/projects.js';
 import { loadProjectRelations } from '../../services/projects/relations.js';
@@ -41,6 +41,14 @@ export async function listChildGroups(ctx: SiteContext, req: Request, res: Respo
   const { filters, statistics } = listParams.of(req);
   const page = readPage(req.input);
   const result = listSubgroups(ctx.db, req.actor, groupOf(req), filters, page);
+  sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
+}
+
+/** GET /groups/:id/descendant_groups: the groups below it at any depth, as subgroups lists its children. */
+export async function listGroupDescendants(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { filters, statistics } = listParams.of(req);
+  const page = readPage(req.input);
+  const result = listDescendantGroups(ctx.db, req.actor, groupOf(req), filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
 

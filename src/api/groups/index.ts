@@ -2,7 +2,8 @@ import { customAttributesRoutes } from '../custom-attributes.js';
 import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import { listGroupProjects, transferProjectToGroup } from './group-projects.js';
-import { addGroup, editGroup, editParams, groupAttributes, listChildGroups, listParams, removeGroup, searchGroups, showGroup } from './groups.js';
+import { addGroup, editGroup, editParams, groupAttributes, listChildGroups, listGroupDescendants, listParams, removeGroup, searchGroups, showGroup } from './groups.js';
+import { showNamespaceExists, transferGroupHandler } from './transfer.js';
 import {
   addLink,
   ldapConfigured,
@@ -27,6 +28,7 @@ const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
 export const groupsRoutes: readonly Route[] = [
   { method: 'get', path: '/groups', guards: [listParams], handler: searchGroups },
   { method: 'get', path: '/groups/:id/subgroups', guards: [listParams, loadGroup()], handler: listChildGroups },
+  { method: 'get', path: '/groups/:id/descendant_groups', guards: [listParams, loadGroup()], handler: listGroupDescendants },
   { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
   { method: 'post', path: '/groups', guards: [signedIn], handler: addGroup },
   { method: 'put', path: '/groups/:id', guards: [signedIn, editParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
@@ -34,6 +36,8 @@ export const groupsRoutes: readonly Route[] = [
 
   { method: 'get', path: '/groups/:id/projects', guards: [loadGroup()], handler: listGroupProjects },
   { method: 'post', path: '/groups/:id/projects/:project_id', guards: [admin, loadGroup(), loadProject('project_id')], handler: transferProjectToGroup },
+  { method: 'post', path: '/groups/:id/transfer', guards: groupAdmin, handler: transferGroupHandler(201) },
+  { method: 'put', path: '/groups/:id/transfer', guards: groupAdmin, handler: transferGroupHandler(200) },
 
   { method: 'post', path: '/groups/:id/ldap_sync', guards: [signedIn, ldapConfigured, loadGroup(), requireAbility('admin_group')], handler: syncGroupWithLdap },
   { method: 'get', path: '/groups/:id/ldap_group_links', guards: groupAdmin, handler: listLinks },
@@ -44,6 +48,7 @@ export const groupsRoutes: readonly Route[] = [
 
   { method: 'get', path: '/namespaces', guards: [signedIn], handler: listMyNamespaces },
   { method: 'get', path: '/namespaces/:id', guards: [signedIn], handler: showNamespace },
+  { method: 'get', path: '/namespaces/:id/exists', guards: [signedIn], handler: showNamespaceExists },
 
   ...customAttributesRoutes('/groups/:id', [loadGroup()], groupAttributes),
 ];

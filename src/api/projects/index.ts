@@ -10,6 +10,8 @@ import { addShare, removeShare, shareParams, sharedGroupId } from './share.js';
 import { archiveProject, starProject, unarchiveProject, unstarProject } from './states.js';
 import { addUpload, uploadFile } from './uploads.js';
 import { editProject, updateParams } from './update.js';
+import { listGroupsOfProject, transferProjectHandler } from './transfer.js';
+import { runHousekeeping, showLanguages, showStorage } from './housekeeping.js';
 
 /**
  * Projects (SPEC: Projects; GITLAB-NOTES 2.2). Guards run in GitLab's order (GITLAB-NOTES 1.4):
@@ -37,6 +39,11 @@ export const projectsRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/share', guards: [signedIn, project, shareParams, requireAbility('admin_project')], handler: addShare },
   { method: 'delete', path: '/projects/:id/share/:group_id', guards: [signedIn, project, sharedGroupId, requireAbility('admin_project')], handler: removeShare },
   { method: 'post', path: '/projects/:id/uploads', guards: [signedIn, uploadFile, project, requireAbility('upload_file')], handler: addUpload },
+  { method: 'put', path: '/projects/:id/transfer', guards: [signedIn, project, requireAbility('change_namespace')], handler: transferProjectHandler },
+  { method: 'get', path: '/projects/:id/groups', guards: [project], handler: listGroupsOfProject },
+  { method: 'get', path: '/projects/:id/languages', guards: [project], handler: showLanguages },
+  { method: 'post', path: '/projects/:id/housekeeping', guards: [signedIn, project, requireAbility('run_housekeeping')], handler: runHousekeeping },
+  { method: 'get', path: '/projects/:id/storage', guards: [admin, project], handler: showStorage },
 
   ...customAttributesRoutes('/projects/:id', [project], projectAttributes),
 ];

@@ -1,21 +1,22 @@
 import type { Request, Response } from 'express';
 import { branchEntity } from '../../entities/repository.js';
-import { createBranch, deleteBranch, getBranch, listBranches } from '../../services/repository/branches.js';
+import { createBranch, deleteBranch, deleteMergedBranches, getBranch, listBranches } from '../../services/repository/branches.js';
+import { setBranchProtection, unprotectBranch } from '../../services/repository/protected-refs.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
-import { readParams, required, str } from '../params.js';
+import { bool, readParams, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 export async function listProjectBranches(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { search } = readParams(req.input, { search: str() });
   const page = readPage(req.input);
-  const { rows, total } = await listBranches(ctx, projectOf(req), search || undefined, page.offset, page.perPage);
+  const { rows, total } = await listBranches(ctx, projectOf(req), req.actor ?? null, search || undefined, page.offset, page.perPage);
   sendPage(req, res, ctx.externalUrl, page, rows.map(branchEntity), total);
 }
 
 export async function showBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  sendJson(res, 200, branchEntity(await getBranch(ctx, projectOf(req), String(req.params.branch))));
+  sendJson(res, 200, branchEntity(await getBranch(ctx, projectOf(req), req.actor ?? null, String(req.params.branch))));
 }
 
 export async function addBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
@@ -26,4 +27,31 @@ export async function addBranch(ctx: SiteContext, req: Request, res: Response): 
 export async function removeBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   await deleteBranch(ctx, projectOf(req), requireActor(req), String(req.params.branch));
   sendNoContent(res);
+}
+
+/** PUT .../branches/:branch/protect (GitLab 10.x): the branch's protected row, with `developers_can_push` / `developers_can_merge`. */
+export async function protectOneBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const params = readParams(req.input, { developers_can_push: bool(), developers_can_merge: bool() });
+  const project = projectOf(req);
+  const name = String(req.params.branch);
+  await getBranch(ctx, project, req.actor ?? null, name);
+  setBranchProtection(ctx.db, requireActor(req), project, name, params.developers_can_push ?? false, params.developers_can_merge ?? false);
+  sendJson(res, 200, branchEntity(await getBranch(ctx, project, req.actor ?? null, name)));
+}
+
+/** PUT .../branches/:branch/unprotect: removes the branch's own row (a wildcard that covers it stays). */
+export async function unprotectOneBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const project = projectOf(req);
+  const name = String(req.params.branch);
+  await getBranch(ctx, project, req.actor ?? null, name);
+  unprotectBranch(ctx.db, requireActor(req), project, name, 'ignore');
+  sendJson(res, 200, branchEntity(await getBranch(ctx, project, req.actor ?? null, name)));
+}
+
+/** DELETE .../merged_branches: 202 at once, the branches go in the background (GitLab's async_execute). */
+export function removeMergedBranches(ctx: SiteContext, req: Request, res: Response): void {
+  const project = projectOf(req);
+  const actor = requireActor(req);
+  sendJson(res, 202, { message: '202 Accepted' });
+  deleteMergedBranches(ctx, project, actor).catch((error: unknown) => ctx.log.error({ err: error, project_id: project.id }, 'deleting merged branches failed'));
 }

@@ -9,6 +9,7 @@ import { advertiseRefs, gitProtocolOf, isGitService, NO_CACHE_HEADERS, serviceRp
 import { afterPush, afterWikiPush } from '../../services/repository/after-push.js';
 import { authenticateCredential, touchActivity, type Actor } from '../../services/users/authentication.js';
 import { can } from '../../services/permissions.js';
+import { refPolicyFor, refPolicyText } from '../../services/repository/ref-policy.js';
 import type { SiteContext } from '../../site-context.js';
 import { refuseGit, startGitRpc } from './git-rpc.js';
 
@@ -197,7 +198,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
         gzip: rpc.gzip,
         output: res,
         hooksDir: receive ? await siteHooksDir(ctx.config.dataDir) : undefined,
-        protectedRef: receive && !access.wiki ? `refs/heads/${access.project.default_branch}` : undefined,
+        refPolicy: receive && !access.wiki ? refPolicyText(refPolicyFor(ctx.db, access.actor, access.project)) : undefined,
         gitProtocol: gitProtocolOf(req.headers['git-protocol']),
         signal: rpc.signal,
       });

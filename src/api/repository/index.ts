@@ -1,9 +1,20 @@
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
-import { addBranch, listProjectBranches, removeBranch, showBranch } from './branches.js';
+import { addBranch, listProjectBranches, protectOneBranch, removeBranch, removeMergedBranches, showBranch, unprotectOneBranch } from './branches.js';
 import { addCommit, listProjectCommits, showCommit, showCommitDiff } from './commits.js';
 import { showCompare } from './compare.js';
 import { addFile, editFile, removeFile, showFile, showRawFile } from './files.js';
+import {
+  addProtectedBranch,
+  addProtectedTag,
+  listProjectProtectedBranches,
+  listProjectProtectedTags,
+  removeProtectedBranch,
+  removeProtectedTag,
+  showProtectedBranch,
+  showProtectedTag,
+} from './protected-refs.js';
+import { addRelease, addTag, editRelease, listTagsOfProject, removeTag, showTag } from './tags.js';
 
 /**
  * The repository API (GITLAB-NOTES 5: Branches, Repository files, Commits; compare). Reads need
@@ -13,6 +24,8 @@ import { addFile, editFile, removeFile, showFile, showRawFile } from './files.js
  */
 const reader = [loadProject(), requireAbility('download_code')];
 const writer = [signedIn, loadProject(), requireAbility('push_code')];
+/** Protections are maintainers' (GitLab's authorize_admin_project). */
+const protector = [signedIn, loadProject(), requireAbility('admin_project')];
 const base = '/projects/:id/repository';
 
 export const repositoryRoutes: readonly Route[] = [
@@ -20,6 +33,25 @@ export const repositoryRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/branches/:branch`, guards: reader, handler: showBranch },
   { method: 'post', path: `${base}/branches`, guards: writer, handler: addBranch },
   { method: 'delete', path: `${base}/branches/:branch`, guards: writer, handler: removeBranch },
+  { method: 'put', path: `${base}/branches/:branch/protect`, guards: protector, handler: protectOneBranch },
+  { method: 'put', path: `${base}/branches/:branch/unprotect`, guards: protector, handler: unprotectOneBranch },
+  { method: 'delete', path: `${base}/merged_branches`, guards: writer, handler: removeMergedBranches },
+
+  { method: 'get', path: `${base}/tags`, guards: reader, handler: listTagsOfProject },
+  { method: 'get', path: `${base}/tags/:tag_name`, guards: reader, handler: showTag },
+  { method: 'post', path: `${base}/tags`, guards: writer, handler: addTag },
+  { method: 'delete', path: `${base}/tags/:tag_name`, guards: writer, handler: removeTag },
+  { method: 'post', path: `${base}/tags/:tag_name/release`, guards: writer, handler: addRelease },
+  { method: 'put', path: `${base}/tags/:tag_name/release`, guards: writer, handler: editRelease },
+
+  { method: 'get', path: '/projects/:id/protected_branches', guards: protector, handler: listProjectProtectedBranches },
+  { method: 'get', path: '/projects/:id/protected_branches/:name', guards: protector, handler: showProtectedBranch },
+  { method: 'post', path: '/projects/:id/protected_branches', guards: protector, handler: addProtectedBranch },
+  { method: 'delete', path: '/projects/:id/protected_branches/:name', guards: protector, handler: removeProtectedBranch },
+  { method: 'get', path: '/projects/:id/protected_tags', guards: protector, handler: listProjectProtectedTags },
+  { method: 'get', path: '/projects/:id/protected_tags/:name', guards: protector, handler: showProtectedTag },
+  { method: 'post', path: '/projects/:id/protected_tags', guards: protector, handler: addProtectedTag },
+  { method: 'delete', path: '/projects/:id/protected_tags/:name', guards: protector, handler: removeProtectedTag },
 
   { method: 'get', path: `${base}/files/:file_path/raw`, guards: reader, handler: showRawFile },
   { method: 'get', path: `${base}/files/:file_path`, guards: reader, handler: showFile },

@@ -179,3 +179,10 @@ export function selfAndAncestorGroupIds(db: Db, namespaceId: number): number[] {
     .pluck()
     .all(namespaceId) as number[];
 }
+
+/** Lowers these groups, and the projects directly in them, to at most `level` (a transfer under a more private parent). */
+export function narrowTreeVisibility(db: Db, groupIds: readonly number[], level: number, now: string): void {
+  const ids = JSON.stringify(groupIds);
+  prepare(db, "UPDATE namespaces SET visibility_level = ?, updated_at = ? WHERE kind = 'group' AND visibility_level > ? AND id IN (SELECT value FROM json_each(?))").run(level, now, level, ids);
+  prepare(db, 'UPDATE projects SET visibility_level = ?, updated_at = ? WHERE visibility_level > ? AND namespace_id IN (SELECT value FROM json_each(?))').run(level, now, level, ids);
+}

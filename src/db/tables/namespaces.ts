@@ -1,5 +1,6 @@
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
+import { selectPage, type Page, type Paged } from '../page.js';
 
 export interface NamespaceRow {
   id: number;
@@ -53,4 +54,16 @@ export function renameUserNamespace(db: Db, userId: number, username: string, na
 /** The personal namespace of a user. */
 export function findUserNamespace(db: Db, userId: number): NamespaceRow | undefined {
   return prepare(db, "SELECT * FROM namespaces WHERE kind = 'user' AND owner_id = ?").get(userId) as NamespaceRow | undefined;
+}
+
+/** A page of namespaces among these ids, optionally matching `search` in name or path. */
+export function pageNamespacesIn(db: Db, ids: readonly number[], search: string | undefined, page: Page): Paged<NamespaceRow> {
+  const params: unknown[] = [JSON.stringify(ids)];
+  let fromWhere = 'FROM namespaces WHERE id IN (SELECT value FROM json_each(?))';
+  if (search) {
+    const like = `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    fromWhere += " AND (name LIKE ? ESCAPE '\\' OR path LIKE ? ESCAPE '\\')";
+    params.push(like, like);
+  }
+  return selectPage(db, '*', fromWhere, 'id', params, page);
 }

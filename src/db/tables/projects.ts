@@ -154,3 +154,8 @@ export function insertGroupLink(db: Db, link: Omit<ProjectGroupLinkRow, 'id'>): 
 export function deleteGroupLink(db: Db, id: number): void {
   prepare(db, 'DELETE FROM project_group_links WHERE id = ?').run(id);
 }
+
+/** The groups the project is shared with at `minAccess` or more (GET /projects/:id/groups with_shared). */
+export function sharedGroupIds(db: Db, projectId: number, minAccess: number): number[] {
+  return prepare(db, 'SELECT group_id FROM project_group_links WHERE project_id = ? AND group_access >= ? ORDER BY group_id').pluck().all(projectId, minAccess) as number[];
+}

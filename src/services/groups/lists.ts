@@ -37,10 +37,18 @@ export function listGroups(db: Db, actor: Actor | null, filters: GroupListFilter
  * their own hierarchy.
  */
 export function listSubgroups(db: Db, actor: Actor | null, parent: NamespaceRow, filters: GroupListFilters, page: Page): Paged<NamespaceRow> {
-  return selectGroups(db, actor, filters, filters.allAvailable ?? true, parent.id, page);
+  return selectGroups(db, actor, filters, filters.allAvailable ?? true, { parentId: parent.id }, page);
 }
 
-function selectGroups(db: Db, actor: Actor | null, filters: GroupListFilters, allAvailable: boolean, parentId: number | null, page: Page): Paged<NamespaceRow> {
+/** GET /groups/:id/descendant_groups: every group below the group at any depth, under the same visibility and filters as subgroups. */
+export function listDescendantGroups(db: Db, actor: Actor | null, ancestor: NamespaceRow, filters: GroupListFilters, page: Page): Paged<NamespaceRow> {
+  return selectGroups(db, actor, filters, filters.allAvailable ?? true, { ancestorId: ancestor.id }, page);
+}
+
+/** Where a group list looks: everywhere, one group's children, or everything below one group. */
+type GroupScope = null | { readonly parentId: number } | { readonly ancestorId: number };
+
+function selectGroups(db: Db, actor: Actor | null, filters: GroupListFilters, allAvailable: boolean, scope: GroupScope, page: Page): Paged<NamespaceRow> {
   const where = ["g.kind = 'group'"];
   const params: unknown[] = [{ user: actor?.user.id ?? null, today: today() }];
   if (!actor) where.push(`g.visibility_level >= ${VISIBILITY.public}`);
@@ -49,9 +57,14 @@ function selectGroups(db: Db, actor: Actor | null, filters: GroupListFilters, al
     const openLevel = actor.user.external ? VISIBILITY.public : VISIBILITY.internal;
     where.push(`(g.id IN (${HIERARCHY_GROUP_IDS})${allAvailable ? ` OR g.visibility_level >= ${openLevel}` : ''})`);
   }
-  if (parentId !== null) {
+  if (scope && 'parentId' in scope) {
     where.push('g.parent_id = ?');
-    params.push(parentId);
+    params.push(scope.parentId);
+  } else if (scope) {
+    where.push(
+      'g.id IN (WITH RECURSIVE tree(id) AS (SELECT id FROM namespaces WHERE parent_id = ? UNION ALL SELECT n.id FROM namespaces n JOIN tree t ON n.parent_id = t.id) SELECT id FROM tree)',
+    );
+    params.push(scope.ancestorId);
   }
   if (filters.owned) where.push(actor ? `g.id IN (${OWNED_GROUP_IDS})` : '0');
   if (filters.skipGroups?.length) {

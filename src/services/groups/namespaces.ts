@@ -39,3 +39,18 @@ export function listNamespaces(db: Db, actor: Actor, search: string | undefined,
 export function membersCountsWithDescendants(db: Db, namespaces: readonly NamespaceRow[]): Map<number, number> {
   return countMembersWithDescendants(db, namespaces.filter((row) => row.kind === 'group').map((row) => row.id));
 }
+
+/**
+ * GET /namespaces/:namespace/exists (GitLab 13+): whether a namespace with this path exists at
+ * the top level, or below `parentId`; when it does, `suggests` holds the first free path made by
+ * appending a number (GitLab's Namespace.clean_path with Uniquify).
+ */
+export function namespaceExists(db: Db, path: string, parentId: number | null): { exists: boolean; suggests: string[] } {
+  const parent = parentId === null ? null : findNamespaceById(db, parentId);
+  if (parentId !== null && !parent) return { exists: false, suggests: [] };
+  const fullPathOf = (candidate: string) => (parent ? `${parent.full_path}/${candidate}` : candidate);
+  if (!findNamespaceByPath(db, fullPathOf(path))) return { exists: false, suggests: [] };
+  let n = 1;
+  while (findNamespaceByPath(db, fullPathOf(`${path}${n}`))) n += 1;
+  return { exists: true, suggests: [`${path}${n}`] };
+}

@@ -4,6 +4,7 @@ import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { findProjectById, unfinishedImportIds, updateProjectRow, type ProjectRow } from '../../db/tables/projects.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
+import { protectDefaultBranch } from '../repository/protected-refs.js';
 import { GitError } from '../../git/cli.js';
 import { hasRepository } from '../../git/in-repository.js';
 import { cloneBareRepository, removeRepository } from '../../git/repositories.js';
@@ -76,6 +77,8 @@ export async function importProject(db: Db, dataDir: string, projectId: number, 
     // Deleted while cloning: deleteProject found no repository yet, so this clone is ours to remove.
     if (!findProjectById(db, projectId)) return await removeRepository(dataDir, projectId);
     setImportState(db, projectId, { import_status: 'finished', import_error: null, default_branch: head });
+    // An imported or forked repository arrives with its default branch: it is protected as a first push would have it.
+    if (head) protectDefaultBranch(db, projectId, head);
     // Also on a resumed import: the crash may have come between the rename and this event.
     await recordRepositoryChange(db, dataDir, projectId, 'repository', 'created');
   } catch (error) {

@@ -29,7 +29,7 @@ import type { Actor } from '../users/authentication.js';
 import { projectArtifactsDir, projectAvatarDir, projectUploadsDir, repositoryPath } from '../../storage/layout.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { nowIso, today } from '../../storage/clock.js';
-import { can, isAdmin } from '../permissions.js';
+import { can, canCreateProjectsIn, isAdmin } from '../permissions.js';
 import { VISIBILITY } from '../../db/levels.js';
 import { recordProjectDestroyed } from '../issuables/record-events.js';
 import { setProjectAvatar } from './avatar.js';
@@ -160,22 +160,36 @@ export function unshareProject(db: Db, project: ProjectRow, groupId: number): vo
 }
 
 /**
- * Moves a project into a group (SPEC: POST /groups/:id/projects/:project_id, admin only). The
- * repository stays where it is: its path derives from the project id. A project more open than
- * the group is narrowed to the group's visibility, as GitLab's transfer does.
+ * Moves a project into another namespace, a group (SPEC: POST /groups/:id/projects/:project_id,
+ * admin only) or a user's (PUT /projects/:id/transfer, through transferProjectAs). The repository
+ * and the wiki stay where they are: their paths derive from the project id (hashed storage), so
+ * only rows change, and the Geo rename event tells secondaries. A project more open than a group
+ * is narrowed to the group's visibility, as GitLab's transfer does. Errors are GitLab's 400
+ * `Failed to transfer project {:new_namespace=>[...]}`.
  */
-export function transferProject(db: Db, project: ProjectRow, group: NamespaceRow): ProjectRow {
+export function transferProject(db: Db, project: ProjectRow, namespace: NamespaceRow): ProjectRow {
   return inTransaction(db, () => {
-    const failed = (text: string) => badRequest(`Failed to transfer project {:new_namespace=>["${text}"]}`);
-    if (project.namespace_id === group.id) throw failed('Project is already in this namespace.');
-    const taken = takenInNamespace(db, group.id, project.name, project.path, project.id);
-    if (taken.name || taken.path || shadowsSubgroup(db, group, project.path)) throw failed('Project with same name or path in target namespace already exists');
-    const columns = { namespace_id: group.id, visibility_level: Math.min(project.visibility_level, group.visibility_level), updated_at: nowIso() };
+    if (project.namespace_id === namespace.id) throw transferFailed('Project is already in this namespace.');
+    const taken = takenInNamespace(db, namespace.id, project.name, project.path, project.id);
+    if (taken.name || taken.path || shadowsSubgroup(db, namespace, project.path)) throw transferFailed('Project with same name or path in target namespace already exists');
+    const visibility = namespace.kind === 'group' ? Math.min(project.visibility_level, namespace.visibility_level) : project.visibility_level;
+    const columns = { namespace_id: namespace.id, visibility_level: visibility, updated_at: nowIso() };
     updateProjectRow(db, project.id, columns);
     recordProjectRenamed(db, project.id);
-    dropEpicIssuesOutside(db, project.id, group.id);
+    dropEpicIssuesOutside(db, project.id, namespace.id);
     return { ...project, ...columns };
   });
+}
+
+const transferFailed = (text: string) => badRequest(`Failed to transfer project {:new_namespace=>["${text}"]}`);
+
+/**
+ * PUT /projects/:id/transfer (GitLab's Projects::TransferService): the route checked
+ * change_namespace; the actor must also be allowed to create projects in the target namespace.
+ */
+export function transferProjectAs(db: Db, actor: Actor, project: ProjectRow, namespace: NamespaceRow): ProjectRow {
+  if (project.namespace_id !== namespace.id && !canCreateProjectsIn(db, actor, namespace)) throw transferFailed('Transfer failed, please contact an admin.');
+  return transferProject(db, project, namespace);
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);

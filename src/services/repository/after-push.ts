@@ -15,6 +15,7 @@ import { nowIso } from '../../storage/clock.js';
 import { fireProjectHooks } from '../hooks/fire.js';
 import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import { recordPushEvents } from '../issuables/push-events.js';
+import { protectDefaultBranch } from './protected-refs.js';
 import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit } from '../hooks/payloads.js';
 
 /**
@@ -52,6 +53,11 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
     );
     // The row as it is now: a rename during the push shows in the payload.
     const current = findProjectById(ctx.db, project.id) ?? project;
+    // The default branch's first push protects it (GitLab's default branch protection).
+    const defaultRef = `refs/heads/${current.default_branch}`;
+    if (updates.some((update) => update.ref === defaultRef && isBlankSha(update.before) && !isBlankSha(update.after))) {
+      protectDefaultBranch(ctx.db, project.id, current.default_branch);
+    }
     const hookProject = hookProjectOf(ctx, current);
     const user = hookUserOf(ctx, actor.user);
     for (const { event, update, commits, total, message } of events) {

@@ -1,6 +1,6 @@
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { BranchRecord } from '../../entities/repository.js';
-import { AppError, badRequest, notFound } from '../../errors.js';
+import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
 import { GitError } from '../../git/cli.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
@@ -9,6 +9,7 @@ import { readCommits } from '../../git/commit-log.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
 import { branchCommit, branchesMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
 import { BLANK_SHA } from '../../git/object-names.js';
+import { branchProtection, refChangeRefusal, refPolicyFor, type RefPolicy } from './ref-policy.js';
 
 /** GitLab's branch search: a substring, `^x` a prefix, `x$` a suffix; case-insensitive. */
 function matches(name: string, search: string): boolean {
@@ -25,7 +26,7 @@ function matches(name: string, search: string): boolean {
 }
 
 /** Branches merged into the default one: its ancestors, not at its own head (GitLab's merged_to_root_ref?). */
-async function records(repository: string, project: ProjectRow, branches: { name: string; sha: string }[]): Promise<BranchRecord[]> {
+async function records(repository: string, project: ProjectRow, policy: RefPolicy, branches: { name: string; sha: string }[]): Promise<BranchRecord[]> {
   const defaultSha = await branchCommit(repository, project.default_branch);
   const merged = defaultSha && branches.length ? await branchesMergedInto(repository, defaultSha) : new Set<string>();
   const commits = await readCommits(
@@ -38,28 +39,35 @@ async function records(repository: string, project: ProjectRow, branches: { name
     commit: byId.get(branch.sha)!,
     isDefault: branch.name === project.default_branch,
     merged: branch.name !== project.default_branch && branch.sha !== defaultSha && merged.has(branch.name),
+    protection: branchProtection(policy, branch.name),
   }));
 }
 
-export async function listBranches(ctx: SiteContext, project: ProjectRow, search: string | undefined, offset: number, limit: number) {
+export async function listBranches(ctx: SiteContext, project: ProjectRow, actor: Actor | null, search: string | undefined, offset: number, limit: number) {
   const repository = repositoryOf(ctx, project);
   const all = (await listBranchHeads(repository)).filter((branch) => !search || matches(branch.name, search));
-  return { rows: await records(repository, project, all.slice(offset, offset + limit)), total: all.length };
+  return { rows: await records(repository, project, refPolicyFor(ctx.db, actor, project), all.slice(offset, offset + limit)), total: all.length };
 }
 
-export async function getBranch(ctx: SiteContext, project: ProjectRow, name: string): Promise<BranchRecord> {
+export async function getBranch(ctx: SiteContext, project: ProjectRow, actor: Actor | null, name: string): Promise<BranchRecord> {
   const repository = repositoryOf(ctx, project);
   const sha = await branchCommit(repository, name);
   if (!sha) throw notFound('Branch');
-  return (await records(repository, project, [{ name, sha }]))[0]!;
+  return (await records(repository, project, refPolicyFor(ctx.db, actor, project), [{ name, sha }]))[0]!;
 }
 
+/**
+ * Creates a branch at any ref (branch, tag or sha). Creating a branch a protected row covers
+ * needs the right to push there, as GitLab's hooks check an API ref change (400 with the hook's message).
+ */
 export async function createBranch(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string, ref: string): Promise<BranchRecord> {
   const repository = repositoryOf(ctx, project);
   if (!(await isValidBranchName(name))) throw badRequest('Branch name is invalid');
   if (await branchCommit(repository, name)) throw badRequest('Branch already exists');
   const sha = await resolveCommit(repository, ref);
   if (!sha) throw badRequest('Invalid reference name');
+  const refusal = refChangeRefusal(refPolicyFor(ctx.db, actor, project), { ref: `refs/heads/${name}`, before: BLANK_SHA, after: sha, forced: false }, 'web');
+  if (refusal) throw badRequest(refusal);
   try {
     await git(repository, ['update-ref', '-m', `geoforge: branch created by ${actor.user.username}`, `refs/heads/${name}`, sha, BLANK_SHA]);
   } catch (error) {
@@ -67,20 +75,56 @@ export async function createBranch(ctx: SiteContext, project: ProjectRow, actor:
     throw error;
   }
   await notifyPush(ctx, project, actor, name, BLANK_SHA, sha);
-  return getBranch(ctx, project, name);
+  return getBranch(ctx, project, actor, name);
 }
 
-/** Deletes a branch; the default one is refused with GitLab's 405 `Cannot remove the default branch`. */
+/**
+ * Deletes a branch; the default one is refused with GitLab's 405 `Cannot remove the default
+ * branch`, a protected one (403) unless the caller is a maintainer (the API counts as GitLab's web).
+ */
 export async function deleteBranch(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string): Promise<void> {
   const repository = repositoryOf(ctx, project);
   const sha = await branchCommit(repository, name);
   if (!sha) throw notFound('Branch');
   if (name === project.default_branch) throw new AppError('not_allowed', 'Cannot remove the default branch');
+  const refusal = refChangeRefusal(refPolicyFor(ctx.db, actor, project), { ref: `refs/heads/${name}`, before: sha, after: BLANK_SHA, forced: false }, 'web');
+  if (refusal) throw forbidden(refusal);
+  await removeBranchRef(repository, name, sha);
+  await notifyPush(ctx, project, actor, name, sha, BLANK_SHA);
+}
+
+async function removeBranchRef(repository: string, name: string, sha: string): Promise<void> {
   try {
     await git(repository, ['update-ref', '-d', `refs/heads/${name}`, sha]);
   } catch (error) {
     if (error instanceof GitError) throw badRequest(`Could not delete branch '${name}': it was changed by another push; please retry`);
     throw error;
   }
-  await notifyPush(ctx, project, actor, name, sha, BLANK_SHA);
+}
+
+/**
+ * DELETE .../merged_branches (GitLab's DeleteMergedBranchesService): every branch merged into the
+ * default one goes, but the default branch and protected ones. Runs after the 202 answer; a branch
+ * moved meanwhile is kept (its delete compares the sha it was listed at). Resolves to the names deleted.
+ */
+export async function deleteMergedBranches(ctx: SiteContext, project: ProjectRow, actor: Actor): Promise<string[]> {
+  const repository = repositoryOf(ctx, project);
+  const policy = refPolicyFor(ctx.db, actor, project);
+  const defaultSha = await branchCommit(repository, project.default_branch);
+  if (!defaultSha) return [];
+  const merged = await branchesMergedInto(repository, defaultSha);
+  const deleted: string[] = [];
+  for (const branch of await listBranchHeads(repository)) {
+    if (!merged.has(branch.name) || branch.name === project.default_branch || branchProtection(policy, branch.name).protected) continue;
+    try {
+      await removeBranchRef(repository, branch.name, branch.sha);
+    } catch (error) {
+      // A branch pushed to since it was listed stays: it may no longer be merged.
+      if (error instanceof AppError) continue;
+      throw error;
+    }
+    deleted.push(branch.name);
+    await notifyPush(ctx, project, actor, branch.name, branch.sha, BLANK_SHA);
+  }
+  return deleted;
 }

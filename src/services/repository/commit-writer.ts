@@ -12,6 +12,10 @@ import { lastCommitTouching } from '../../git/commit-log.js';
 import { git, gitBytes, repositoryOf } from '../../git/in-repository.js';
 import { branchCommit, isEmptyRepository, isValidBranchName } from '../../git/refs.js';
 import { BLANK_SHA } from '../../git/object-names.js';
+import { refChangeRefusal, refPolicyFor } from './ref-policy.js';
+
+/** Stands for the commit about to be made in a permission check: any name that is not blank. */
+const NEW_COMMIT = 'f'.repeat(40);
 
 export type FileAction =
   | { readonly action: 'create' | 'update'; readonly filePath: string; readonly content: Buffer; readonly lastCommitId?: string }
@@ -59,6 +63,10 @@ export async function writeCommit(ctx: SiteContext, project: ProjectRow, actor: 
     throw badRequest('You can only create or edit files when you are on a branch');
   }
 
+  // GitLab's Commits::CreateService#validate_permissions!: a protected branch takes commits from those who may push to it.
+  const change = { ref: `refs/heads/${branch}`, before: current ?? BLANK_SHA, after: NEW_COMMIT, forced: false };
+  if (refChangeRefusal(refPolicyFor(ctx.db, actor, project), change, 'web')) throw badRequest('You are not allowed to push into this branch');
+
   const tmpRoot = tmpDir(ctx.config.dataDir);
   await mkdir(tmpRoot, { recursive: true });
   const scratch = await mkdtemp(path.join(tmpRoot, 'commit-'));
@@ -100,12 +108,17 @@ export async function writeCommit(ctx: SiteContext, project: ProjectRow, actor: 
   }
 }
 
-/** Push hooks and activity for a ref the API moved; a failure there never undoes the ref change. */
-export async function notifyPush(ctx: SiteContext, project: ProjectRow, actor: Actor, branch: string, before: string, after: string): Promise<void> {
+/** Push hooks and activity for a branch the API moved; a failure there never undoes the ref change. */
+export function notifyPush(ctx: SiteContext, project: ProjectRow, actor: Actor, branch: string, before: string, after: string): Promise<void> {
+  return notifyRefChange(ctx, project, actor, `refs/heads/${branch}`, before, after);
+}
+
+/** The same for any ref (a tag: tag push hooks). */
+export async function notifyRefChange(ctx: SiteContext, project: ProjectRow, actor: Actor, ref: string, before: string, after: string): Promise<void> {
   try {
-    await afterPush(ctx, project, actor, [{ ref: `refs/heads/${branch}`, before, after }]);
+    await afterPush(ctx, project, actor, [{ ref, before, after }]);
   } catch (error) {
-    ctx.log.error({ err: error, project_id: project.id, branch }, 'after-push work failed for an API ref update');
+    ctx.log.error({ err: error, project_id: project.id, ref }, 'after-push work failed for an API ref update');
   }
 }
 

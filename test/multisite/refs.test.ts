@@ -1,0 +1,109 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitClient, remoteUrl } from '../helpers/git.js';
+import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+
+const root = { username: 'root', token: ROOT_TOKEN };
+
+/**
+ * Protected refs, tags and transfers on a secondary (issue 17, items 2 and 4): a protected branch
+ * and tag rows and a tag with its release notes read the same there; a transferred project is
+ * served by the secondary's own copy under its new path, and its old path is gone there too.
+ */
+describe('multi-site protected refs, tags and transfers', () => {
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  let primary: SiteProcess;
+  let secondary: SiteProcess;
+  let home: string;
+  let git: ReturnType<typeof gitClient>;
+
+  beforeAll(async () => {
+    cluster = await startCluster(1);
+    primary = cluster.primary;
+    [secondary] = cluster.secondaries as [SiteProcess];
+    home = await mkdtemp(path.join(tmpdir(), 'geoforge-ms-refs-'));
+    git = gitClient(home);
+  });
+  afterAll(async () => {
+    await cluster?.destroy();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
+  const sameOnBoth = (apiPath: string, status = 200) =>
+    waitFor(
+      async () => {
+        const [want, got] = await Promise.all([primary.api(apiPath), secondary.api(apiPath)]);
+        expect(want.status, want.text).toBe(status);
+        return got.status === status && sameBut(got.text, secondary.url, want.text, primary.url) && want;
+      },
+      { timeoutMs: 20_000, message: `${apiPath} the same on both sites` },
+    );
+  const created = async (apiPath: string, body: Record<string, unknown>) => {
+    const response = await primary.api(apiPath, { method: 'POST', body });
+    expect(response.status, response.text).toBe(201);
+    return response.body;
+  };
+  const registryState = (projectId: number) => {
+    const db = new Database(secondary.dbFile, { readonly: true });
+    try {
+      return (db.prepare("SELECT state FROM geo_registry WHERE item_type = 'repository' AND item_id = ?").get(projectId) as { state: string } | undefined)?.state;
+    } finally {
+      db.close();
+    }
+  };
+  const infoRefs = async (site: SiteProcess, fullPath: string) => {
+    const response = await request(`${site.url}/${fullPath}.git/info/refs?service=git-upload-pack`, {
+      headers: { authorization: `Basic ${Buffer.from(`root:${ROOT_TOKEN}`).toString('base64')}` },
+    });
+    await response.body.arrayBuffer();
+    return { status: response.statusCode, node: response.headers['x-geoforge-node'] };
+  };
+
+  it('protected branch and tag rows and a tag with its release notes read the same on the secondary', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const project = await created('/projects', { name: `refs-${suffix}`, visibility: 'private', initialize_with_readme: true });
+    await created(`/projects/${project.id}/protected_branches`, { name: 'release-*', push_access_level: 30, merge_access_level: 40 });
+    await created(`/projects/${project.id}/protected_tags`, { name: 'v*', create_access_level: 40 });
+    await created(`/projects/${project.id}/repository/tags`, { tag_name: 'v1.0', ref: 'master', message: 'first', release_description: 'notes' });
+
+    const branches = await sameOnBoth(`/projects/${project.id}/protected_branches`);
+    expect(branches.body.map((row: any) => [row.name, row.push_access_levels[0].access_level])).toEqual([
+      ['master', 40],
+      ['release-*', 30],
+    ]);
+    await sameOnBoth(`/projects/${project.id}/protected_branches/${encodeURIComponent('release-*')}`);
+    await sameOnBoth(`/projects/${project.id}/protected_tags`);
+    await waitFor(() => registryState(project.id) === 'synced', { timeoutMs: 20_000, message: 'repository synced on the secondary' });
+    const tag = await sameOnBoth(`/projects/${project.id}/repository/tags/v1.0`);
+    expect(tag.body).toMatchObject({ name: 'v1.0', message: 'first', release: { tag_name: 'v1.0', description: 'notes' }, protected: true });
+    const branch = await sameOnBoth(`/projects/${project.id}/repository/branches/master`);
+    expect(branch.body).toMatchObject({ protected: true, developers_can_push: false });
+  });
+
+  it('a transferred project is served by the secondary under its new path, and its old path is gone', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const group = await created('/groups', { name: `moved-${suffix}`, path: `moved-${suffix}` });
+    const project = await created('/projects', { name: `moving-${suffix}`, visibility: 'private', initialize_with_readme: true });
+    await waitFor(() => registryState(project.id) === 'synced', { timeoutMs: 20_000, message: 'repository synced on the secondary' });
+    const moved = await primary.api(`/projects/${project.id}/transfer`, { method: 'PUT', body: { namespace: group.full_path } });
+    expect(moved.status, moved.text).toBe(200);
+    const newPath = moved.body.path_with_namespace as string;
+    expect(newPath).toBe(`${group.full_path}/${project.path}`);
+
+    await sameOnBoth(`/projects/${encodeURIComponent(newPath)}`);
+    await sameOnBoth(`/projects/${encodeURIComponent(project.path_with_namespace)}`, 404);
+    // The repository did not move (hashed storage): the secondary's copy stays current and answers itself.
+    await waitFor(async () => (await infoRefs(secondary, newPath)).node === secondary.name, { timeoutMs: 20_000, message: 'secondary serves the new path' });
+    expect(registryState(project.id)).toBe('synced');
+    expect((await infoRefs(secondary, project.path_with_namespace)).status).toBe(404);
+    const clone = path.join(home, 'moved');
+    await git(['clone', '--quiet', remoteUrl(secondary.url, { path_with_namespace: newPath }, root), clone]);
+    expect(await readFile(path.join(clone, 'README.md'), 'utf8')).toContain(project.name);
+  });
+});
