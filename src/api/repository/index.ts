@@ -47,5 +47,6 @@ export const repositoryRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/merge_base`, guards: reader, handler: showMergeBase },
 ];
 
+export { commitNoteRoutes } from './commit-notes.js';
 export { gitHttpRouter } from './git-http.js';
 export { gitLfsRouter } from './git-lfs.js';
