@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
+import { repositoryPath } from '../../src/storage/layout.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
@@ -210,6 +212,35 @@ describe('repository browsing API', () => {
     expect(rar.body).toEqual({ error: '404 Not Found' });
   });
 
+  it('streams the archive while git writes it, and kills git when the client goes away', async () => {
+    const big = await createProject(site, { visibility: 'private', default_branch: 'main' }, owner.token);
+    const bigWork = path.join(scratch, 'big');
+    // Random bytes do not compress: level 0 spares zlib the work on both sides.
+    const bigGit = (args: string[]) => gitClient(scratch, 60_000)(['-c', 'core.compression=0', ...args], bigWork);
+    await runGit(['init', '--quiet', '-b', 'main', bigWork]);
+    await writeFile(path.join(bigWork, 'noise.bin'), randomBytes(24 * 1024 * 1024));
+    await bigGit(['add', '.']);
+    await bigGit(['commit', '--quiet', '-m', 'noise']);
+    // Straight into the bare repository on disk: what is tested is the download, and a 24 MiB push over HTTP is slow on a loaded machine.
+    await bigGit(['push', '--quiet', repositoryPath(site.dataDir, big.id), 'main']);
+    const archivers = async () => (await exec('ps', ['-eo', 'args'])).stdout.split('\n').filter((line) => line.includes(' archive ') && line.includes(site.dataDir));
+
+    const controller = new AbortController();
+    const response = await request(`${site.url}/api/v4/projects/${big.id}/repository/archive.tar`, { headers: { 'private-token': owner.token }, signal: controller.signal });
+    expect(response.statusCode).toBe(200);
+    const reader = response.body[Symbol.asyncIterator]();
+    const first = await reader.next();
+    expect(first.done).toBe(false);
+    // The first bytes are here while git still writes the 24 MiB: the body is streamed, not held.
+    expect(await archivers()).toHaveLength(1);
+    controller.abort();
+    await response.body.text().catch(() => undefined);
+    const deadline = Date.now() + 10_000;
+    while ((await archivers()).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await archivers()).toEqual([]);
+    expect((await site.api(`/projects/${big.id}/repository/tree`, { as: owner.token })).status).toBe(200);
+  });
+
   it('compares with the merge base by default and straight from `from` with straight=true', async () => {
     const threeDot = await site.api(repo('/compare?from=feature&to=main'), { as: reporter.token });
     expect(threeDot.status).toBe(200);
@@ -341,6 +372,13 @@ describe('repository browsing API', () => {
     expect(tree.status).toBe(200);
     expect(tree.body.map((e: any) => e.name)).toContain('README.md');
     expect((await site.api(`/projects/${open.id}/repository/contributors`, { as: null })).body).toHaveLength(2);
+    // A name beyond latin1 goes out as its UTF-8 bytes, as Rack sends it; clients read the header as latin1.
+    const created = await site.api(`/projects/${open.id}/repository/files/d%C3%A9j%C3%A0%20%E2%9C%93.md`, { method: 'POST', as: owner.token, body: { branch: 'main', content: 'x', commit_message: 'unicode' } });
+    expect(created.status).toBe(201);
+    const head = await request(`${site.url}/api/v4/projects/${open.id}/repository/files/d%C3%A9j%C3%A0%20%E2%9C%93.md?ref=main`, { method: 'HEAD' });
+    expect(head.statusCode).toBe(200);
+    await head.body.text();
+    expect(Buffer.from(String(head.headers['x-gitlab-file-name']), 'latin1').toString('utf8')).toBe('déjà ✓.md');
     const empty = await createProject(site, { visibility: 'public' }, owner.token);
     expect((await site.api(`/projects/${empty.id}/repository/tree`, { as: null })).status).toBe(404);
     expect((await site.api(`/projects/${empty.id}/repository/contributors`, { as: null })).body).toEqual([]);
