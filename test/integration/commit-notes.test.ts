@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
-import { gitClient, remoteUrl } from '../helpers/git.js';
+import { gitClient, remoteUrl, startHookReceiver } from '../helpers/git.js';
+import { waitFor } from '../helpers/multisite.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
@@ -143,6 +144,29 @@ describe('commit comments and discussions', () => {
     expect((await site.api(noteUrl, { method: 'PUT', as: developer.token, body: {} })).body.message).toBe('body, resolved are missing, exactly one parameter must be provided');
     expect((await site.api(noteUrl, { method: 'DELETE', as: owner.token })).status).toBe(204);
     expect((await site.api(noteUrl, { as: reporter.token })).status).toBe(404);
+  });
+
+  it('fires the project’s note hooks with GitLab’s Note Hook payload for a commit', async () => {
+    const receiver = await startHookReceiver();
+    try {
+      const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, note_events: true, push_events: false } });
+      expect(hook.status).toBe(201);
+      const made = await site.api(commits(`/${second}/comments`), { method: 'POST', as: developer.token, body: { note: 'hooked' } });
+      expect(made.status).toBe(201);
+      await waitFor(() => receiver.received.length > 0, { timeoutMs: 10_000 });
+      const [{ headers, body }] = receiver.received;
+      expect(headers['x-gitlab-event']).toBe('Note Hook');
+      expect(body).toMatchObject({
+        object_kind: 'note',
+        event_type: 'note',
+        user: { username: developer.username },
+        project_id: project.id,
+        object_attributes: { note: 'hooked', noteable_type: 'Commit', commit_id: second, noteable_id: null, system: false, url: `${project.web_url}/commit/${second}#note_${body.object_attributes.id}` },
+        commit: { id: second, message: 'second\n', url: `${project.web_url}/commit/${second}`, author: { name: 'Test', email: 'test@example.com' } },
+      });
+    } finally {
+      receiver.close();
+    }
   });
 
   it('answers discussions with their error rows: 401 first, 400, 404, 403', async () => {

@@ -24,6 +24,9 @@ import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
 import type { Discussion } from '../issuables/discussions.js';
 import { checkBody, newDiscussionId } from '../issuables/notes.js';
+import { fireProjectHooks } from '../hooks/fire.js';
+import { commitNotePayload } from '../hooks/payloads.js';
+import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import { recordEvent } from '../issuables/record-events.js';
 import { canAdminNote, canCreateNote, canSetNoteCreatedAt } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
@@ -33,7 +36,7 @@ import { commitOf } from './project-commits.js';
  * Comments and discussions on a commit (GitLab's commit notes: noteable_type 'Commit', keyed by
  * the project and the commit's sha). A commit is read by whoever may download the code; who may
  * write asks the note rules of services/permissions.ts, as the tracker's notes do (a commit has
- * no discussion lock). Note webhooks and todos are not raised for commit notes.
+ * no discussion lock). A new note fires the project's note hooks; mentions make no todos here.
  */
 
 /** The commit a route names, read from the repository: 404 `Commit` when the ref names none. */
@@ -93,8 +96,19 @@ interface NewCommitNote {
   readonly discussion: { readonly kind: 'note' } | { readonly kind: 'discussion' } | { readonly kind: 'reply'; readonly discussionId: string };
 }
 
-/** Writes a user's note on the commit and its `commented` event, in one transaction. */
-function insertCommitNote(db: Db, actor: Actor, project: ProjectRow, commit: CommitRecord, note: NewCommitNote): NoteRow {
+/**
+ * Calls the project's note hooks for a new comment on a commit, with GitLab's Note Hook payload, in
+ * the note's transaction (delivery follows the commit).
+ */
+function commitNoteHooks(ctx: SiteContext, actor: Actor, project: ProjectRow, commit: CommitRecord, note: NoteRow): void {
+  if (!ctx.webhooks.delivers) return;
+  const hookCommit = { id: commit.id, message: commit.message, timestamp: commit.committedDate, author: { name: commit.authorName, email: commit.authorEmail } };
+  fireProjectHooks(ctx, project, 'note', commitNotePayload({ user: hookUserOf(ctx, actor.user), project: hookProjectOf(ctx, project), note, commit: hookCommit }));
+}
+
+/** Writes a user's note on the commit, its `commented` event and its note hooks, in one transaction. */
+function insertCommitNote(ctx: SiteContext, actor: Actor, project: ProjectRow, commit: CommitRecord, note: NewCommitNote): NoteRow {
+  const { db } = ctx;
   return inTransaction(db, () => {
     const now = nowIso();
     const createdAt = note.createdAt !== undefined && canSetNoteCreatedAt(db, actor, { project }) ? note.createdAt : now;
@@ -118,6 +132,7 @@ function insertCommitNote(db: Db, actor: Actor, project: ProjectRow, commit: Com
     });
     const row = findNoteById(db, id)!;
     recordEvent(db, actor.user.id, { projectId: project.id }, { action: 'commented', target: { type: row.type ?? 'Note', id, noteableTitle: commit.message.split('\n', 1)[0] ?? '' } }, createdAt);
+    commitNoteHooks(ctx, actor, project, commit, row);
     return row;
   });
 }
@@ -132,7 +147,7 @@ export async function commentOnCommit(ctx: SiteContext, actor: Actor, project: P
   if (!canCreateNote(ctx.db, actor, { project }, UNLOCKED)) throw forbidden();
   if (!body.trim()) throw badRequest('Failed to save note {:note=>["can\'t be blank"]}');
   const position = at ? await positionOf(ctx, project, commit, at) : null;
-  return insertCommitNote(ctx.db, actor, project, commit, { body, position, discussion: { kind: 'note' } });
+  return insertCommitNote(ctx, actor, project, commit, { body, position, discussion: { kind: 'note' } });
 }
 
 /** A page of the commit's discussions, oldest first, each with its notes (two queries). */
@@ -155,7 +170,7 @@ export function getCommitDiscussion(db: Db, project: ProjectRow, commit: CommitR
 export function startCommitDiscussion(ctx: SiteContext, actor: Actor, project: ProjectRow, commit: CommitRecord, input: { body: string; createdAt?: string }): Discussion {
   if (!canCreateNote(ctx.db, actor, { project }, UNLOCKED)) throw forbidden();
   checkBody(input.body);
-  const note = insertCommitNote(ctx.db, actor, project, commit, { ...input, position: null, discussion: { kind: 'discussion' } });
+  const note = insertCommitNote(ctx, actor, project, commit, { ...input, position: null, discussion: { kind: 'discussion' } });
   return getCommitDiscussion(ctx.db, project, commit, note.discussion_id);
 }
 
@@ -166,7 +181,7 @@ export function replyToCommitDiscussion(ctx: SiteContext, actor: Actor, project:
   if (!canCreateNote(ctx.db, actor, { project }, UNLOCKED)) throw forbidden();
   checkBody(input.body);
   return inTransaction(ctx.db, () => {
-    const note = insertCommitNote(ctx.db, actor, project, commit, { ...input, position: null, discussion: { kind: 'reply', discussionId } });
+    const note = insertCommitNote(ctx, actor, project, commit, { ...input, position: null, discussion: { kind: 'reply', discussionId } });
     makeDiscussionNotes(ctx.db, discussionId);
     return findNoteById(ctx.db, note.id)!;
   });
