@@ -109,7 +109,7 @@ export function blameRangeEntity(range: BlameRange) {
   return { commit: commitEntity(range.commit), lines: range.lines };
 }
 
-/** CommitSignature of a GPG signature (GitLab's signature_type PGP with GpgCommitSignature merged in); subkeys are not registered here. */
+/** CommitSignature of a GPG signature (GitLab's signature_type PGP with GpgCommitSignature merged in); subkeys have no rows here, so gpg_key_subkey_id is null. */
 export function commitSignatureEntity(signature: CommitSignatureRecord) {
   return {
     signature_type: 'PGP',

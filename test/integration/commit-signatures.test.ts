@@ -23,6 +23,7 @@ describe('commit signatures', () => {
   let work: string;
   let gnupgHome: string;
   let fingerprint: string;
+  let subkeyFingerprint: string;
   let armoredKey: string;
   let owner: TestUser;
   let signer: TestUser;
@@ -50,12 +51,15 @@ describe('commit signatures', () => {
     await addMember(site, 'projects', project.id, guest, 10, owner.token);
 
     await gpg(['--quick-gen-key', `Signer <${SIGNER}>`, 'ed25519', 'sign', 'never']);
-    const listing = await gpg(['--with-colons', '--list-keys', SIGNER]);
-    fingerprint = listing.split('\n').find((line) => line.startsWith('fpr:'))!.split(':')[9]!;
+    fingerprint = (await gpg(['--with-colons', '--list-keys', SIGNER])).split('\n').find((line) => line.startsWith('fpr:'))!.split(':')[9]!;
+    // A signing subkey too: many keys sign with a subkey, which the site keeps no row for.
+    await gpg(['--quick-add-key', fingerprint, 'ed25519', 'sign', 'never']);
+    subkeyFingerprint = (await gpg(['--with-colons', '--list-keys', SIGNER])).split('\n').filter((line) => line.startsWith('fpr:'))[1]!.split(':')[9]!;
     armoredKey = await gpg(['--armor', '--export', SIGNER]);
 
     await runGit(['init', '--quiet', '-b', 'main', work]);
-    const signed = ['-c', 'gpg.program=gpg', '-c', `user.signingkey=${fingerprint}`];
+    // `!` makes gpg sign with exactly that key, not the newest signing subkey.
+    const signed = ['-c', 'gpg.program=gpg', '-c', `user.signingkey=${fingerprint}!`];
     const committer = { GIT_COMMITTER_NAME: 'Signer', GIT_COMMITTER_EMAIL: SIGNER };
     await writeFile(path.join(work, 'a.txt'), 'a\n');
     await git(['add', '.']);
@@ -69,6 +73,10 @@ describe('commit signatures', () => {
     await git(['add', '.']);
     await git([...signed, 'commit', '--quiet', '-S', '-m', 'signed, committed as someone else'], { GIT_COMMITTER_EMAIL: 'someone@example.com' });
     sha.otherCommitter = (await git(['rev-parse', 'HEAD'])).stdout.trim();
+    await writeFile(path.join(work, 'd.txt'), 'd\n');
+    await git(['add', '.']);
+    await git(['-c', 'gpg.program=gpg', '-c', `user.signingkey=${subkeyFingerprint}!`, 'commit', '--quiet', '-S', '-m', 'signed with the subkey'], committer);
+    sha.bySubkey = (await git(['rev-parse', 'HEAD'])).stdout.trim();
     expect((await git(['cat-file', 'commit', sha.signed])).stdout).toContain('-----BEGIN PGP SIGNATURE-----');
     await git(['push', '--quiet', remoteUrl(site.url, project, owner), 'main']);
   });
@@ -101,6 +109,7 @@ describe('commit signatures', () => {
       verification_status: 'unknown_key',
       gpg_key_subkey_id: null,
     });
+    expect((await signature(sha.bySubkey)).body).toMatchObject({ gpg_key_id: null, gpg_key_primary_keyid: subkeyFingerprint.slice(-16), verification_status: 'unknown_key' });
   });
 
   it('shows unverified_key for a key registered by a user none of whose emails is the key’s', async () => {
@@ -126,6 +135,8 @@ describe('commit signatures', () => {
       gpg_key_subkey_id: null,
     });
     expect((await signature(sha.otherCommitter)).body.verification_status).toBe('other_user');
+    // A subkey's signature is found through the keys of the committer's user, shown with the primary key id.
+    expect((await signature(sha.bySubkey)).body).toMatchObject({ gpg_key_id: key.body.id, gpg_key_primary_keyid: fingerprint.slice(-16), verification_status: 'verified' });
   });
 
   it('shows unverified for a signature that does not hold over the commit', async () => {

@@ -48,3 +48,8 @@ export function findGpgKeyByFingerprint(db: Db, fingerprint: string): GpgKeyRow 
 export function findGpgKeyByPrimaryKeyId(db: Db, keyId: string): GpgKeyRow | undefined {
   return prepare(db, 'SELECT * FROM gpg_keys WHERE primary_keyid = ?').get(keyId) as GpgKeyRow | undefined;
 }
+
+/** Every key of a user (index gpg_keys_user): a user registers a handful. */
+export function gpgKeysOfUser(db: Db, userId: number): GpgKeyRow[] {
+  return prepare(db, 'SELECT * FROM gpg_keys WHERE user_id = ? ORDER BY id').all(userId) as GpgKeyRow[];
+}

@@ -1,9 +1,9 @@
 import { createMessage, readKey, readSignature, verify, type Key, type Signature } from 'openpgp';
 import type { Db } from '../../db/connection.js';
 import { emailsOfUser } from '../../db/tables/emails.js';
-import { findGpgKeyByFingerprint, findGpgKeyByPrimaryKeyId, type GpgKeyRow } from '../../db/tables/gpg-keys.js';
+import { findGpgKeyByFingerprint, findGpgKeyByPrimaryKeyId, gpgKeysOfUser, type GpgKeyRow } from '../../db/tables/gpg-keys.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
-import { findUserById } from '../../db/tables/users.js';
+import { findUserByAnyEmail, findUserById } from '../../db/tables/users.js';
 import { notFound } from '../../errors.js';
 import { readCommit } from '../../git/commit-log.js';
 import { repositoryOf } from '../../git/in-repository.js';
@@ -25,13 +25,24 @@ export interface CommitSignatureRecord {
 
 const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
-/** The registered key that made the signature: by its issuer fingerprint, else by its issuer key id. */
-function registeredKeyOf(db: Db, signature: Signature): { row: GpgKeyRow | undefined; keyId: string } {
+/**
+ * The registered key that made the signature: by its issuer fingerprint or key id when the primary
+ * key signed. A signing subkey is not a row here (GitLab keeps gpg_key_subkeys): its key is found
+ * among the keys of the user the committer email belongs to, whose subkeys are read.
+ */
+async function registeredKeyOf(db: Db, signature: Signature, committerEmail: string): Promise<{ row: GpgKeyRow | undefined; key: Key | undefined; keyId: string }> {
   const packet = signature.packets[0];
-  const keyId = (signature.getSigningKeyIDs()[0]?.toHex() ?? '').toUpperCase();
+  const issuer = signature.getSigningKeyIDs()[0];
+  const keyId = (issuer?.toHex() ?? '').toUpperCase();
   const fingerprint = packet?.issuerFingerprint ? Buffer.from(packet.issuerFingerprint).toString('hex').toUpperCase() : null;
   const row = (fingerprint ? findGpgKeyByFingerprint(db, fingerprint) : undefined) ?? (keyId ? findGpgKeyByPrimaryKeyId(db, keyId) : undefined);
-  return { row, keyId };
+  if (row) return { row, key: await readKey({ armoredKey: row.key }), keyId };
+  const committer = issuer ? findUserByAnyEmail(db, committerEmail) : undefined;
+  for (const candidate of committer ? gpgKeysOfUser(db, committer.id) : []) {
+    const key = await readKey({ armoredKey: candidate.key });
+    if (key.getSubkeys(issuer).length > 0) return { row: candidate, key, keyId };
+  }
+  return { row: undefined, key: undefined, keyId };
 }
 
 /** Whether the signature verifies against the key, over exactly the signed bytes. */
@@ -68,10 +79,10 @@ export async function verifyCommitSignature(ctx: SiteContext, project: ProjectRo
     // A gpgsig header openpgp cannot read holds no signature GitLab would show either.
     throw notFound('Signature');
   }
-  const { row, keyId } = registeredKeyOf(ctx.db, signature);
-  if (!row) return { gpgKeyId: null, primaryKeyId: keyId, userName: null, userEmail: null, status: 'unknown_key' };
+  const { committerEmail } = await readCommit(repository, sha);
+  const { row, key, keyId } = await registeredKeyOf(ctx.db, signature, committerEmail);
+  if (!row || !key) return { gpgKeyId: null, primaryKeyId: keyId, userName: null, userEmail: null, status: 'unknown_key' };
 
-  const key = await readKey({ armoredKey: row.key });
   const owner = findUserById(ctx.db, row.user_id);
   const secondary = owner ? emailsOfUser(ctx.db, owner.id) : [];
   const verifiedEmails = [...(owner?.confirmed_at ? [owner.email] : []), ...secondary.filter((email) => email.confirmed_at !== null).map((email) => email.email)];
@@ -83,7 +94,6 @@ export async function verifyCommitSignature(ctx: SiteContext, project: ProjectRo
 
   if (verifiedInfos.length === 0) return { ...record, status: 'unverified_key' };
   if (!(await signatureHolds(signature, key, signed.payload))) return { ...record, status: 'unverified' };
-  const { committerEmail } = await readCommit(repository, sha);
   if (verifiedInfos.some((info) => sameEmail(info.email!, committerEmail))) return { ...record, status: 'verified' };
   if (allEmails.some((email) => sameEmail(email, committerEmail))) return { ...record, status: 'same_user_different_email' };
   return { ...record, status: 'other_user' };
