@@ -241,6 +241,36 @@ describe('repository browsing API', () => {
     expect((await site.api(`/projects/${big.id}/repository/tree`, { as: owner.token })).status).toBe(200);
   });
 
+  it('answers a git archive that fails before its first byte as an error, and cuts one that fails later', async () => {
+    const broken = await createProject(site, { visibility: 'private', default_branch: 'main' }, owner.token);
+    const brokenWork = path.join(scratch, 'broken');
+    const brokenGit = (args: string[]) => gitClient(scratch)(args, brokenWork);
+    await runGit(['init', '--quiet', '-b', 'main', brokenWork]);
+    await writeFile(path.join(brokenWork, 'a.txt'), randomBytes(256 * 1024).toString('hex'));
+    await writeFile(path.join(brokenWork, 'z.txt'), 'the last file\n');
+    await brokenGit(['add', '.']);
+    await brokenGit(['commit', '--quiet', '-m', 'two files']);
+    const bare = repositoryPath(site.dataDir, broken.id);
+    await brokenGit(['push', '--quiet', bare, 'main']);
+    // A lost object, as a damaged disk leaves it: the commit is there, what it names is not.
+    const loseObject = async (rev: string) => {
+      const id = (await brokenGit(['rev-parse', rev])).stdout.trim();
+      await rm(path.join(bare, 'objects', id.slice(0, 2), id.slice(2)));
+    };
+    await loseObject('main:z.txt');
+    // a.txt goes out first; the download then breaks off instead of ending as if whole. fetch reports
+    // that as the rejection of its promise (undici's request can raise it before the body is read).
+    const cut = fetch(`${site.url}/api/v4/projects/${broken.id}/repository/archive.tar`, { headers: { 'private-token': owner.token } }).then((response) => response.arrayBuffer());
+    await expect(cut).rejects.toThrow();
+
+    // Without its tree git writes not a byte: the failure is the answer, a 500 in JSON, no attachment.
+    await loseObject('main^{tree}');
+    const failed = await site.api(`/projects/${broken.id}/repository/archive.zip`, { as: owner.token });
+    expect(failed.status).toBe(500);
+    expect(failed.headers['content-disposition']).toBeUndefined();
+    expect(failed.body).toEqual({ message: '500 Internal Server Error' });
+  });
+
   it('compares with the merge base by default and straight from `from` with straight=true', async () => {
     const threeDot = await site.api(repo('/compare?from=feature&to=main'), { as: reporter.token });
     expect(threeDot.status).toBe(200);

@@ -38,6 +38,11 @@ export async function sendGitOutput(res: Response, child: GitStream, contentType
     res.end();
     return;
   }
-  if (!res.headersSent) throw failure;
+  if (!res.headersSent) {
+    // Nothing went out: the failure is answered as an error, not as the attachment it was to be.
+    res.removeHeader('Content-Disposition');
+    res.removeHeader('Content-Transfer-Encoding');
+    throw failure;
+  }
   res.destroy();
 }
