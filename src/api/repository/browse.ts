@@ -1,9 +1,7 @@
 import type { Request, Response } from 'express';
 import { blobEntity, commitEntity, contributorEntity, treeEntryEntity } from '../../entities/repository.js';
 import { prepareArchive } from '../../services/repository/archives.js';
-import { findMergeBase, findProjectBlob, listContributors, listRepositoryTree, readProjectBlob } from '../../services/repository/browse.js';
-import { repositoryOf } from '../../git/in-repository.js';
-import { streamBlob } from '../../git/tree.js';
+import { findMergeBase, listContributors, listRepositoryTree, openProjectBlob, readProjectBlob } from '../../services/repository/browse.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
@@ -26,17 +24,17 @@ export async function showBlob(ctx: SiteContext, req: Request, res: Response): P
 
 /** GET repository/blobs/:sha/raw: the bytes, streamed from git. */
 export async function showRawBlob(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const project = projectOf(req);
-  const blob = await findProjectBlob(ctx, project, String(req.params.sha));
+  const blob = await openProjectBlob(ctx, projectOf(req), String(req.params.sha));
   res.statusCode = 200;
   res.setHeader('Content-Length', blob.size);
-  res.setHeader('Cache-Control', 'no-cache');
+  // GitLab's no_cache_headers.
+  res.setHeaders(new Map([['Cache-Control', 'no-cache, no-store'], ['Pragma', 'no-cache'], ['Expires', 'Fri, 01 Jan 1990 00:00:00 GMT']]));
   if (req.method === 'HEAD') {
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.end();
     return;
   }
-  await sendGitOutput(res, streamBlob(repositoryOf(ctx, project), blob.id), blobContentType);
+  await sendGitOutput(res, blob.start(), blobContentType);
 }
 
 /** GET repository/archive[.format]: `git archive` streamed, named as GitLab names it. */

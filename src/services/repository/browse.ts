@@ -4,7 +4,8 @@ import { badRequest, notFound } from '../../errors.js';
 import { commitAuthors, mergeBase, readCommit, type CommitRecord } from '../../git/commit-log.js';
 import { hasRepository, repositoryOf } from '../../git/in-repository.js';
 import { isEmptyRepository, resolveCommit } from '../../git/refs.js';
-import { findBlob, listTree, readBlob, type TreeEntry } from '../../git/tree.js';
+import type { GitStream } from '../../git/cli.js';
+import { findBlob, listTree, readBlob, streamBlob, type TreeEntry } from '../../git/tree.js';
 import type { SiteContext } from '../../site-context.js';
 
 /**
@@ -37,11 +38,17 @@ export async function listRepositoryTree(
 }
 
 /** A blob by its (possibly abbreviated) id; 404 `Blob` when the repository has no such blob. */
-export async function findProjectBlob(ctx: SiteContext, project: ProjectRow, sha: string): Promise<{ id: string; size: number }> {
+async function findProjectBlob(ctx: SiteContext, project: ProjectRow, sha: string): Promise<{ id: string; size: number }> {
   const repository = repositoryOf(ctx, project);
   const blob = (await hasRepository(repository)) ? await findBlob(repository, sha) : null;
   if (!blob) throw notFound('Blob');
   return blob;
+}
+
+/** A blob to stream (blobs/:sha/raw): its id and size, and the git that writes its bytes; 404 `Blob`. */
+export async function openProjectBlob(ctx: SiteContext, project: ProjectRow, sha: string): Promise<{ id: string; size: number; start(): GitStream }> {
+  const blob = await findProjectBlob(ctx, project, sha);
+  return { ...blob, start: () => streamBlob(repositoryOf(ctx, project), blob.id) };
 }
 
 /** A blob with its bytes (GitLab's blobs/:sha answers them base64). */
