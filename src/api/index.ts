@@ -8,7 +8,7 @@ import { todosRoutes } from './issuables/todos.js';
 import { membersRoutes } from './members/index.js';
 import { planningRoutes } from './planning/index.js';
 import { projectsRoutes } from './projects/index.js';
-import { repositoryRoutes } from './repository/index.js';
+import { commitNoteRoutes, repositoryRoutes } from './repository/index.js';
 import { settingsRoutes } from './settings/index.js';
 import type { Route } from './routes.js';
 import { siteRoutes } from './site/index.js';
@@ -29,6 +29,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...geoNodeRoutes,
     ...hooksRoutes,
     ...repositoryRoutes,
+    ...commitNoteRoutes,
     ...ciRoutes(reads),
     ...issuablesRoutes,
     ...eventsRoutes,

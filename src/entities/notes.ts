@@ -44,3 +44,20 @@ export function noteView(row: NoteRow, rel: NoteRelations, ctx: EntityContext) {
 export function discussionView(id: string, individualNote: boolean, notes: readonly NoteRow[], rel: NoteRelations, ctx: EntityContext) {
   return { id, individual_note: individualNote, notes: notes.map((note) => noteView(note, rel, ctx)) };
 }
+
+/**
+ * CommitNote (ENT CommitNote): a comment on a commit; a diff note shows its file, its line (the
+ * new line, else the old one) and which side (`new` or `old`), as GitLab's diff_line does.
+ */
+export function commitNoteView(row: NoteRow, rel: NoteRelations, ctx: EntityContext) {
+  const position = row.type === 'DiffNote' && row.position !== null ? (JSON.parse(row.position) as { new_path?: string; new_line?: number | null; old_line?: number | null }) : null;
+  const line = position ? (position.new_line ?? position.old_line ?? null) : null;
+  return {
+    note: row.body,
+    path: position?.new_path ?? null,
+    line,
+    line_type: position ? (position.new_line != null ? 'new' : 'old') : null,
+    author: userOf(row.author_id, rel, ctx),
+    created_at: isoTime(row.created_at),
+  };
+}

@@ -1,6 +1,10 @@
-/** Repository entities (GitLab ENT Commit, CommitDetail, Branch, Diff, Compare, RepoFile). */
+/** Repository entities (GitLab ENT Commit, CommitDetail, Branch, Diff, Compare, RepoFile, TreeObject, Contributor, BasicRef, BlameRange, CommitSignature). */
 import type { CommitRecord } from '../git/commit-log.js';
 import type { DiffStats, FileDiff } from '../git/diff.js';
+import type { TreeEntry } from '../git/tree.js';
+import type { Contributor } from '../services/repository/browse.js';
+import type { CommitSignatureRecord } from '../services/repository/commit-signatures.js';
+import type { BlameRange } from '../services/repository/files.js';
 import { isoTime } from './column-values.js';
 
 export interface BranchRecord {
@@ -79,5 +83,43 @@ export function compareEntity(commits: CommitRecord[], diffs: FileDiff[], sameRe
     diffs: diffs.map(diffEntity),
     compare_timeout: false,
     compare_same_ref: sameRef,
+  };
+}
+
+/** TreeObject: one entry of a repository tree. */
+export function treeEntryEntity(entry: TreeEntry) {
+  return { id: entry.id, name: entry.name, type: entry.type, path: entry.path, mode: entry.mode };
+}
+
+/** What blobs/:sha answers: the bytes base64, their size and the blob's id. */
+export function blobEntity(blob: { id: string; size: number; content: Buffer }) {
+  return { size: blob.size, encoding: 'base64', content: blob.content.toString('base64'), sha: blob.id };
+}
+
+/** Contributor: GitLab counts commits only; additions and deletions are always 0. */
+export function contributorEntity(contributor: Contributor) {
+  return { name: contributor.name, email: contributor.email, commits: contributor.commits, additions: 0, deletions: 0 };
+}
+
+/** BasicRef: a branch or tag holding a commit. */
+export function basicRefEntity(ref: { type: 'branch' | 'tag'; name: string }) {
+  return { type: ref.type, name: ref.name };
+}
+
+/** BlameRange: the commit and the lines it last changed. */
+export function blameRangeEntity(range: BlameRange) {
+  return { commit: commitEntity(range.commit), lines: range.lines };
+}
+
+/** CommitSignature of a GPG signature (GitLab's signature_type PGP with GpgCommitSignature merged in); subkeys have no rows here, so gpg_key_subkey_id is null. */
+export function commitSignatureEntity(signature: CommitSignatureRecord) {
+  return {
+    signature_type: 'PGP',
+    gpg_key_id: signature.gpgKeyId,
+    gpg_key_primary_keyid: signature.primaryKeyId,
+    gpg_key_user_name: signature.userName,
+    gpg_key_user_email: signature.userEmail,
+    verification_status: signature.status,
+    gpg_key_subkey_id: null,
   };
 }

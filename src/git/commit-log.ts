@@ -87,11 +87,11 @@ export async function countLog(repository: string, revisions: readonly string[],
   return Number(stdout.trim()) || 0;
 }
 
-/** One page of `git log <sha>` (newest first) and the total count for the same filter. */
-export async function listCommits(repository: string, sha: string, filter: LogFilter, offset: number, limit: number): Promise<{ commits: CommitRecord[]; total: number }> {
+/** One page of `git log <revisions>` (newest first: a sha, or `--all`) and the total count for the same filter. */
+export async function listCommits(repository: string, revisions: readonly string[], filter: LogFilter, offset: number, limit: number): Promise<{ commits: CommitRecord[]; total: number }> {
   const [log, total] = await Promise.all([
-    git(repository, ['log', FORMAT, `--skip=${offset}`, `--max-count=${limit}`, ...filterArgs(filter), sha, ...pathArgs(filter)]),
-    countLog(repository, [sha], filter),
+    git(repository, ['log', FORMAT, `--skip=${offset}`, `--max-count=${limit}`, ...filterArgs(filter), ...revisions, ...pathArgs(filter)]),
+    countLog(repository, revisions, filter),
   ]);
   return { commits: parseLog(log.stdout).map(({ commit }) => commit), total };
 }
@@ -116,14 +116,29 @@ export async function lastCommitTouching(repository: string, sha: string, filePa
   return stdout.trim() || null;
 }
 
-/** The merge base of two commits, or null when their histories are unrelated. */
-export async function mergeBase(repository: string, a: string, b: string): Promise<string | null> {
+/**
+ * The merge base of two commits, or null when their histories are unrelated. With more, git's
+ * answer for `merge-base a b c...`: the base of `a` and a merge of the others (GitLab's merge_base).
+ */
+export async function mergeBase(repository: string, a: string, b: string, ...more: string[]): Promise<string | null> {
   try {
-    const { stdout } = await git(repository, ['merge-base', a, b]);
+    const { stdout } = await git(repository, ['merge-base', a, b, ...more]);
     return stdout.trim() || null;
   } catch (error) {
     // merge-base exits 1 when the commits share no history: that is the null answer.
     if (error instanceof GitError && error.exitCode === 1) return null;
     throw error;
   }
+}
+
+/** The authors of the newest `limit` commits of a revision, merges left out, newest first (GitLab's contributors read 2000). */
+export async function commitAuthors(repository: string, sha: string, limit: number): Promise<{ name: string; email: string }[]> {
+  const { stdout } = await git(repository, ['log', '--no-merges', `--max-count=${limit}`, `--format=%an${FIELD}%ae`, sha, '--']);
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [name, email] = line.split(FIELD);
+      return { name: name ?? '', email: email ?? '' };
+    });
 }

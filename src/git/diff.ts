@@ -94,3 +94,40 @@ export async function diffFiles(repository: string, base: string | null, head: s
   }
   return diffs;
 }
+
+/** An added or removed line of a diff, numbered as GitLab's Diff::Parser numbers it. */
+export interface DiffLine {
+  readonly type: 'new' | 'old';
+  /** The line's number in the old file (removed lines) and the new one's counter at that point. */
+  readonly oldPos: number;
+  readonly newPos: number;
+}
+
+/**
+ * The added (`new`) or removed (`old`) line of a file's hunks whose new-file counter is `line`,
+ * as GitLab's commit comments find it (`line.new_pos == line && line.type == line_type`); null
+ * when there is none (the comment is then a plain one).
+ */
+export function findDiffLine(hunks: string, line: number, type: 'new' | 'old'): DiffLine | null {
+  let oldPos = 0;
+  let newPos = 0;
+  for (const text of hunks.split('\n')) {
+    const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
+    if (header) {
+      oldPos = Number(header[1]);
+      newPos = Number(header[2]);
+      continue;
+    }
+    const mark = text[0];
+    if (mark === '+' || mark === '-') {
+      const found: DiffLine = { type: mark === '+' ? 'new' : 'old', oldPos, newPos };
+      if (found.type === type && newPos === line) return found;
+      if (mark === '+') newPos += 1;
+      else oldPos += 1;
+    } else if (mark === ' ') {
+      oldPos += 1;
+      newPos += 1;
+    }
+  }
+  return null;
+}

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { runGit, streamGit, type GitOptions } from './cli.js';
+import { runGit, streamGit, type GitOptions, type GitStream } from './cli.js';
 import { repositoryPath } from '../storage/layout.js';
 
 /** Reads answer in well under this; a hung git must not hold a request. */
@@ -18,6 +18,11 @@ export function git(repository: string, args: readonly string[], options: GitOpt
     ...options,
     env: { ...LITERAL, ...options.env },
   });
+}
+
+/** The same, streaming: stdout is the caller's to pipe (a raw blob, an archive), never held here. */
+export function gitStream(repository: string, args: readonly string[], options: GitOptions = {}): GitStream {
+  return streamGit(['-c', 'core.quotePath=false', '--git-dir', repository, ...args], { ...options, env: { ...LITERAL, ...options.env } });
 }
 
 /** The same, for output that must stay bytes (blobs), with optional stdin. */

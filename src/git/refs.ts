@@ -84,3 +84,15 @@ export async function annotatedTagMessage(repository: string, sha: string): Prom
   const body = stdout.indexOf('\n\n');
   return body < 0 ? '' : stdout.slice(body + 2).replace(/\n?-----BEGIN PGP SIGNATURE-----[\s\S]*$/, '').trimEnd();
 }
+
+/** The branches and tags whose history holds a commit, as `{type, name}`: branches first, each kind by name. */
+export async function refsContaining(repository: string, sha: string, kinds: { branches: boolean; tags: boolean }): Promise<{ type: 'branch' | 'tag'; name: string }[]> {
+  if (!isFullSha(sha) || (!kinds.branches && !kinds.tags)) return [];
+  const patterns = [...(kinds.branches ? ['refs/heads/'] : []), ...(kinds.tags ? ['refs/tags/'] : [])];
+  const { stdout } = await git(repository, ['for-each-ref', '--contains', sha, '--format=%(refname)', ...patterns]);
+  const refs = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((ref) => (ref.startsWith('refs/heads/') ? { type: 'branch' as const, name: ref.slice('refs/heads/'.length) } : { type: 'tag' as const, name: ref.slice('refs/tags/'.length) }));
+  return [...refs.filter((ref) => ref.type === 'branch'), ...refs.filter((ref) => ref.type === 'tag')];
+}

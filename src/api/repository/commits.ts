@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
-import { commitDetail, commitEntity, diffEntity } from '../../entities/repository.js';
+import { basicRefEntity, commitDetail, commitEntity, commitSignatureEntity, diffEntity } from '../../entities/repository.js';
 import { badRequest } from '../../errors.js';
 import { isValidFilePath, writeCommit, type FileAction } from '../../services/repository/commit-writer.js';
-import { commitDiff, commitHistory, commitWithStats } from '../../services/repository/project-commits.js';
+import { verifyCommitSignature } from '../../services/repository/commit-signatures.js';
+import { ALL_REFS, commitDiff, commitHistory, commitRefs, commitWithStats } from '../../services/repository/project-commits.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
@@ -11,10 +12,10 @@ import { sendJson } from '../respond.js';
 import { readCommitRequest } from './commit-params.js';
 
 export async function listProjectCommits(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = readParams(req.input, { ref_name: str(), since: datetime(), until: datetime(), path: str() });
+  const params = readParams(req.input, { ref_name: str(), since: datetime(), until: datetime(), path: str(), all: bool() });
   const page = readPage(req.input);
   const filter = { since: params.since, until: params.until, path: params.path || undefined };
-  const { commits, total } = await commitHistory(ctx, projectOf(req), params.ref_name, filter, page);
+  const { commits, total } = await commitHistory(ctx, projectOf(req), params.all ? ALL_REFS : params.ref_name, filter, page);
   sendPage(req, res, ctx.externalUrl, page, commits.map(commitEntity), total);
 }
 
@@ -26,6 +27,19 @@ export async function showCommit(ctx: SiteContext, req: Request, res: Response):
 
 export async function showCommitDiff(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   sendJson(res, 200, (await commitDiff(ctx, projectOf(req), String(req.params.sha))).map(diffEntity));
+}
+
+/** GET commits/:sha/refs: the branches and tags holding the commit (`type` branch, tag or all), paged as GitLab pages its array. */
+export async function showCommitRefs(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { type } = readParams(req.input, { type: oneOf(['branch', 'tag', 'all'] as const) });
+  const page = readPage(req.input);
+  const refs = await commitRefs(ctx, projectOf(req), String(req.params.sha), type ?? 'all');
+  sendPage(req, res, ctx.externalUrl, page, refs.slice(page.offset, page.offset + page.perPage).map(basicRefEntity), refs.length);
+}
+
+/** GET commits/:sha/signature: the GPG signature verified against the registered keys; 404 `Signature` for an unsigned commit. */
+export async function showCommitSignature(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  sendJson(res, 200, commitSignatureEntity(await verifyCommitSignature(ctx, projectOf(req), String(req.params.sha))));
 }
 
 /** POST commits: several file actions in one commit, answered with the new commit's detail. */

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { badRequest } from '../../errors.js';
 import { isValidFilePath, writeCommit } from '../../services/repository/commit-writer.js';
-import { fileEntity, readFile } from '../../services/repository/files.js';
+import { blameRangeEntity } from '../../entities/repository.js';
+import { blameRepoFile, fileEntity, fileHeaders, readFile } from '../../services/repository/files.js';
 import { repositoryOf } from '../../git/in-repository.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
@@ -18,15 +19,24 @@ export async function showRawFile(ctx: SiteContext, req: Request, res: Response)
   res.statusCode = 200;
   res.setHeader('Content-Type', binary ? 'application/octet-stream' : 'text/plain; charset=utf-8');
   res.setHeader('Content-Length', file.content.length);
-  res.setHeader('X-Gitlab-Blob-Id', file.blobId);
-  res.setHeader('X-Gitlab-Commit-Id', file.commitId);
-  res.setHeader('X-Gitlab-Last-Commit-Id', file.lastCommitId);
+  res.setHeaders(new Map(Object.entries(fileHeaders(file))));
   res.end(file.content);
 }
 
+/** GET (and HEAD, which python-gitlab's files.head sends) files/:file_path: the file base64, its metadata also as X-Gitlab-* headers. */
 export async function showFile(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { ref } = readParams(req.input, { ref: required(str()) });
-  sendJson(res, 200, fileEntity(await readFile(repositoryOf(ctx, projectOf(req)), ref, filePathOf(req))));
+  const file = await readFile(repositoryOf(ctx, projectOf(req)), ref, filePathOf(req));
+  res.setHeaders(new Map(Object.entries(fileHeaders(file))));
+  sendJson(res, 200, fileEntity(file));
+}
+
+/** GET files/:file_path/blame: runs of lines with the commit that last changed them, and the file's X-Gitlab-* headers. */
+export async function showFileBlame(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { ref } = readParams(req.input, { ref: required(str()) });
+  const { file, ranges } = await blameRepoFile(repositoryOf(ctx, projectOf(req)), ref, filePathOf(req));
+  res.setHeaders(new Map(Object.entries(fileHeaders(file))));
+  sendJson(res, 200, ranges.map(blameRangeEntity));
 }
 
 export const addFile = (ctx: SiteContext, req: Request, res: Response) => writeFile(ctx, req, res, 'create', 201);

@@ -1,9 +1,10 @@
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import { addBranch, listProjectBranches, protectOneBranch, removeBranch, removeMergedBranches, showBranch, unprotectOneBranch } from './branches.js';
-import { addCommit, listProjectCommits, showCommit, showCommitDiff } from './commits.js';
+import { downloadArchive, showBlob, showContributors, showMergeBase, showRawBlob, showTree } from './browse.js';
+import { addCommit, listProjectCommits, showCommit, showCommitDiff, showCommitRefs, showCommitSignature } from './commits.js';
 import { showCompare } from './compare.js';
-import { addFile, editFile, removeFile, showFile, showRawFile } from './files.js';
+import { addFile, editFile, removeFile, showFile, showFileBlame, showRawFile } from './files.js';
 import {
   addProtectedBranch,
   addProtectedTag,
@@ -54,6 +55,7 @@ export const repositoryRoutes: readonly Route[] = [
   { method: 'delete', path: '/projects/:id/protected_tags/:name', guards: protector, handler: removeProtectedTag },
 
   { method: 'get', path: `${base}/files/:file_path/raw`, guards: reader, handler: showRawFile },
+  { method: 'get', path: `${base}/files/:file_path/blame`, guards: reader, handler: showFileBlame },
   { method: 'get', path: `${base}/files/:file_path`, guards: reader, handler: showFile },
   { method: 'post', path: `${base}/files/:file_path`, guards: writer, handler: addFile },
   { method: 'put', path: `${base}/files/:file_path`, guards: writer, handler: editFile },
@@ -62,10 +64,21 @@ export const repositoryRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/commits`, guards: reader, handler: listProjectCommits },
   { method: 'get', path: `${base}/commits/:sha`, guards: reader, handler: showCommit },
   { method: 'get', path: `${base}/commits/:sha/diff`, guards: reader, handler: showCommitDiff },
+  { method: 'get', path: `${base}/commits/:sha/refs`, guards: reader, handler: showCommitRefs },
+  { method: 'get', path: `${base}/commits/:sha/signature`, guards: reader, handler: showCommitSignature },
   { method: 'post', path: `${base}/commits`, guards: writer, handler: addCommit },
 
   { method: 'get', path: `${base}/compare`, guards: reader, handler: showCompare },
+
+  // Browsing (GitLab's repositories.rb); every GET answers HEAD too, with the same headers.
+  { method: 'get', path: `${base}/tree`, guards: reader, handler: showTree },
+  { method: 'get', path: `${base}/blobs/:sha`, guards: reader, handler: showBlob },
+  { method: 'get', path: `${base}/blobs/:sha/raw`, guards: reader, handler: showRawBlob },
+  { method: 'get', path: `${base}/archive{.:format}`, guards: reader, handler: downloadArchive },
+  { method: 'get', path: `${base}/contributors`, guards: reader, handler: showContributors },
+  { method: 'get', path: `${base}/merge_base`, guards: reader, handler: showMergeBase },
 ];
 
+export { commitNoteRoutes } from './commit-notes.js';
 export { gitHttpRouter } from './git-http.js';
 export { gitLfsRouter } from './git-lfs.js';

@@ -31,3 +31,8 @@ export function deleteEmailRow(db: Db, id: number): void {
 export function deleteSecondaryEmail(db: Db, userId: number, email: string): void {
   prepare(db, 'DELETE FROM emails WHERE user_id = ? AND email = ? COLLATE NOCASE').run(userId, email);
 }
+
+/** Every secondary email of a user (index emails_user): a user has a handful. */
+export function emailsOfUser(db: Db, userId: number): EmailRow[] {
+  return prepare(db, 'SELECT * FROM emails WHERE user_id = ? ORDER BY id').all(userId) as EmailRow[];
+}

@@ -35,3 +35,21 @@ export function insertGpgKey(db: Db, row: Omit<GpgKeyRow, 'id'>): number {
 export function deleteGpgKeyRow(db: Db, id: number): void {
   prepare(db, 'DELETE FROM gpg_keys WHERE id = ?').run(id);
 }
+
+/** The key with this fingerprint (index gpg_keys_fingerprint), as a signature's issuer fingerprint names it. */
+export function findGpgKeyByFingerprint(db: Db, fingerprint: string): GpgKeyRow | undefined {
+  return prepare(db, 'SELECT * FROM gpg_keys WHERE fingerprint = ?').get(fingerprint) as GpgKeyRow | undefined;
+}
+
+/**
+ * The key whose primary key id is this one, for a signature that names only its issuer's key id
+ * (no fingerprint subpacket, rare since GnuPG 2.1): a scan of gpg_keys, which holds a few keys per user.
+ */
+export function findGpgKeyByPrimaryKeyId(db: Db, keyId: string): GpgKeyRow | undefined {
+  return prepare(db, 'SELECT * FROM gpg_keys WHERE primary_keyid = ?').get(keyId) as GpgKeyRow | undefined;
+}
+
+/** Every key of a user (index gpg_keys_user): a user registers a handful. */
+export function gpgKeysOfUser(db: Db, userId: number): GpgKeyRow[] {
+  return prepare(db, 'SELECT * FROM gpg_keys WHERE user_id = ? ORDER BY id').all(userId) as GpgKeyRow[];
+}

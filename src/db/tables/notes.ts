@@ -155,3 +155,37 @@ export function notesOfDiscussions(db: Db, type: NoteableType, noteableId: numbe
 export function setNoteResolved(db: Db, id: number, by: number | null, at: string): void {
   prepare(db, 'UPDATE notes SET resolved_at = ?, resolved_by_id = ?, updated_at = ? WHERE id = ?').run(by === null ? null : at, by, at, id);
 }
+
+/**
+ * Notes on a commit (noteable_type 'Commit', no noteable id: GitLab keys them by project and
+ * commit_id, index notes_project_commit). A commit has few notes, so ordering them costs a small sort.
+ */
+const COMMIT_NOTES = "FROM notes WHERE project_id = ? AND commit_id = ? AND noteable_type = 'Commit'";
+
+/** A page of a commit's notes, oldest first (GitLab's `commit.notes.order(:created_at)`). */
+export function commitNotesPage(db: Db, projectId: number, commitId: string, page: Page): Paged<NoteRow> {
+  return selectPage<NoteRow>(db, '*', COMMIT_NOTES, 'created_at, id', [projectId, commitId], page);
+}
+
+/** One note of a commit; a note of anything else is missing here. */
+export function findCommitNote(db: Db, projectId: number, commitId: string, noteId: number): NoteRow | undefined {
+  return prepare(db, `SELECT * ${COMMIT_NOTES} AND id = ?`).get(projectId, commitId, noteId) as NoteRow | undefined;
+}
+
+/** A page of a commit's discussion ids, oldest discussion first. */
+export function commitDiscussionIdsPage(db: Db, projectId: number, commitId: string, page: Page): Paged<string> {
+  const ids = prepare(db, `SELECT discussion_id ${COMMIT_NOTES} GROUP BY discussion_id ORDER BY min(created_at), min(id) LIMIT ? OFFSET ?`)
+    .pluck()
+    .all(projectId, commitId, page.perPage, page.offset) as string[];
+  return { rows: ids, total: countUpTo(db, `${COMMIT_NOTES} GROUP BY discussion_id`, [projectId, commitId]) };
+}
+
+/** The notes of these discussions of a commit, oldest first. */
+export function notesOfCommitDiscussions(db: Db, projectId: number, commitId: string, discussionIds: readonly string[]): NoteRow[] {
+  if (!discussionIds.length) return [];
+  return prepare(db, `SELECT * ${COMMIT_NOTES} AND discussion_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id`).all(
+    projectId,
+    commitId,
+    JSON.stringify(discussionIds),
+  ) as NoteRow[];
+}

@@ -271,3 +271,41 @@ export function issueNotePayload(input: IssueNoteHookInput) {
     issue: issueHookAttrs(issue, input.project, input.labels, input.assignees),
   };
 }
+
+export interface CommitNoteHookInput {
+  readonly user: HookUser;
+  readonly project: HookProject;
+  readonly note: HookNote;
+  readonly commit: Pick<HookCommit, 'id' | 'message' | 'timestamp' | 'author'>;
+}
+
+/**
+ * The "Note Hook" payload of a comment on a commit (Gitlab::DataBuilder::Note): the note's
+ * attributes with its URL (the commit's, anchored at the note) and the commit's hook attributes
+ * (Commit#hook_attrs without changed files) under `commit`.
+ */
+export function commitNotePayload(input: CommitNoteHookInput) {
+  const { note, commit } = input;
+  const project = hookProjectAttrs(input.project);
+  const commitUrl = `${input.project.web_url}/commit/${commit.id}`;
+  const { body, ...attrs } = note;
+  return {
+    object_kind: 'note',
+    event_type: 'note',
+    user: hookUserAttrs(input.user),
+    project_id: input.project.id,
+    project,
+    object_attributes: {
+      ...attrs,
+      note: body,
+      noteable_type: 'Commit',
+      system: note.system === 1,
+      attachment: null,
+      line_code: null,
+      st_diff: null,
+      url: `${commitUrl}#note_${note.id}`,
+    },
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+    commit: { id: commit.id, message: commit.message, timestamp: commit.timestamp, url: commitUrl, author: { name: commit.author.name, email: commit.author.email } },
+  };
+}

@@ -36,7 +36,7 @@ export const newDiscussionId = (): string => randomBytes(20).toString('hex');
  * A note text GitLab's Note model refuses, in the body GitLab's API gives (`bad_request!` of the
  * model's messages: `400 (Bad request) "Note {:note=>["can't be blank"]}" not given`).
  */
-function checkBody(body: string): void {
+export function checkBody(body: string): void {
   const problem = !body.trim() ? "can't be blank" : body.length > BODY_MAX ? `is too long (maximum is ${BODY_MAX} characters)` : null;
   if (problem) throw badRequest(`400 (Bad request) "Note {:note=>["${problem}"]}" not given`);
 }

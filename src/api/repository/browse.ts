@@ -1,0 +1,69 @@
+import type { Request, Response } from 'express';
+import { blobEntity, commitEntity, contributorEntity, treeEntryEntity } from '../../entities/repository.js';
+import { prepareArchive } from '../../services/repository/archives.js';
+import { findMergeBase, listContributors, listRepositoryTree, openProjectBlob, readProjectBlob } from '../../services/repository/browse.js';
+import type { SiteContext } from '../../site-context.js';
+import { projectOf } from '../middleware/guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { bool, list, oneOf, readParams, required, str } from '../params.js';
+import { sendJson } from '../respond.js';
+import { blobContentType, sendGitOutput } from './git-download.js';
+
+/** GET repository/tree: one page of a tree's entries. */
+export async function showTree(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { ref, path, recursive } = readParams(req.input, { ref: str(), path: str(), recursive: bool() });
+  const page = readPage(req.input);
+  const { rows, total } = await listRepositoryTree(ctx, projectOf(req), { ref, path, recursive: recursive ?? false }, page);
+  sendPage(req, res, ctx.externalUrl, page, rows.map(treeEntryEntity), total);
+}
+
+/** GET repository/blobs/:sha: the blob base64 with its size. */
+export async function showBlob(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  sendJson(res, 200, blobEntity(await readProjectBlob(ctx, projectOf(req), String(req.params.sha))));
+}
+
+/** GET repository/blobs/:sha/raw: the bytes, streamed from git. */
+export async function showRawBlob(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const blob = await openProjectBlob(ctx, projectOf(req), String(req.params.sha));
+  res.statusCode = 200;
+  res.setHeader('Content-Length', blob.size);
+  // GitLab's no_cache_headers.
+  res.setHeaders(new Map([['Cache-Control', 'no-cache, no-store'], ['Pragma', 'no-cache'], ['Expires', 'Fri, 01 Jan 1990 00:00:00 GMT']]));
+  if (req.method === 'HEAD') {
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.end();
+    return;
+  }
+  await sendGitOutput(res, blob.start(), blobContentType);
+}
+
+/** GET repository/archive[.format]: `git archive` streamed, named as GitLab names it. */
+export async function downloadArchive(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const params = readParams(req.input, { sha: str(), format: str(), path: str() });
+  const format = req.params.format === undefined ? params.format : String(req.params.format);
+  const archive = await prepareArchive(ctx, projectOf(req), { sha: params.sha, format: format || undefined, path: params.path || undefined });
+  res.statusCode = 200;
+  res.setHeader('Content-Type', archive.format === 'zip' ? 'application/zip' : 'application/octet-stream');
+  // Workhorse's headers; the name as its UTF-8 bytes, as Go writes a string.
+  res.setHeader('Content-Disposition', `attachment; filename="${Buffer.from(archive.fileName.replace(/"/g, '\\"'), 'utf8').toString('latin1')}"`);
+  res.setHeader('Content-Transfer-Encoding', 'binary');
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  await sendGitOutput(res, archive.start());
+}
+
+/** GET repository/contributors: paged after ordering, as GitLab pages its array. */
+export async function showContributors(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const params = readParams(req.input, { ref: str(), order_by: oneOf(['email', 'name', 'commits'] as const), sort: oneOf(['asc', 'desc'] as const) });
+  const page = readPage(req.input);
+  const contributors = await listContributors(ctx, projectOf(req), { ref: params.ref || undefined, orderBy: params.order_by ?? 'commits', sort: params.sort ?? 'asc' });
+  sendPage(req, res, ctx.externalUrl, page, contributors.slice(page.offset, page.offset + page.perPage).map(contributorEntity), contributors.length);
+}
+
+/** GET repository/merge_base?refs[]=a&refs[]=b: the common ancestor as a Commit. */
+export async function showMergeBase(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { refs } = readParams(req.input, { refs: required(list(str())) });
+  sendJson(res, 200, commitEntity(await findMergeBase(ctx, projectOf(req), refs)));
+}
