@@ -12,6 +12,7 @@ import { repositoryRoutes } from './repository/index.js';
 import type { Route } from './routes.js';
 import { siteRoutes } from './site/index.js';
 import { usersRoutes } from './users/index.js';
+import { wikisRoutes } from './wikis/index.js';
 
 /**
  * Every route under /api/v4 but the site-to-site Geo API, domain by domain: one table, so that the
@@ -33,5 +34,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...eventsRoutes,
     ...todosRoutes,
     ...planningRoutes,
+    ...wikisRoutes,
   ];
 }

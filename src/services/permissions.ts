@@ -48,6 +48,7 @@ export interface ProjectRef {
   readonly archived: number;
   readonly public_jobs: number;
   readonly issues_enabled: number;
+  readonly wiki_enabled: number;
 }
 
 /** The actor's access level on a group (0 for anonymous callers); admins count as owners. */
@@ -88,6 +89,12 @@ const unlessArchived =
     !project.archived && rule(db, actor, project, access);
 
 const readProject = visibleOr(ACCESS.guest);
+
+/** The wiki switched off (`wiki_enabled` false) refuses every wiki ability, as GitLab's wiki feature does (403 to whoever sees the project). */
+const whenWikiEnabled =
+  (rule: Rule<ProjectRef>): Rule<ProjectRef> =>
+  (db, actor, project, access) =>
+    project.wiki_enabled === 1 && rule(db, actor, project, access);
 
 /** The issue tracker switched off (`issues_enabled` false) refuses every issue ability, as GitLab's issues feature does. */
 const whenIssuesEnabled =
@@ -145,6 +152,10 @@ const PROJECT_RULES = {
   admin_board: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   admin_list: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   destroy_list: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.owner))),
+  /** The wiki (GitLab's project policy): whoever reads the project reads its pages; developers write pages and attachments; maintainers delete pages. */
+  read_wiki: whenWikiEnabled(readProject),
+  create_wiki: whenWikiEnabled(unlessArchived(atLeast(ACCESS.developer))),
+  admin_wiki: whenWikiEnabled(unlessArchived(atLeast(ACCESS.maintainer))),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 

@@ -91,7 +91,7 @@ function hookCommits(commits: readonly CommitWithChanges[]): HookCommit[] {
 }
 
 /** Wiki page formats by file extension, as Gollum names them. */
-const WIKI_FORMATS: Readonly<Record<string, string>> = { md: 'markdown', markdown: 'markdown', rdoc: 'rdoc', adoc: 'asciidoc', asciidoc: 'asciidoc', org: 'org' };
+export const WIKI_FORMATS: Readonly<Record<string, string>> = { md: 'markdown', markdown: 'markdown', rdoc: 'rdoc', adoc: 'asciidoc', asciidoc: 'asciidoc', org: 'org' };
 const WIKI_ACTIONS = { added: 'create', modified: 'update', removed: 'delete' } as const;
 
 /**
