@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
 import { AUTHORIZED_PROJECT_IDS, groupAccessLevel, hasAccessBelowGroup, projectAccessLevel, projectIdsWithAccessAtLeast } from '../db/tables/access.js';
+import { isDeployKeyInProjects } from '../db/tables/deploy-keys.js';
 import type { UserRow } from '../db/tables/users.js';
 import type { Actor } from './users/authentication.js';
 import { today } from '../storage/clock.js';
@@ -414,4 +415,26 @@ export function canResolveNote(db: Db, actor: Actor | null, home: NoteHome, note
 /** Backdating a note (`created_at` on create): owners and admins of its project or group, as GitLab's set_note_created_at. */
 export function canSetNoteCreatedAt(db: Db, actor: Actor | null, home: NoteHome): boolean {
   return noteRulesOf(db, actor, home).access() >= ACCESS.owner;
+}
+
+/** What the deploy key rules read of a key: who added it and whether it is public. */
+export interface DeployKeyRef {
+  readonly id: number;
+  readonly user_id: number | null;
+  readonly public: number;
+}
+
+/**
+ * Whether the actor may enable a deploy key in a project they administer (GitLab's
+ * accessible_deploy_keys): a public key, or one enabled in a project where they are a maintainer or
+ * above; admins any key.
+ */
+export function canUseDeployKey(db: Db, actor: Actor, key: DeployKeyRef): boolean {
+  if (isAdmin(actor) || key.public === 1) return true;
+  return isDeployKeyInProjects(db, key.id, projectIdsWithAccessAtLeast('@maintainer'), { user: actor.user.id, today: today(), maintainer: ACCESS.maintainer });
+}
+
+/** Whether the actor may retitle a deploy key (GitLab's update_deploy_key_title): admins, or whoever added it while it is not public. */
+export function canRetitleDeployKey(actor: Actor, key: DeployKeyRef): boolean {
+  return isAdmin(actor) || (key.public === 0 && key.user_id === actor.user.id);
 }
