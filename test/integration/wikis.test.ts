@@ -169,6 +169,26 @@ describe('wiki pages API', () => {
     expect((await site.api(`${pages(project)}/attachments`, { method: 'POST', as: reporter.token, form: asReporter })).status).toBe(403);
   });
 
+  it('serializes concurrent API writes (each one commit) and keeps a page\'s own extension on an edit', async () => {
+    const fresh = await createProject(site, { visibility: 'private' }, owner.token);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => site.api(pages(fresh), { method: 'POST', as: owner.token, body: { title: `Page ${i}`, content: `${i}\n` } })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect(Number((await wikiGit(fresh, ['rev-list', '--count', 'master'])).stdout.trim())).toBe(6);
+    expect((await site.api(pages(fresh), { as: owner.token })).body).toHaveLength(6);
+
+    const work = path.join(scratch, 'long-extension');
+    await git(['clone', '--quiet', remoteUrl(site.url, fresh, owner, '.wiki.git'), work]);
+    await writeFile(path.join(work, 'Long.markdown'), 'long\n');
+    await git(['add', '.'], work);
+    await git(['commit', '--quiet', '-m', 'long'], work);
+    await git(['push', '--quiet', 'origin', 'HEAD:master'], work);
+    const edited = await site.api(`${pages(fresh)}/Long`, { method: 'PUT', as: owner.token, body: { content: 'longer\n', format: 'markdown' } });
+    expect(edited.body).toMatchObject({ slug: 'Long', format: 'markdown', content: 'longer\n' });
+    expect((await wikiGit(fresh, ['show', 'master:Long.markdown'])).stdout).toBe('longer\n');
+  });
+
   it('answers 403 on every wiki route when the wiki is disabled, 404 to outsiders of a private project', async () => {
     const closed = await createProject(site, { visibility: 'public', wiki_enabled: false }, owner.token);
     expect((await site.api(pages(closed), { as: stranger.token })).status).toBe(403);

@@ -8,7 +8,7 @@ import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { SiteContext } from '../../site-context.js';
 import { sanitizeFilename } from '../projects/uploads.js';
 import type { Actor } from '../users/authentication.js';
-import { commitToWiki, ensureWiki, wikiHead } from './wiki-pages.js';
+import { commitToWiki, ensureWiki, wikiHead, writingWiki } from './wiki-pages.js';
 
 /** What POST /projects/:id/wikis/attachments answers (GitLab's WikiAttachment). */
 export interface WikiAttachment {
@@ -23,17 +23,19 @@ export interface WikiAttachment {
  * a commit by the caller adding `uploads/<32 hex>/<file name>` on `branch` (the wiki's default
  * branch unless named; a branch that does not exist yet starts from the default branch's commit).
  */
-export async function addWikiAttachment(ctx: SiteContext, project: ProjectRow, actor: Actor, file: UploadedFile, branch: string | undefined): Promise<WikiAttachment> {
-  const fileName = sanitizeFilename(file.filename);
-  const repository = await ensureWiki(ctx, project);
-  const head = await wikiHead(repository);
-  const target = branch ?? head.branch;
-  if (!(await isValidBranchName(target))) throw badRequest('Branch name is invalid');
-  const existing = target === head.branch ? head.commit : await branchCommit(repository, target);
-  const filePath = `uploads/${randomBytes(16).toString('hex')}/${fileName}`;
-  // A new branch starts at the default branch's commit; the compare-and-swap then expects it absent.
-  const parent = existing ?? head.commit;
-  await commitToWiki(ctx, project, actor, { branch: target, commit: existing, parent }, [{ path: filePath, fromFile: file.path }], `Upload attachment ${fileName}`);
-  const alt = isEmbedded(fileName) ? path.basename(fileName, path.extname(fileName)) : fileName;
-  return { fileName, filePath, branch: target, markdown: `${isEmbedded(fileName) ? '!' : ''}[${alt}](${filePath})` };
+export function addWikiAttachment(ctx: SiteContext, project: ProjectRow, actor: Actor, file: UploadedFile, branch: string | undefined): Promise<WikiAttachment> {
+  return writingWiki(ctx, project, async () => {
+    const fileName = sanitizeFilename(file.filename);
+    if (branch !== undefined && !(await isValidBranchName(branch))) throw badRequest('Branch name is invalid');
+    const repository = await ensureWiki(ctx, project);
+    const head = await wikiHead(repository);
+    const target = branch ?? head.branch;
+    const existing = target === head.branch ? head.commit : await branchCommit(repository, target);
+    const filePath = `uploads/${randomBytes(16).toString('hex')}/${fileName}`;
+    // A new branch starts at the default branch's commit; the compare-and-swap then expects it absent.
+    const parent = existing ?? head.commit;
+    await commitToWiki(ctx, project, actor, { branch: target, commit: existing, parent }, [{ path: filePath, fromFile: file.path }], `Upload attachment ${fileName}`);
+    const alt = isEmbedded(fileName) ? path.basename(fileName, path.extname(fileName)) : fileName;
+    return { fileName, filePath, branch: target, markdown: `${isEmbedded(fileName) ? '!' : ''}[${alt}](${filePath})` };
+  });
 }

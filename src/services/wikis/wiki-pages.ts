@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { badRequest, invalid, notFound } from '../../errors.js';
-import { recordRepositoryChange } from '../../geo/repository-events.js';
+import { oneAtATime, recordRepositoryChange } from '../../geo/repository-events.js';
 import { createWikiRepository } from '../../git/repositories.js';
 import { hasRepository } from '../../git/in-repository.js';
 import { branchCommit } from '../../git/refs.js';
@@ -98,49 +98,65 @@ export interface WikiPageInput {
 }
 
 /** Creates a page as a commit by the caller on the wiki's default branch; 400 when a page has that slug already (in any format). */
-export async function createWikiPage(ctx: SiteContext, project: ProjectRow, actor: Actor, input: WikiPageInput): Promise<WikiPage> {
-  const slug = slugOfTitle(input.title);
-  if (!input.content) throw invalid({ content: ["can't be blank"] });
-  const repository = await ensureWiki(ctx, project);
-  const head = await wikiHead(repository);
-  if ((await pagesAt(repository, head.commit)).some((page) => page.slug === slug)) throw duplicate();
-  const file = `${slug}.${EXTENSIONS[input.format]}`;
-  await commitToWiki(ctx, project, actor, head, [{ path: file, content: Buffer.from(input.content, 'utf8') }], `${actor.user.username} created page: ${input.title.trim()}`);
-  return getWikiPage(ctx, project, slug);
+export function createWikiPage(ctx: SiteContext, project: ProjectRow, actor: Actor, input: WikiPageInput): Promise<WikiPage> {
+  return writingWiki(ctx, project, async () => {
+    const slug = slugOfTitle(input.title);
+    if (!input.content) throw invalid({ content: ["can't be blank"] });
+    const repository = await ensureWiki(ctx, project);
+    const head = await wikiHead(repository);
+    if ((await pagesAt(repository, head.commit)).some((page) => page.slug === slug)) throw duplicate();
+    const file = `${slug}.${EXTENSIONS[input.format]}`;
+    await commitToWiki(ctx, project, actor, head, [{ path: file, content: Buffer.from(input.content, 'utf8') }], `${actor.user.username} created page: ${input.title.trim()}`);
+    return getWikiPage(ctx, project, slug);
+  });
 }
 
 /**
  * Changes a page's content, title (a title without `/` keeps the page's directory) or format (the
  * file's extension); a new title or format moves the file. Absent fields keep their value.
  */
-export async function updateWikiPage(
+export function updateWikiPage(
   ctx: SiteContext,
   project: ProjectRow,
   actor: Actor,
   slug: string,
   input: Partial<WikiPageInput>,
 ): Promise<WikiPage> {
-  const page = await getWikiPage(ctx, project, slug);
-  const repository = wikiOf(ctx, project);
-  const head = await wikiHead(repository);
-  const directory = path.posix.dirname(page.slug);
-  const newSlug =
-    input.title === undefined ? page.slug : input.title.includes('/') || directory === '.' ? slugOfTitle(input.title) : `${directory}/${slugOfTitle(input.title)}`;
-  if (input.content !== undefined && !input.content) throw invalid({ content: ["can't be blank"] });
-  const format = input.format ?? (page.format as WikiPageFormat);
-  const file = `${newSlug}.${EXTENSIONS[format] ?? path.posix.extname(page.path).slice(1)}`;
-  if (newSlug !== page.slug && (await pagesAt(repository, head.commit)).some((other) => other.slug === newSlug)) throw duplicate();
-  const changes: FileChange[] = [{ path: file, content: Buffer.from(input.content ?? page.content!, 'utf8') }];
-  if (file !== page.path) changes.push({ path: page.path, remove: true });
-  await commitToWiki(ctx, project, actor, head, changes, `${actor.user.username} updated page: ${input.title?.trim() ?? page.title}`);
-  return getWikiPage(ctx, project, newSlug);
+  return writingWiki(ctx, project, async () => {
+    const page = await getWikiPage(ctx, project, slug);
+    const repository = wikiOf(ctx, project);
+    const head = await wikiHead(repository);
+    const directory = path.posix.dirname(page.slug);
+    const newSlug =
+      input.title === undefined ? page.slug : input.title.includes('/') || directory === '.' ? slugOfTitle(input.title) : `${directory}/${slugOfTitle(input.title)}`;
+    if (input.content !== undefined && !input.content) throw invalid({ content: ["can't be blank"] });
+    // The same format keeps the file's own extension (a `.markdown` page stays one).
+    const extension = input.format === undefined || input.format === page.format ? path.posix.extname(page.path).slice(1) : EXTENSIONS[input.format];
+    const file = `${newSlug}.${extension}`;
+    if (newSlug !== page.slug && (await pagesAt(repository, head.commit)).some((other) => other.slug === newSlug)) throw duplicate();
+    const changes: FileChange[] = [{ path: file, content: Buffer.from(input.content ?? page.content!, 'utf8') }];
+    if (file !== page.path) changes.push({ path: page.path, remove: true });
+    await commitToWiki(ctx, project, actor, head, changes, `${actor.user.username} updated page: ${input.title?.trim() ?? page.title}`);
+    return getWikiPage(ctx, project, newSlug);
+  });
 }
 
 /** Removes a page as a commit by the caller; 404 `Wiki Page` when there is none. */
-export async function deleteWikiPage(ctx: SiteContext, project: ProjectRow, actor: Actor, slug: string): Promise<void> {
-  const page = await getWikiPage(ctx, project, slug);
-  const head = await wikiHead(wikiOf(ctx, project));
-  await commitToWiki(ctx, project, actor, head, [{ path: page.path, remove: true }], `${actor.user.username} deleted page: ${page.title}`);
+export function deleteWikiPage(ctx: SiteContext, project: ProjectRow, actor: Actor, slug: string): Promise<void> {
+  return writingWiki(ctx, project, async () => {
+    const page = await getWikiPage(ctx, project, slug);
+    const head = await wikiHead(wikiOf(ctx, project));
+    await commitToWiki(ctx, project, actor, head, [{ path: page.path, remove: true }], `${actor.user.username} deleted page: ${page.title}`);
+  });
+}
+
+/**
+ * Runs one API write of a project's wiki after the earlier ones in this process: each reads the
+ * branch, builds on it and moves it, so two writes at once would otherwise have the later one
+ * refused by the compare-and-swap. A push through git meanwhile still gets that 400.
+ */
+export function writingWiki<T>(ctx: SiteContext, project: ProjectRow, work: () => Promise<T>): Promise<T> {
+  return oneAtATime(`wiki-write:${wikiOf(ctx, project)}`, work);
 }
 
 /** The wiki repository, made on first write as a first push through git makes it (with its Geo `created` event). */
