@@ -150,9 +150,10 @@ describe('wiki pages API', () => {
     form.append('file', new Blob([Buffer.from('PNGDATA')], { type: 'image/png' }), 'my diagram.png');
     const uploaded = await site.api(`${pages(project)}/attachments`, { method: 'POST', as: developer.token, form });
     expect(uploaded.status).toBe(201);
-    expect(uploaded.body).toMatchObject({ file_name: 'my_diagram.png', branch: 'master' });
-    expect(uploaded.body.file_path).toMatch(/^uploads\/[0-9a-f]{32}\/my_diagram\.png$/);
-    expect(uploaded.body.link).toEqual({ url: uploaded.body.file_path, markdown: `![my_diagram](${uploaded.body.file_path})` });
+    expect(uploaded.body).toMatchObject({ file_name: 'my diagram.png', branch: 'master' });
+    expect(uploaded.body.file_path).toMatch(/^uploads\/[0-9a-f]{32}\/my diagram\.png$/);
+    expect(uploaded.body.link).toEqual({ url: uploaded.body.file_path, markdown: `![my diagram](${uploaded.body.file_path})` });
+    expect((await wikiGit(project, ['log', '-1', '--format=%an|%s', 'master'])).stdout.trim()).toBe('Dev Eloper|Upload attachment my diagram.png');
     expect((await wikiGit(project, ['show', `master:${uploaded.body.file_path}`])).stdout).toBe('PNGDATA');
 
     const other = new FormData();

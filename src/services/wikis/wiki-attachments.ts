@@ -6,7 +6,7 @@ import { branchCommit, isValidBranchName } from '../../git/refs.js';
 import { isEmbedded } from '../../storage/media-types.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { SiteContext } from '../../site-context.js';
-import { sanitizeFilename } from '../projects/uploads.js';
+import { isValidFilePath } from '../repository/commit-writer.js';
 import type { Actor } from '../users/authentication.js';
 import { commitToWiki, ensureWiki, wikiHead, writingWiki } from './wiki-pages.js';
 
@@ -18,14 +18,31 @@ export interface WikiAttachment {
   readonly markdown: string;
 }
 
+const MAX_FILE_NAME = 255;
+
+/**
+ * The uploaded file's own name, as GitLab keeps it (no directory part, cut to 255 characters with
+ * its extension kept); 400 when nothing usable is left, or it is no name git can store.
+ */
+function attachmentName(uploaded: string): string {
+  let name = path.posix.basename(uploaded.replace(/\\/g, '/'));
+  if (name.length > MAX_FILE_NAME) {
+    const extension = path.posix.extname(name).slice(0, 20);
+    name = name.slice(0, MAX_FILE_NAME - extension.length) + extension;
+  }
+  if (!name) throw badRequest('The file name cannot be empty');
+  if (!isValidFilePath(`uploads/x/${name}`)) throw badRequest('The file name is invalid');
+  return name;
+}
+
 /**
  * Stores an uploaded file in the wiki repository as GitLab's Wikis::CreateAttachmentService does:
- * a commit by the caller adding `uploads/<32 hex>/<file name>` on `branch` (the wiki's default
+ * a commit by the caller (`Upload attachment <name>`) adding `uploads/<32 hex>/<file name>` on `branch` (the wiki's default
  * branch unless named; a branch that does not exist yet starts from the default branch's commit).
  */
 export function addWikiAttachment(ctx: SiteContext, project: ProjectRow, actor: Actor, file: UploadedFile, branch: string | undefined): Promise<WikiAttachment> {
   return writingWiki(ctx, project, async () => {
-    const fileName = sanitizeFilename(file.filename);
+    const fileName = attachmentName(file.filename);
     if (branch !== undefined && !(await isValidBranchName(branch))) throw badRequest('Branch name is invalid');
     const repository = await ensureWiki(ctx, project);
     const head = await wikiHead(repository);
