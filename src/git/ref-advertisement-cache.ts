@@ -13,8 +13,10 @@ import path from 'node:path';
  */
 
 /** Repositories (per protocol request) whose advertisement is kept, least recently used dropped first. */
-const MAX_ENTRIES = 512;
-/** An advertisement larger than this (tens of thousands of refs) is streamed and never kept. */
+const MAX_ENTRIES = 1024;
+/** What all kept advertisements may hold together: a bound on memory whatever the repositories' sizes. */
+const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
+/** An advertisement larger than this (thousands of refs) is streamed and never kept. */
 export const MAX_CACHED_BYTES = 256 * 1024;
 
 interface Entry {
@@ -23,6 +25,14 @@ interface Entry {
 }
 
 const entries = new Map<string, Entry>();
+let totalBytes = 0;
+
+function drop(key: string): void {
+  const entry = entries.get(key);
+  if (!entry) return;
+  entries.delete(key);
+  totalBytes -= entry.bytes.length;
+}
 
 const readOrEmpty = async (file: string): Promise<Buffer> => {
   try {
@@ -80,7 +90,8 @@ export function cachedAdvertisement(key: string, state: string): Buffer | null {
 /** Keeps an advertisement git wrote while the refs state was `state` (read before and after it ran). */
 export function keepAdvertisement(key: string, state: string, bytes: Buffer): void {
   if (bytes.length > MAX_CACHED_BYTES) return;
-  entries.delete(key);
+  drop(key);
   entries.set(key, { state, bytes });
-  while (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+  totalBytes += bytes.length;
+  while (entries.size > MAX_ENTRIES || totalBytes > MAX_TOTAL_BYTES) drop(entries.keys().next().value!);
 }
