@@ -112,6 +112,17 @@ describe('deploy keys', () => {
     expect((await site.api(`${keys(other)}/${shared.body.id}`, { as: owner.token })).status).toBe(200);
   });
 
+  it('deletes the keys only a deleted project used, and keeps those another project still has', async () => {
+    const doomed = await createProject(site, { visibility: 'private' }, owner.token);
+    const own = await site.api(keys(doomed), { method: 'POST', as: owner.token, body: { title: 'only here', key: sshPublicKey() } });
+    const shared = await site.api(keys(other), { method: 'POST', as: owner.token, body: { title: 'also on other', key: sshPublicKey() } });
+    expect((await site.api(`${keys(doomed)}/${shared.body.id}/enable`, { method: 'POST', as: owner.token })).status).toBe(201);
+    expect((await site.api(`/projects/${doomed.id}`, { method: 'DELETE', as: owner.token })).status).toBe(202);
+    const ids = (await site.api('/deploy_keys?per_page=100')).body.map((k: any) => k.id);
+    expect(ids).not.toContain(own.body.id);
+    expect(ids).toContain(shared.body.id);
+  });
+
   it('answers the error rows: 400 key and parameters, 401, 403 below maintainer, 404 outsiders and missing keys; GET /deploy_keys for admins', async () => {
     const bad = await site.api(keys(project), { method: 'POST', as: maintainer.token, body: { title: 'bad', key: 'ssh-rsa nonsense' } });
     expect(bad.status).toBe(400);

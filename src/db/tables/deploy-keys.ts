@@ -91,3 +91,8 @@ export function isDeployKeyInUse(db: Db, keyId: number): boolean {
 export function isDeployKeyInProjects(db: Db, keyId: number, projectIdsSql: string, params: Record<string, unknown>): boolean {
   return prepare(db, `SELECT 1 FROM deploy_keys_projects WHERE deploy_key_id = @key AND project_id IN (${projectIdsSql}) LIMIT 1`).get({ ...params, key: keyId }) !== undefined;
 }
+
+/** The ids of the keys enabled in a project. */
+export function deployKeyIdsOfProject(db: Db, projectId: number): number[] {
+  return prepare(db, 'SELECT deploy_key_id FROM deploy_keys_projects WHERE project_id = ?').pluck().all(projectId) as number[];
+}

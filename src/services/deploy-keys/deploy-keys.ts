@@ -4,6 +4,7 @@ import type { Page, Paged } from '../../db/page.js';
 import {
   deleteDeployKeyProject,
   deleteDeployKeyRow,
+  deployKeyIdsOfProject,
   findDeployKey,
   findDeployKeyByFingerprint,
   findProjectDeployKey,
@@ -114,7 +115,16 @@ export function removeProjectDeployKey(db: Db, project: ProjectRow, keyId: numbe
   inTransaction(db, () => {
     const row = findProjectDeployKey(db, project.id, keyId);
     if (!row) throw notFound('Deploy Key');
-    deleteDeployKeyProject(db, project.id, keyId);
-    if (row.public === 0 && !isDeployKeyInUse(db, keyId)) deleteDeployKeyRow(db, keyId);
+    unlinkDeployKey(db, project.id, row);
   });
+}
+
+/** Every key of a project being deleted, by the same orphan rule; call it inside the deletion's transaction. */
+export function removeDeployKeysOfProject(db: Db, projectId: number): void {
+  for (const keyId of deployKeyIdsOfProject(db, projectId)) unlinkDeployKey(db, projectId, findDeployKey(db, keyId)!);
+}
+
+function unlinkDeployKey(db: Db, projectId: number, key: DeployKeyRow): void {
+  deleteDeployKeyProject(db, projectId, key.id);
+  if (key.public === 0 && !isDeployKeyInUse(db, key.id)) deleteDeployKeyRow(db, key.id);
 }
