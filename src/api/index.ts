@@ -35,7 +35,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...eventsRoutes,
     ...todosRoutes,
     ...planningRoutes,
-    ...wikisRoutes,
+    ...wikisRoutes(reads),
     ...deployKeysRoutes,
   ];
 }

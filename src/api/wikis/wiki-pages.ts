@@ -3,6 +3,8 @@ import { wikiAttachment, wikiPage, wikiPageBasic } from '../../entities/wikis.js
 import { addWikiAttachment } from '../../services/wikis/wiki-attachments.js';
 import { createWikiPage, deleteWikiPage, getWikiPage, listWikiPages, updateWikiPage, WIKI_PAGE_FORMATS } from '../../services/wikis/wiki-pages.js';
 import type { SiteContext } from '../../site-context.js';
+import type { ReadRouting } from '../geo/read-routing.js';
+import type { Handler } from '../routes.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { uploadedFile, valueGuard } from '../middleware/value-guards.js';
 import { bool, oneOf, readParams, requireAtLeastOne, required, str } from '../params.js';
@@ -26,15 +28,29 @@ export const attachmentFile = uploadedFile('file');
 /** The `:slug` path part: a page in a directory comes URL-encoded (`dir%2Fpage`), decoded by the router. */
 const slugOf = (req: Request) => String(req.params.slug);
 
-export async function listPages(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { with_content: withContent } = readParams(req.input, { with_content: bool() });
-  const pages = await listWikiPages(ctx, projectOf(req), withContent === true);
-  sendJson(res, 200, pages.map(withContent ? wikiPage : wikiPageBasic));
-}
+/**
+ * A read served from this site's copy of the wiki only when it is current (DESIGN, Reads and
+ * writes on a secondary): a secondary whose copy lags (or is not there yet) has the primary answer,
+ * so a page written a moment ago reads back at once.
+ */
+const fromCurrentCopy =
+  (reads: ReadRouting | null, read: Handler): Handler =>
+  (ctx, req, res) => {
+    if (reads && !reads.isCurrent('wiki', projectOf(req).id)) return reads.fromPrimary(req, res);
+    return read(ctx, req, res);
+  };
 
-export async function showPage(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  sendJson(res, 200, wikiPage(await getWikiPage(ctx, projectOf(req), slugOf(req))));
-}
+export const listPages = (reads: ReadRouting | null): Handler =>
+  fromCurrentCopy(reads, async (ctx, req, res) => {
+    const { with_content: withContent } = readParams(req.input, { with_content: bool() });
+    const pages = await listWikiPages(ctx, projectOf(req), withContent === true);
+    sendJson(res, 200, pages.map(withContent ? wikiPage : wikiPageBasic));
+  });
+
+export const showPage = (reads: ReadRouting | null): Handler =>
+  fromCurrentCopy(reads, async (ctx, req, res) => {
+    sendJson(res, 200, wikiPage(await getWikiPage(ctx, projectOf(req), slugOf(req))));
+  });
 
 export async function addPage(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const params = createParams.of(req);
