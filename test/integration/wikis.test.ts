@@ -104,7 +104,10 @@ describe('wiki pages API', () => {
     });
     expect(edited.status).toBe(200);
     expect(edited.body).toEqual({ format: 'asciidoc', slug: 'guides/First-steps', title: 'First steps', content: '== Steps\n' });
-    const files = (await wikiGit(project, ['ls-tree', '-r', '--name-only', 'master'])).stdout.trim().split('\n');
+    const moveHook = await waitFor(() => receiver.received.find((item) => item.body.object_kind === 'wiki_page' && item.body.object_attributes.slug === 'guides/First-steps'), { message: 'move hook' });
+    expect(moveHook.body.object_attributes).toMatchObject({ action: 'update', format: 'asciidoc', title: 'First steps' });
+    expect(receiver.received.filter((item) => item.body.object_kind === 'wiki_page' && item.body.object_attributes.action === 'delete')).toEqual([]);
+        const files = (await wikiGit(project, ['ls-tree', '-r', '--name-only', 'master'])).stdout.trim().split('\n');
     expect(files).toContain('guides/First-steps.asciidoc');
     expect(files).not.toContain('guides/Getting-started.rdoc');
 
@@ -143,6 +146,9 @@ describe('wiki pages API', () => {
     expect(removed.status).toBe(204);
     expect((await site.api(`${pages(project)}/${encodeURIComponent('guides/First-steps')}`, { as: reporter.token })).status).toBe(404);
     expect((await wikiGit(project, ['log', '-1', '--format=%s', 'master'])).stdout.trim()).toBe(`${maintainer.username} deleted page: First steps`);
+    const hook = await waitFor(() => receiver.received.find((item) => item.body.object_kind === 'wiki_page' && item.body.object_attributes.action === 'delete'), { message: 'delete hook' });
+    expect(hook.body.object_attributes).toMatchObject({ slug: 'guides/First-steps', title: 'First steps', format: 'asciidoc' });
+    expect(hook.body.user.username).toBe(maintainer.username);
   });
 
   it('stores an attachment as a commit under uploads/<hex>/<name>', async () => {

@@ -136,7 +136,8 @@ export function updateWikiPage(
     if (newSlug !== page.slug && (await pagesAt(repository, head.commit)).some((other) => other.slug === newSlug)) throw duplicate();
     const changes: FileChange[] = [{ path: file, content: Buffer.from(input.content ?? page.content!, 'utf8') }];
     if (file !== page.path) changes.push({ path: page.path, remove: true });
-    await commitToWiki(ctx, project, actor, head, changes, `${actor.user.username} updated page: ${input.title?.trim() ?? page.title}`);
+    const moved = file === page.path ? undefined : { from: page.path, to: file };
+    await commitToWiki(ctx, project, actor, head, changes, `${actor.user.username} updated page: ${input.title?.trim() ?? page.title}`, moved);
     return getWikiPage(ctx, project, newSlug);
   });
 }
@@ -180,6 +181,7 @@ export async function commitToWiki(
   head: { branch: string; commit: string | null; parent?: string | null },
   changes: readonly FileChange[],
   message: string,
+  moved?: { readonly from: string; readonly to: string },
 ): Promise<string> {
   const repository = wikiOf(ctx, project);
   const scratchRoot = tmpDir(ctx.config.dataDir);
@@ -188,7 +190,7 @@ export async function commitToWiki(
   const sha = await commitTreeChanges(repository, { branch: head.branch, parent: head.parent ?? head.commit, expected: head.commit, changes, message, author: { name: user.name, email: user.email }, scratchRoot });
   if (!sha) throw badRequest(`Could not update the wiki: branch '${head.branch}' was changed by another push while this change was made; please retry`);
   try {
-    await afterWikiPush(ctx, project, actor, [{ ref: `refs/heads/${head.branch}`, before: head.commit ?? '0'.repeat(40), after: sha }]);
+    await afterWikiPush(ctx, project, actor, [{ ref: `refs/heads/${head.branch}`, before: head.commit ?? '0'.repeat(40), after: sha }], moved);
   } catch (error) {
     // The commit landed; hooks and activity are best effort, as after a push, but the Geo event is not.
     ctx.log.error({ err: error, project_id: project.id }, 'after-push work failed for a wiki change through the API');
