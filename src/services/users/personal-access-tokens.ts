@@ -100,7 +100,8 @@ function getUserOr404(db: Db, userId: number): void {
 export function getPersonalAccessToken(db: Db, actor: Actor, id: number | 'self'): PersonalAccessTokenRow {
   const token = findPersonalAccessToken(db, id === 'self' ? selfTokenId(actor) : id);
   if (isAdmin(actor) && !token) throw notFound();
-  if (!token || (token.user_id !== actor.user.id && !isAdmin(actor))) throw new AppError('unauthorized');
+  // The token a request came with is the caller's to see, under sudo too.
+  if (!token || (id !== 'self' && token.user_id !== actor.user.id && !isAdmin(actor))) throw new AppError('unauthorized');
   return token;
 }
 
@@ -109,7 +110,7 @@ export function revokePersonalAccessTokenById(db: Db, actor: Actor, id: number |
   inTransaction(db, () => {
     const token = findPersonalAccessToken(db, id === 'self' ? selfTokenId(actor) : id);
     if (!token) throw notFound();
-    if (token.user_id !== actor.user.id && !isAdmin(actor)) throw badRequest('400 Bad request');
+    if (id !== 'self' && token.user_id !== actor.user.id && !isAdmin(actor)) throw badRequest('400 Bad request');
     revokePersonalAccessToken(db, token.id);
   });
 }
