@@ -38,11 +38,10 @@ export function listSshKeysOf(db: Db, userId: number, page: Page): Paged<SshKeyR
   return selectPage(db, '*', 'FROM ssh_keys WHERE user_id = ?', 'id', [userId], page);
 }
 
-export function insertSshKey(db: Db, row: Omit<SshKeyRow, 'id'>): number {
-  return Number(
-    prepare(db, 'INSERT INTO ssh_keys (user_id, title, key, fingerprint, fingerprint_md5, created_at) VALUES (@user_id, @title, @key, @fingerprint, @fingerprint_md5, @created_at)').run(row)
-      .lastInsertRowid,
-  );
+/** `fingerprint_md5` may be left out (null) by writers that seed rows directly, such as the replication bench; the primary fills it at boot. */
+export function insertSshKey(db: Db, row: Omit<SshKeyRow, 'id' | 'fingerprint_md5'> & { fingerprint_md5?: string | null }): number {
+  const sql = 'INSERT INTO ssh_keys (user_id, title, key, fingerprint, fingerprint_md5, created_at) VALUES (@user_id, @title, @key, @fingerprint, @fingerprint_md5, @created_at)';
+  return Number(prepare(db, sql).run({ ...row, fingerprint_md5: row.fingerprint_md5 ?? null }).lastInsertRowid);
 }
 
 export function deleteSshKeyRow(db: Db, id: number): void {
