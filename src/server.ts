@@ -23,6 +23,7 @@ import { createLogger } from './observability/logger.js';
 import { createSiteMetrics } from './observability/metrics.js';
 import { geoNodeFigures } from './observability/geo-gauges.js';
 import { ensureRoot } from './services/users/ensure-root.js';
+import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
@@ -59,6 +60,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   };
   // A secondary's users, root included, arrive from the primary.
   if (config.role === 'primary') await ensureRoot(db, config, log);
+  if (config.role === 'primary') fillMd5Fingerprints(db);
   const revision = await readRevision();
   const geo = createGeoRuntime(ctx, revision);
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));

@@ -13,6 +13,8 @@ import { settingsRoutes } from './settings/index.js';
 import type { Route } from './routes.js';
 import { siteRoutes } from './site/index.js';
 import { usersRoutes } from './users/index.js';
+import { wikisRoutes } from './wikis/index.js';
+import { deployKeysRoutes } from './deploy-keys/index.js';
 
 /**
  * Every route under /api/v4 but the site-to-site Geo API, domain by domain: one table, so that the
@@ -36,5 +38,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...todosRoutes,
     ...planningRoutes,
     ...settingsRoutes,
+    ...wikisRoutes(reads),
+    ...deployKeysRoutes,
   ];
 }

@@ -1,3 +1,4 @@
+import type { DeployKeyRow, ProjectDeployKeyRow } from '../db/tables/deploy-keys.js';
 import type { EmailRow } from '../db/tables/emails.js';
 import type { GpgKeyRow } from '../db/tables/gpg-keys.js';
 import type { SshKeyRow } from '../db/tables/ssh-keys.js';
@@ -13,6 +14,27 @@ export function sshKey(row: SshKeyRow) {
 /** SSHKeyWithUser: GET /keys/:id, the key with its owner in the UserPublic view (GITLAB-NOTES 2.8). */
 export function sshKeyWithUser(row: SshKeyRow, user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) {
   return { ...sshKey(row), user: userPublic(user, identities, ctx) };
+}
+
+/**
+ * DeployKey: the SSHKey fields and both fingerprints as GitLab names them (`fingerprint` the MD5
+ * form, `fingerprint_sha256` the base64 digest without its prefix); deploy keys never expire here.
+ */
+export function deployKey(row: DeployKeyRow) {
+  return {
+    id: row.id,
+    title: row.title,
+    key: row.key,
+    created_at: isoTime(row.created_at),
+    expires_at: null,
+    fingerprint: row.fingerprint_md5,
+    fingerprint_sha256: row.fingerprint.replace(/^SHA256:/, ''),
+  };
+}
+
+/** DeployKeysProject: the key as one project has it, with that project's `can_push`. */
+export function projectDeployKey(row: ProjectDeployKeyRow) {
+  return { ...deployKey(row), can_push: row.can_push === 1 };
 }
 
 export function gpgKey(row: GpgKeyRow) {

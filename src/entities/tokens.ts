@@ -18,3 +18,20 @@ export function impersonationToken(row: PersonalAccessTokenRow, secret?: string)
     ...(secret === undefined ? {} : { token: secret }),
   };
 }
+
+/** PersonalAccessToken (GitLab 13.3+); with `token` only in the create response (PersonalAccessTokenWithToken). */
+export function personalAccessToken(row: PersonalAccessTokenRow, secret?: string) {
+  const revoked = flag(row.revoked);
+  return {
+    id: row.id,
+    name: row.name,
+    revoked,
+    created_at: isoTime(row.created_at),
+    scopes: JSON.parse(row.scopes) as string[],
+    user_id: row.user_id,
+    last_used_at: isoTime(row.last_used_at),
+    active: !revoked && !isExpiredDate(row.expires_at),
+    expires_at: row.expires_at,
+    ...(secret === undefined ? {} : { token: secret }),
+  };
+}

@@ -31,7 +31,8 @@ const STATE_COLUMNS = {
  */
 const inFlight = new Map<string, Promise<unknown>>();
 
-function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
+/** Runs `work` after every earlier work of the same key settled (also used to serialize wiki writes, under their own keys). */
+export function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
   const run = (inFlight.get(key) ?? Promise.resolve()).then(work, work);
   const settled = run.catch(() => undefined);
   inFlight.set(key, settled);

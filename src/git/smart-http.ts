@@ -6,6 +6,7 @@ import { createGunzip } from 'node:zlib';
 import { gitHooksDir } from '../storage/layout.js';
 import { runGit, streamGit } from './cli.js';
 import { isBlankSha } from './object-names.js';
+import { cachedAdvertisement, keepAdvertisement, MAX_CACHED_BYTES, refsState } from './ref-advertisement-cache.js';
 
 /** The two services of git's smart HTTP protocol. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -163,11 +164,41 @@ const protocolEnv = (gitProtocol: string | null): Record<string, string> => (git
  * is git's capability list alone, without the `# service=` line, as git's http-backend sends it.
  */
 export async function advertiseRefs(repository: string, service: GitService, output: Writable, gitProtocol: string | null = null): Promise<void> {
-  const git = streamGit([subcommand(service), '--stateless-rpc', '--advertise-refs', repository], { timeoutMs: 60_000, env: protocolEnv(gitProtocol) });
-  git.stdin.end();
   // receive-pack has no v2 and answers a v2 request in v0, which starts with the service line.
   if (service === 'git-receive-pack' || protocolVersion(gitProtocol) < 2) output.write(Buffer.concat([pktLine(`# service=${service}\n`), FLUSH_PKT]));
-  await Promise.all([pipeline(git.stdout, output, { end: false }), git.done]);
+  if (service === 'git-receive-pack') {
+    await pipeAdvertisement(repository, service, output, gitProtocol, null);
+    return;
+  }
+  // upload-pack (every clone and fetch): from memory while the refs are as git last saw them.
+  const key = `${repository}\0${gitProtocol ?? ''}`;
+  const state = await refsState(repository);
+  const cached = state === null ? null : cachedAdvertisement(key, state);
+  if (cached) {
+    output.write(cached);
+    return;
+  }
+  const kept = await pipeAdvertisement(repository, service, output, gitProtocol, MAX_CACHED_BYTES);
+  // Kept only when the refs did not move while git read them: the bytes then describe `state`.
+  if (kept && state !== null && (await refsState(repository)) === state) keepAdvertisement(key, state, kept);
+}
+
+/** Streams git's own advertisement to `output`; resolves with its bytes when they fit in `keepUpTo` (null otherwise). */
+async function pipeAdvertisement(repository: string, service: GitService, output: Writable, gitProtocol: string | null, keepUpTo: number | null): Promise<Buffer | null> {
+  const git = streamGit([subcommand(service), '--stateless-rpc', '--advertise-refs', repository], { timeoutMs: 60_000, env: protocolEnv(gitProtocol) });
+  git.stdin.end();
+  const piped = pipeline(git.stdout, output, { end: false });
+  // A second reader of the same chunks, attached after the pipe so no chunk can pass before either.
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (keepUpTo !== null) {
+    git.stdout.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= keepUpTo) chunks.push(chunk);
+    });
+  }
+  await Promise.all([piped, git.done]);
+  return keepUpTo !== null && size <= keepUpTo ? Buffer.concat(chunks) : null;
 }
 
 /** Upper bound on a push's command list kept for parsing; beyond it the commands are not reported (the push still runs). */

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
 import { AUTHORIZED_PROJECT_IDS, groupAccessLevel, hasAccessBelowGroup, projectAccessLevel, projectIdsWithAccessAtLeast } from '../db/tables/access.js';
+import { isDeployKeyInProjects } from '../db/tables/deploy-keys.js';
 import type { UserRow } from '../db/tables/users.js';
 import type { Actor } from './users/authentication.js';
 import { today } from '../storage/clock.js';
@@ -48,6 +49,7 @@ export interface ProjectRef {
   readonly archived: number;
   readonly public_jobs: number;
   readonly issues_enabled: number;
+  readonly wiki_enabled: number;
 }
 
 /** The actor's access level on a group (0 for anonymous callers); admins count as owners. */
@@ -88,6 +90,12 @@ const unlessArchived =
     !project.archived && rule(db, actor, project, access);
 
 const readProject = visibleOr(ACCESS.guest);
+
+/** The wiki switched off (`wiki_enabled` false) refuses every wiki ability, as GitLab's wiki feature does (403 to whoever sees the project). */
+const whenWikiEnabled =
+  (rule: Rule<ProjectRef>): Rule<ProjectRef> =>
+  (db, actor, project, access) =>
+    project.wiki_enabled === 1 && rule(db, actor, project, access);
 
 /** The issue tracker switched off (`issues_enabled` false) refuses every issue ability, as GitLab's issues feature does. */
 const whenIssuesEnabled =
@@ -149,6 +157,10 @@ const PROJECT_RULES = {
   admin_board: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   admin_list: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   destroy_list: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.owner))),
+  /** The wiki (GitLab's project policy): whoever reads the project reads its pages; developers write pages and attachments; maintainers delete pages. */
+  read_wiki: whenWikiEnabled(readProject),
+  create_wiki: whenWikiEnabled(unlessArchived(atLeast(ACCESS.developer))),
+  admin_wiki: whenWikiEnabled(unlessArchived(atLeast(ACCESS.maintainer))),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
@@ -422,4 +434,26 @@ export function protectedRefLevels(db: Db, actor: Actor | null, project: Project
     reaches: (level) => admin || (level > ACCESS.none && PROJECT_RULES.push_code(db, actor, project, access) && access() >= level),
     maintainer: PROJECT_RULES.admin_project(db, actor, project, access),
   };
+}
+
+/** What the deploy key rules read of a key: who added it and whether it is public. */
+export interface DeployKeyRef {
+  readonly id: number;
+  readonly user_id: number | null;
+  readonly public: number;
+}
+
+/**
+ * Whether the actor may enable a deploy key in a project they administer (GitLab's
+ * accessible_deploy_keys): a public key, or one enabled in a project where they are a maintainer or
+ * above; admins any key.
+ */
+export function canUseDeployKey(db: Db, actor: Actor, key: DeployKeyRef): boolean {
+  if (isAdmin(actor) || key.public === 1) return true;
+  return isDeployKeyInProjects(db, key.id, projectIdsWithAccessAtLeast('@maintainer'), { user: actor.user.id, today: today(), maintainer: ACCESS.maintainer });
+}
+
+/** Whether the actor may retitle a deploy key (GitLab's update_deploy_key_title): admins, or whoever added it while it is not public. */
+export function canRetitleDeployKey(actor: Actor, key: DeployKeyRef): boolean {
+  return isAdmin(actor) || (key.public === 0 && key.user_id === actor.user.id);
 }

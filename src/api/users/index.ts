@@ -5,6 +5,7 @@ import { addUserEmail, listUserEmails, removeUserEmail, showUserEmail } from './
 import { addUserGpgKey, listUserGpgKeys, removeUserGpgKey, revokeUserGpgKey, showUserGpgKey } from './gpg-keys.js';
 import { removeUserIdentity } from './identities.js';
 import { addToken, listTokens, revokeToken, showToken } from './impersonation-tokens.js';
+import { addUserPersonalToken, listPersonalTokens, revokePersonalToken, showPersonalToken } from './personal-access-tokens.js';
 import { addUserKey, findKeyByFingerprint, listUserKeys, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
 import {
   addUser,
@@ -75,6 +76,11 @@ export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/users/:user_id/impersonation_tokens/:token_id', guards: [admin], handler: showToken },
   { method: 'post', path: '/users/:user_id/impersonation_tokens', guards: [admin], handler: addToken },
   { method: 'delete', path: '/users/:user_id/impersonation_tokens/:token_id', guards: [admin], handler: revokeToken },
+
+  { method: 'post', path: '/users/:user_id/personal_access_tokens', guards: [admin], handler: addUserPersonalToken },
+  { method: 'get', path: '/personal_access_tokens', guards: [signedIn], handler: listPersonalTokens },
+  { method: 'get', path: '/personal_access_tokens/:id', guards: [signedIn], handler: showPersonalToken },
+  { method: 'delete', path: '/personal_access_tokens/:id', guards: [signedIn], handler: revokePersonalToken },
 
   ...customAttributesRoutes('/users/:id', [], userAttributes),
 ];

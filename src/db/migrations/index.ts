@@ -12,7 +12,8 @@ import { issuables } from './0010_issuables.js';
 import { boards } from './0011_boards.js';
 import { epics } from './0012_epics.js';
 import { protectedRefs } from './0014_protected_refs.js';
+import { deployKeys } from './0015_deploy_keys.js';
 import { settings } from './0016_settings.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics, protectedRefs, settings];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics, protectedRefs, deployKeys, settings];

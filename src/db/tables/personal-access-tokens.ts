@@ -11,12 +11,13 @@ export interface PersonalAccessTokenRow {
   impersonation: number;
   revoked: number;
   expires_at: string | null;
+  last_used_at: string | null;
   created_at: string;
 }
 
-const COLUMNS = 'id, user_id, name, scopes, impersonation, revoked, expires_at, created_at';
+const COLUMNS = 'id, user_id, name, scopes, impersonation, revoked, expires_at, last_used_at, created_at';
 
-export function insertPersonalAccessToken(db: Db, row: Omit<PersonalAccessTokenRow, 'id' | 'revoked'> & { token_digest: string }): number {
+export function insertPersonalAccessToken(db: Db, row: Omit<PersonalAccessTokenRow, 'id' | 'revoked' | 'last_used_at'> & { token_digest: string }): number {
   return Number(
     prepare(
       db,
@@ -56,4 +57,43 @@ const STATE_SQL: Record<TokenState, string> = {
 export function listImpersonationTokenRows(db: Db, userId: number, state: TokenState, today: string, page: Page): Paged<PersonalAccessTokenRow> {
   const params: unknown[] = state === 'all' ? [userId] : [userId, today];
   return selectPage(db, COLUMNS, `FROM personal_access_tokens WHERE user_id = ? AND impersonation = 1 ${STATE_SQL[state]}`, 'id DESC', params, page);
+}
+
+/** The filters of GET /personal_access_tokens (GitLab's PersonalAccessTokensFinder); absent ones do not filter. */
+export interface TokenFilters {
+  readonly userId?: number;
+  /** Leaves impersonation tokens out: what a non-admin lists. */
+  readonly personalOnly?: boolean;
+  readonly revoked?: boolean;
+  readonly state?: 'active' | 'inactive';
+  readonly createdBefore?: string;
+  readonly createdAfter?: string;
+  readonly lastUsedBefore?: string;
+  readonly lastUsedAfter?: string;
+  readonly expiresBefore?: string;
+  readonly expiresAfter?: string;
+  readonly search?: string;
+}
+
+/** Tokens matching the filters as of `today` (YYYY-MM-DD), newest first; a user's tokens through the (user_id, impersonation, id) index. */
+export function listPersonalAccessTokenRows(db: Db, filters: TokenFilters, today: string, page: Page): Paged<PersonalAccessTokenRow> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...values: unknown[]) => {
+    where.push(sql);
+    params.push(...values);
+  };
+  if (filters.userId !== undefined) add('user_id = ?', filters.userId);
+  if (filters.personalOnly) add('impersonation = 0');
+  if (filters.revoked !== undefined) add('revoked = ?', filters.revoked ? 1 : 0);
+  if (filters.state === 'active') add('revoked = 0 AND (expires_at IS NULL OR expires_at >= ?)', today);
+  if (filters.state === 'inactive') add('(revoked = 1 OR expires_at < ?)', today);
+  if (filters.createdBefore !== undefined) add('created_at < ?', filters.createdBefore);
+  if (filters.createdAfter !== undefined) add('created_at > ?', filters.createdAfter);
+  if (filters.lastUsedBefore !== undefined) add('last_used_at < ?', filters.lastUsedBefore);
+  if (filters.lastUsedAfter !== undefined) add('last_used_at > ?', filters.lastUsedAfter);
+  if (filters.expiresBefore !== undefined) add('expires_at < ?', filters.expiresBefore);
+  if (filters.expiresAfter !== undefined) add('expires_at > ?', filters.expiresAfter);
+  if (filters.search !== undefined) add("name LIKE ? ESCAPE '\\'", `%${filters.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return selectPage(db, COLUMNS, `FROM personal_access_tokens${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, 'id DESC', params, page);
 }

@@ -37,6 +37,7 @@ import { columnsOfInput, type ProjectInput } from './create.js';
 import { shadowsSubgroup, validateProject } from './validation.js';
 import { findVisibleGroup } from '../find-visible.js';
 import { removeProjectIssuables } from '../issuables/issue-removal.js';
+import { removeDeployKeysOfProject } from '../deploy-keys/deploy-keys.js';
 
 export { listProjects, type ProjectFilters } from './lists.js';
 
@@ -82,7 +83,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
 
 /**
  * Deletes a project: its rows (members, shares, stars, custom attributes and its events follow
- * through foreign keys; forks keep existing, unlinked), then its repository, wiki, avatar and
+ * through foreign keys; forks keep existing, unlinked; deploy keys no other project uses go), then its repository, wiki, avatar and
  * uploads directories; `actor`'s `destroyed` event names it. The groups family calls this for
  * each project of a group it deletes.
  */
@@ -90,6 +91,7 @@ export async function deleteProject(db: Db, dataDir: string, actor: Actor, proje
   inTransaction(db, () => {
     const fullPath = `${findNamespaceById(db, project.namespace_id)?.full_path ?? ''}/${project.path}`;
     removeProjectIssuables(db, project.id);
+    removeDeployKeysOfProject(db, project.id);
     deleteProjectRow(db, project.id);
     recordProjectDeleted(db, project.id);
     recordProjectDestroyed(db, actor.user.id, { id: project.id, fullPath });

@@ -97,14 +97,21 @@ function hookCommits(commits: readonly CommitWithChanges[]): HookCommit[] {
 }
 
 /** Wiki page formats by file extension, as Gollum names them. */
-const WIKI_FORMATS: Readonly<Record<string, string>> = { md: 'markdown', markdown: 'markdown', rdoc: 'rdoc', adoc: 'asciidoc', asciidoc: 'asciidoc', org: 'org' };
+export const WIKI_FORMATS: Readonly<Record<string, string>> = { md: 'markdown', markdown: 'markdown', rdoc: 'rdoc', adoc: 'asciidoc', asciidoc: 'asciidoc', org: 'org' };
 const WIKI_ACTIONS = { added: 'create', modified: 'update', removed: 'delete' } as const;
 
 /**
  * What follows a push to a project's wiki: one `wiki_page` hook per page file the push added,
- * changed or removed (minimal: pages are the files with a wiki format extension, on any branch).
+ * changed or removed (minimal: pages are the files with a wiki format extension, on any branch);
+ * `moved` names a page file the wiki API moved, hooked as one update.
  */
-export async function afterWikiPush(ctx: SiteContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
+export async function afterWikiPush(
+  ctx: SiteContext,
+  project: ProjectRow,
+  actor: Actor,
+  updates: readonly RefUpdate[],
+  moved?: { readonly from: string; readonly to: string },
+): Promise<void> {
   if (updates.length === 0) return;
   await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'updated');
   const repository = wikiRepositoryPath(ctx.config.dataDir, project.id);
@@ -114,10 +121,12 @@ export async function afterWikiPush(ctx: SiteContext, project: ProjectRow, actor
     const changes = await changedPaths(repository, isBlankSha(update.before) ? null : update.before, update.after);
     const message = (await readCommit(repository, update.after)).message.trim();
     for (const { change, path: file } of changes) {
+      // A page the API moved (new title or format) is one update of the page, as GitLab's UpdateService hooks it.
+      if (moved && change === 'removed' && file === moved.from) continue;
       const extension = path.extname(file).slice(1).toLowerCase();
       if (!(extension in WIKI_FORMATS)) continue;
       const content = change === 'removed' ? '' : (await readBlob(repository, `${update.after}:${file}`)).toString('utf8');
-      pages.push({ action: WIKI_ACTIONS[change], file, content, message });
+      pages.push({ action: moved && file === moved.to ? 'update' : WIKI_ACTIONS[change], file, content, message });
     }
   }
   inTransaction(ctx.db, () => {

@@ -15,6 +15,8 @@ export interface Actor {
   readonly via: AuthMethod;
   readonly scopes: readonly string[];
   readonly sudoFrom: UserRow | null;
+  /** The personal (or impersonation) access token the request came with: GET/DELETE /personal_access_tokens/self. */
+  readonly tokenId?: number;
 }
 
 export type Credential = { kind: 'private_token' | 'bearer' | 'session'; secret: string };
@@ -41,7 +43,7 @@ function fromPersonalToken(db: Db, digest: string): Resolved {
   const user = findUserById(db, token.user_id);
   if (!userCanSignIn(user)) return null;
   const via = token.impersonation ? 'impersonation_token' : 'personal_access_token';
-  return { actor: { user, via, scopes: JSON.parse(token.scopes) as string[], sudoFrom: null }, validUntil: endOfDay(token.expires_at) };
+  return { actor: { user, via, scopes: JSON.parse(token.scopes) as string[], sudoFrom: null, tokenId: token.id }, validUntil: endOfDay(token.expires_at) };
 }
 
 function fromOauthToken(db: Db, digest: string): Resolved {
@@ -66,10 +68,13 @@ function fromSession(db: Db, digest: string): Resolved {
 /** Scopes of the read-only token kind allow GET on the users family and the caller's events alone (GITLAB-NOTES 1.7; GitLab's events API allows read_user). */
 export function missingScope(scopes: readonly string[], method: string, path: string): string | null {
   if (scopes.includes('api')) return null;
-  const read = method === 'GET' || method === 'HEAD';
-  if (read && scopes.includes('read_user') && /^\/(users?|events)(\/|$)/.test(path)) return null;
+  // A token of any scope may read and revoke itself (GitLab's PersonalAccessTokens::SelfInformation and SelfRevocation).
+  if ((read(method) || method === 'DELETE') && path === '/personal_access_tokens/self') return null;
+  if (read(method) && scopes.includes('read_user') && /^\/(users?|events)(\/|$)/.test(path)) return null;
   return 'api';
 }
+
+const read = (method: string) => method === 'GET' || method === 'HEAD';
 
 /** Records API or Git use at most once per user per day (GITLAB-NOTES 2.8). */
 export function touchActivity(db: Db, user: UserRow): void {

@@ -1,13 +1,22 @@
 import type { Db } from '../../db/connection.js';
+import { inTransaction } from '../../db/connection.js';
+import type { Page, Paged } from '../../db/page.js';
 import {
   findPersonalAccessToken,
   findPersonalAccessTokenByDigest,
   insertPersonalAccessToken,
+  listPersonalAccessTokenRows,
   reissuePersonalAccessToken,
+  revokePersonalAccessToken,
   type PersonalAccessTokenRow,
+  type TokenFilters,
 } from '../../db/tables/personal-access-tokens.js';
-import { nowIso } from '../../storage/clock.js';
+import { AppError, badRequest, invalid, notFound } from '../../errors.js';
+import { nowIso, today } from '../../storage/clock.js';
+import { isAdmin } from '../permissions.js';
+import type { Actor } from './authentication.js';
 import { digestSecret, newSecret } from './secrets.js';
+import { getUser } from './users.js';
 
 export const TOKEN_SCOPES = ['api', 'read_user', 'sudo'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
@@ -41,4 +50,73 @@ export function ensurePersonalAccessToken(db: Db, userId: number, secret: string
     return;
   }
   createPersonalAccessToken(db, userId, { name: 'root token (configuration)', scopes, secret });
+}
+
+/**
+ * An admin's POST /users/:id/personal_access_tokens (GitLab 13.6+): a personal access token for the
+ * user with scopes from TOKEN_SCOPES; the secret is answered once, only its digest is kept.
+ */
+export function createUserPersonalAccessToken(
+  db: Db,
+  userId: number,
+  options: { name: string; scopes: readonly string[]; expiresAt: string | null },
+): { row: PersonalAccessTokenRow; token: string } {
+  if (!options.scopes.length || options.scopes.some((scope) => !(TOKEN_SCOPES as readonly string[]).includes(scope))) {
+    throw badRequest('scopes does not have a valid value');
+  }
+  if (!options.name.trim()) throw invalid({ name: ["can't be blank"] });
+  if (options.name.length > 255) throw invalid({ name: ['is too long (maximum is 255 characters)'] });
+  if (options.expiresAt !== null && options.expiresAt < today()) throw invalid({ expires_at: ['must be in the future'] });
+  return inTransaction(db, () => {
+    getUser(db, userId);
+    return createPersonalAccessToken(db, userId, options);
+  });
+}
+
+/**
+ * GET /personal_access_tokens (GitLab's finder): an admin lists every token, or one user's with
+ * `user_id` (404 for an unknown user); anyone else their own personal tokens (impersonation tokens
+ * are the admins'), and 401 for `user_id` naming someone else.
+ */
+export function listPersonalAccessTokens(db: Db, actor: Actor, filters: TokenFilters, page: Page): Paged<PersonalAccessTokenRow> {
+  if (isAdmin(actor)) {
+    if (filters.userId !== undefined) getUserOr404(db, filters.userId);
+    return listPersonalAccessTokenRows(db, filters, today(), page);
+  }
+  if (filters.userId !== undefined && filters.userId !== actor.user.id) throw new AppError('unauthorized');
+  return listPersonalAccessTokenRows(db, { ...filters, userId: actor.user.id, personalOnly: true }, today(), page);
+}
+
+function getUserOr404(db: Db, userId: number): void {
+  try {
+    getUser(db, userId);
+  } catch {
+    // GitLab answers a bare 404 here (not_found! without a resource).
+    throw notFound();
+  }
+}
+
+/** The token the id names, or (`self`) the one the request came with: admins any (404 when missing), others their own (401 otherwise, as GitLab). */
+export function getPersonalAccessToken(db: Db, actor: Actor, id: number | 'self'): PersonalAccessTokenRow {
+  const token = findPersonalAccessToken(db, id === 'self' ? selfTokenId(actor) : id);
+  if (isAdmin(actor) && !token) throw notFound();
+  // The token a request came with is the caller's to see, under sudo too.
+  if (!token || (id !== 'self' && token.user_id !== actor.user.id && !isAdmin(actor))) throw new AppError('unauthorized');
+  return token;
+}
+
+/** Revokes a token (204): admins any, others their own (400 `Bad request` otherwise, as GitLab's RevokeService); 404 when missing. */
+export function revokePersonalAccessTokenById(db: Db, actor: Actor, id: number | 'self'): void {
+  inTransaction(db, () => {
+    const token = findPersonalAccessToken(db, id === 'self' ? selfTokenId(actor) : id);
+    if (!token) throw notFound();
+    if (id !== 'self' && token.user_id !== actor.user.id && !isAdmin(actor)) throw badRequest('400 Bad request');
+    revokePersonalAccessToken(db, token.id);
+  });
+}
+
+/** The token behind the request; a session or OAuth token has none (404). */
+function selfTokenId(actor: Actor): number {
+  if (actor.tokenId === undefined) throw notFound('Personal Access Token');
+  return actor.tokenId;
 }

@@ -1,0 +1,58 @@
+import type { Request, Response } from 'express';
+import { deployKey, projectDeployKey } from '../../entities/keys.js';
+import {
+  addProjectDeployKey,
+  enableDeployKey,
+  getProjectDeployKey,
+  listDeployKeys,
+  listProjectDeployKeys,
+  removeProjectDeployKey,
+  updateProjectDeployKey,
+} from '../../services/deploy-keys/deploy-keys.js';
+import type { SiteContext } from '../../site-context.js';
+import { projectOf, requireActor } from '../middleware/guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { bool, pathInt, readParams, requireAtLeastOne, required, str } from '../params.js';
+import { sendJson, sendNoContent } from '../respond.js';
+
+const keyIdOf = (req: Request) => pathInt(req.params.key_id, 'key_id');
+
+export function listAllDeployKeys(ctx: SiteContext, req: Request, res: Response): void {
+  const params = readParams(req.input, { public: bool() });
+  const page = readPage(req.input);
+  const result = listDeployKeys(ctx.db, params.public === true, page);
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map(deployKey), result.total);
+}
+
+export function listKeys(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  const result = listProjectDeployKeys(ctx.db, projectOf(req), page);
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map(projectDeployKey), result.total);
+}
+
+export function showKey(ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 200, projectDeployKey(getProjectDeployKey(ctx.db, projectOf(req), keyIdOf(req))));
+}
+
+export function addKey(ctx: SiteContext, req: Request, res: Response): void {
+  const params = readParams(req.input, { key: required(str()), title: required(str()), can_push: bool() });
+  const row = addProjectDeployKey(ctx.db, requireActor(req), projectOf(req), { title: params.title, key: params.key, canPush: params.can_push === true });
+  sendJson(res, 201, projectDeployKey(row));
+}
+
+export function editKey(ctx: SiteContext, req: Request, res: Response): void {
+  const keyId = keyIdOf(req);
+  const params = readParams(req.input, { title: str(), can_push: bool() });
+  requireAtLeastOne(params, ['title', 'can_push']);
+  const row = updateProjectDeployKey(ctx.db, requireActor(req), projectOf(req), keyId, { title: params.title, canPush: params.can_push });
+  sendJson(res, 200, projectDeployKey(row));
+}
+
+export function enableKey(ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 201, deployKey(enableDeployKey(ctx.db, requireActor(req), projectOf(req), keyIdOf(req))));
+}
+
+export function removeKey(ctx: SiteContext, req: Request, res: Response): void {
+  removeProjectDeployKey(ctx.db, projectOf(req), keyIdOf(req));
+  sendNoContent(res);
+}

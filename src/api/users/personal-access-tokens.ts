@@ -1,0 +1,70 @@
+import type { Request, Response } from 'express';
+import { personalAccessToken } from '../../entities/tokens.js';
+import {
+  createUserPersonalAccessToken,
+  getPersonalAccessToken,
+  listPersonalAccessTokens,
+  revokePersonalAccessTokenById,
+} from '../../services/users/personal-access-tokens.js';
+import type { SiteContext } from '../../site-context.js';
+import { requireActor } from '../middleware/guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { bool, date, datetime, int, list, oneOf, pathInt, readParams, required, str } from '../params.js';
+import { sendJson, sendNoContent } from '../respond.js';
+
+/** `:id` is a token id or the keyword `self` (the token the request came with). */
+const tokenIdOf = (req: Request): number | 'self' => (req.params.id === 'self' ? 'self' : pathInt(req.params.id, 'id'));
+
+export function listPersonalTokens(ctx: SiteContext, req: Request, res: Response): void {
+  const params = readParams(req.input, {
+    user_id: int({ min: 1 }),
+    revoked: bool(),
+    state: oneOf(['active', 'inactive'] as const),
+    created_before: datetime(),
+    created_after: datetime(),
+    last_used_before: datetime(),
+    last_used_after: datetime(),
+    expires_before: date(),
+    expires_after: date(),
+    search: str(),
+  });
+  const page = readPage(req.input);
+  const result = listPersonalAccessTokens(
+    ctx.db,
+    requireActor(req),
+    {
+      userId: params.user_id,
+      revoked: params.revoked,
+      state: params.state,
+      createdBefore: params.created_before,
+      createdAfter: params.created_after,
+      lastUsedBefore: params.last_used_before,
+      lastUsedAfter: params.last_used_after,
+      expiresBefore: params.expires_before,
+      expiresAfter: params.expires_after,
+      search: params.search || undefined,
+    },
+    page,
+  );
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => personalAccessToken(row)), result.total);
+}
+
+export function showPersonalToken(ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 200, personalAccessToken(getPersonalAccessToken(ctx.db, requireActor(req), tokenIdOf(req))));
+}
+
+export function revokePersonalToken(ctx: SiteContext, req: Request, res: Response): void {
+  revokePersonalAccessTokenById(ctx.db, requireActor(req), tokenIdOf(req));
+  sendNoContent(res);
+}
+
+/** POST /users/:user_id/personal_access_tokens (admins): the secret is in this answer only. */
+export function addUserPersonalToken(ctx: SiteContext, req: Request, res: Response): void {
+  const params = readParams(req.input, { name: required(str()), scopes: required(list(str())), expires_at: date() });
+  const { row, token } = createUserPersonalAccessToken(ctx.db, pathInt(req.params.user_id, 'user_id'), {
+    name: params.name,
+    scopes: params.scopes,
+    expiresAt: params.expires_at ?? null,
+  });
+  sendJson(res, 201, personalAccessToken(row, token));
+}

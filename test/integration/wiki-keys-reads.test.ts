@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../../src/api/index.js';
+import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { sshPublicKey } from '../helpers/keys.js';
+import { startSite, type TestSite } from '../helpers/site.js';
+
+/**
+ * Every GET route of wikis, deploy keys, key lookups and personal access tokens (issue 17, items 3
+ * and 5), read from the route table, answers without a 5xx and writes nothing that replicates (a
+ * secondary serves these reads from its own copy). A wiki that was never written is read too: a
+ * read must not create its repository.
+ */
+const FAMILIES = /\/(wikis|deploy_keys|personal_access_tokens|keys)\b/;
+
+let site: TestSite;
+let member: TestUser;
+const params: Record<string, string> = {};
+
+beforeAll(async () => {
+  site = await startSite();
+  member = await createUser(site);
+  const project = await createProject(site, { visibility: 'private' });
+  const untouched = await createProject(site, { visibility: 'private' });
+  await addMember(site, 'projects', project.id, member, 40);
+  await addMember(site, 'projects', untouched.id, member, 40);
+  const post = async (path: string, body: Record<string, unknown>, as?: string) => {
+    const response = await site.api(path, { method: 'POST', body, as });
+    expect(response.status, `${path}: ${response.text}`).toBe(201);
+    return response.body;
+  };
+  const page = await post(`/projects/${project.id}/wikis`, { title: 'guide/Read me', content: 'text' });
+  const deployKey = await post(`/projects/${project.id}/deploy_keys`, { title: 'ci', key: sshPublicKey() });
+  const key = await post('/user/keys', { title: 'mine', key: sshPublicKey() }, member.token);
+  const token = await post(`/users/${member.id}/personal_access_tokens`, { name: 'script', scopes: ['api'] });
+  Object.assign(params, {
+    projectId: String(project.id),
+    untouchedId: String(untouched.id),
+    slug: encodeURIComponent(page.slug),
+    key_id: String(deployKey.id),
+    userKeyId: String(key.id),
+    tokenId: String(token.id),
+  });
+  for (const as of [undefined, member.token]) await site.api('/user', { as });
+});
+afterAll(() => site.stop());
+
+const eventLogHead = () => site.site.db.prepare('SELECT coalesce(max(id), 0) FROM geo_event_log').pluck().get() as number;
+
+function fill(path: string, projectId: string): string {
+  return path.replace(/:(\w+)/g, (_, name: string) => {
+    if (name === 'id') return path.startsWith('/keys') ? params.userKeyId! : path.startsWith('/personal_access_tokens') ? params.tokenId! : projectId;
+    return params[name]!;
+  });
+}
+
+describe('GET routes of wikis, deploy keys, keys and personal access tokens', () => {
+  const routes = apiRoutes('test', [], null).filter((route) => route.method === 'get' && FAMILIES.test(route.path) && !route.path.startsWith('/user'));
+
+  it('are found in the route table', () => {
+    expect(routes.map((route) => route.path).sort()).toEqual(
+      [
+        '/deploy_keys',
+        '/keys',
+        '/keys/:id',
+        '/personal_access_tokens',
+        '/personal_access_tokens/:id',
+        '/projects/:id/deploy_keys',
+        '/projects/:id/deploy_keys/:key_id',
+        '/projects/:id/wikis',
+        '/projects/:id/wikis/:slug',
+      ].sort(),
+    );
+  });
+
+  it('answer below 500 and write no replicated row, for an admin, a member and anonymous callers, on a written and an untouched wiki', async () => {
+    const before = eventLogHead();
+    for (const route of routes) {
+      for (const projectId of [params.projectId!, params.untouchedId!]) {
+        for (const as of [undefined, member.token, null]) {
+          const response = await site.api(fill(route.path, projectId), { as });
+          expect(response.status, `${route.path} as ${as === null ? 'anonymous' : as ? 'member' : 'admin'}: ${response.text}`).toBeLessThan(500);
+        }
+      }
+    }
+    expect(eventLogHead()).toBe(before);
+    expect((await site.api(`/projects/${params.untouchedId}/wikis`)).body).toEqual([]);
+  });
+});
