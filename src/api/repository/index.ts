@@ -2,6 +2,7 @@ import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import { addBranch, listProjectBranches, removeBranch, showBranch } from './branches.js';
 import { addCommit, listProjectCommits, showCommit, showCommitDiff } from './commits.js';
+import { cherryPickCommit, revertCommit } from './commit-changes.js';
 import { showCompare } from './compare.js';
 import { addFile, editFile, removeFile, showFile, showRawFile } from './files.js';
 
@@ -31,6 +32,8 @@ export const repositoryRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/commits/:sha`, guards: reader, handler: showCommit },
   { method: 'get', path: `${base}/commits/:sha/diff`, guards: reader, handler: showCommitDiff },
   { method: 'post', path: `${base}/commits`, guards: writer, handler: addCommit },
+  { method: 'post', path: `${base}/commits/:sha/cherry_pick`, guards: writer, handler: cherryPickCommit },
+  { method: 'post', path: `${base}/commits/:sha/revert`, guards: writer, handler: revertCommit },
 
   { method: 'get', path: `${base}/compare`, guards: reader, handler: showCompare },
 ];
