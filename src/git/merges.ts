@@ -140,3 +140,20 @@ export async function buildMerge(
   const parents = options.squash ? [targetHead] : [targetHead, sourceHead];
   return { ok: true, sha: await commitTree(repository, merged.tree, parents, options.message, options.author, options.committer) };
 }
+
+/**
+ * Copies `branch` of another repository on this disk into `ref` of `repository` (a fork's source
+ * branch into its upstream's refs/merge-requests/<iid>/head), so the merge can be computed where
+ * it lands; resolves to the sha fetched, null when the branch no longer exists there.
+ */
+export async function fetchBranchInto(repository: string, fromRepository: string, branch: string, ref: string): Promise<string | null> {
+  try {
+    await git(repository, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--end-of-options', fromRepository, `+refs/heads/${branch}:${ref}`], {
+      timeoutMs: MERGE_TIMEOUT_MS,
+    });
+  } catch (error) {
+    if (error instanceof GitError && /couldn't find remote ref/i.test(error.stderr)) return null;
+    throw error;
+  }
+  return (await git(repository, ['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`])).stdout.trim();
+}

@@ -12,6 +12,7 @@ import { issuables } from './0010_issuables.js';
 import { boards } from './0011_boards.js';
 import { epics } from './0012_epics.js';
 import { mergeRequests } from './0013_merge_requests.js';
+import { mergeRequestMerges } from './0018_merge_request_merges.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics, mergeRequests];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics, mergeRequests, mergeRequestMerges];

@@ -155,3 +155,11 @@ export function notesOfDiscussions(db: Db, type: NoteableType, noteableId: numbe
 export function setNoteResolved(db: Db, id: number, by: number | null, at: string): void {
   prepare(db, 'UPDATE notes SET resolved_at = ?, resolved_by_id = ?, updated_at = ? WHERE id = ?').run(by === null ? null : at, by, at, id);
 }
+
+/** Whether a noteable has a resolvable note not yet resolved (GitLab's discussions_to_be_resolved?); index notes_noteable. */
+export function hasUnresolvedNotes(db: Db, noteableType: 'Issue' | 'MergeRequest', noteableId: number): boolean {
+  return (
+    prepare(db, 'SELECT 1 FROM notes WHERE noteable_type = ? AND noteable_id = ? AND resolvable = 1 AND resolved_at IS NULL LIMIT 1').get(noteableType, noteableId) !==
+    undefined
+  );
+}

@@ -1,0 +1,196 @@
+import { inTransaction } from '../../db/connection.js';
+import { findLatestPipelineForSha, type PipelineRow } from '../../db/tables/ci.js';
+import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
+import { hasUnresolvedNotes } from '../../db/tables/notes.js';
+import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
+import { AppError, conflict } from '../../errors.js';
+import { buildMerge, updateRefIfAt } from '../../git/merges.js';
+import { BLANK_SHA } from '../../git/object-names.js';
+import { repositoryOf } from '../../git/in-repository.js';
+import { withRefLock } from '../../git/ref-lock.js';
+import type { SiteContext } from '../../site-context.js';
+import { nowIso } from '../../storage/clock.js';
+import { can } from '../permissions.js';
+import { notifyPush } from '../repository/commit-writer.js';
+import type { Actor } from '../users/authentication.js';
+import { isApproved } from './approvals.js';
+import { currentMergeHeads, type MergeHeads } from './merge-heads.js';
+import { defaultMergeCommitMessage } from './mergeability.js';
+
+/** What an accept asks for (PUT .../merge; SPEC "Merge requests"). */
+export interface AcceptParams {
+  readonly mergeCommitMessage?: string;
+  readonly squashCommitMessage?: string;
+  readonly squash?: boolean;
+  readonly shouldRemoveSourceBranch?: boolean;
+  readonly mergeWhenPipelineSucceeds?: boolean;
+  readonly sha?: string;
+}
+
+/** GitLab's work-in-progress titles (`WIP:`, `[WIP]`, `WIP `, and the later `Draft:`, `[Draft]`, `(Draft)`): not mergeable. */
+export const isWorkInProgress = (title: string): boolean => /^\s*(\[(wip|draft)\]|\((wip|draft)\)|(wip|draft):|wip\s)/i.test(title);
+
+/** Pipelines that may still succeed (GitLab's HasStatus active statuses). */
+const isActive = (pipeline: PipelineRow): boolean => pipeline.status === 'created' || pipeline.status === 'pending' || pipeline.status === 'running';
+
+/** The pipeline of the merge request's head: the latest pipeline of its head sha in the source project (GitLab's head_pipeline). */
+export function headPipeline(ctx: SiteContext, mergeRequest: MergeRequestRow, sourceHead: string | null): PipelineRow | undefined {
+  const sha = sourceHead ?? mergeRequest.head_sha;
+  if (!sha || mergeRequest.source_project_id === null) return undefined;
+  return findLatestPipelineForSha(ctx.db, mergeRequest.source_project_id, sha);
+}
+
+const methodNotAllowed = () => new AppError('not_allowed', '405 Method Not Allowed');
+const cannotBeMerged = () => new AppError('not_allowed', 'Branch cannot be merged');
+const notOpen = () => new AppError('not_acceptable', '406 Method Not Allowed');
+
+/**
+ * GitLab's mergeable_state? without the open check: not a work in progress, every discussion
+ * resolved when the project requires it, the head pipeline succeeded when the project requires it
+ * (skipped when the merge waits for the pipeline), and in the ee edition no approval missing.
+ */
+function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeRequest: MergeRequestRow, pipeline: PipelineRow | undefined, skipCiCheck: boolean): void {
+  if (isWorkInProgress(mergeRequest.title)) throw methodNotAllowed();
+  if (project.only_allow_merge_if_all_discussions_are_resolved && hasUnresolvedNotes(ctx.db, 'MergeRequest', mergeRequest.id)) throw methodNotAllowed();
+  // GitLab 10.x: with no pipeline at all the requirement holds (mergeable_ci_state?).
+  if (!skipCiCheck && project.only_allow_merge_if_pipeline_succeeds && pipeline && pipeline.status !== 'success' && pipeline.status !== 'skipped') throw methodNotAllowed();
+  if (ctx.config.edition === 'ee' && !isApproved(ctx.db, mergeRequest)) throw methodNotAllowed();
+}
+
+/**
+ * PUT .../merge (issue 15, item 5), with the checks in the order GITLAB-NOTES 2.3 records and the
+ * codes of decision 1: 401 unless the caller may push to the target project; 406 unless open;
+ * 405 for a work in progress, unresolved discussions, a pipeline that has not succeeded or missing
+ * approvals; 405 `Branch cannot be merged` when the current heads conflict or a branch is gone;
+ * 409 when `sha` is not the source head. With `merge_when_pipeline_succeeds` and an active head
+ * pipeline the merge request is flagged and stays open; otherwise it merges now. Resolves to the
+ * merge request as stored afterwards.
+ */
+export async function acceptMergeRequest(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): Promise<MergeRequestRow> {
+  if (!can(ctx.db, actor, 'push_code', project)) throw new AppError('unauthorized');
+  if (mergeRequest.state !== 'opened') throw notOpen();
+  const heads = await currentMergeHeads(ctx, mergeRequest);
+  const pipeline = headPipeline(ctx, mergeRequest, heads.source);
+  const wait = !!params.mergeWhenPipelineSucceeds;
+  assertMergeableState(ctx, project, mergeRequest, pipeline, wait);
+  assertMergeable(mergeRequest, heads);
+  if (params.sha !== undefined && params.sha !== heads.source) throw shaMismatch(heads.source);
+  if (wait && pipeline && isActive(pipeline)) return setMergeWhenPipelineSucceeds(ctx, actor, mergeRequest, params);
+  return mergeNow(ctx, project, actor, mergeRequest, params);
+}
+
+const shaMismatch = (head: string | null) => conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
+
+/** 405 when a branch is gone, or the stored check of these very heads found a conflict (the merge itself checks again). */
+function assertMergeable(mergeRequest: MergeRequestRow, heads: MergeHeads): void {
+  if (!heads.source || !heads.target) throw cannotBeMerged();
+  const checkedNow = mergeRequest.merge_status_source_sha === heads.source && mergeRequest.merge_status_target_sha === heads.target;
+  if (checkedNow && mergeRequest.merge_status === 'cannot_be_merged') throw cannotBeMerged();
+}
+
+/** Flags the merge request to merge when its head pipeline succeeds, remembering who asked and with what (merge_params). */
+function setMergeWhenPipelineSucceeds(ctx: SiteContext, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): MergeRequestRow {
+  return inTransaction(ctx.db, () => {
+    const current = findMergeRequestById(ctx.db, mergeRequest.id);
+    if (!current || current.state !== 'opened') throw notOpen();
+    updateMergeRequestRow(ctx.db, mergeRequest.id, {
+      merge_when_pipeline_succeeds: 1,
+      merge_user_id: actor.user.id,
+      merge_params: JSON.stringify(params),
+      updated_at: nowIso(),
+    });
+    return findMergeRequestById(ctx.db, mergeRequest.id)!;
+  });
+}
+
+/** How many times a merge is rebuilt when a push outside this process moved the target branch under it. */
+const MERGE_ATTEMPTS = 3;
+
+/**
+ * Merges now: under the target branch's lock, re-reads the merge request (a concurrent accept that
+ * won makes this a 406), takes the current heads, builds the merge or squash commit and moves the
+ * target branch by compare-and-swap from the exact head it was built on, then stores the merged
+ * state. After the lock: the after-push path (webhooks, events, Geo, other merge requests' checks)
+ * and the source branch's removal when asked for. Either the branch moved and the merge request
+ * is merged, or nothing changed.
+ */
+export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): Promise<MergeRequestRow> {
+  const repository = repositoryOf(ctx, project);
+  const targetRef = `refs/heads/${mergeRequest.target_branch}`;
+  const squash = params.squash ?? mergeRequest.squash === 1;
+  const user = actor.user;
+  const identity = { name: user.name, email: user.email };
+  const merged = await withRefLock(repository, targetRef, async () => {
+    for (let attempt = 0; attempt < MERGE_ATTEMPTS; attempt += 1) {
+      const current = findMergeRequestById(ctx.db, mergeRequest.id);
+      if (!current || current.state !== 'opened') throw notOpen();
+      const heads = await currentMergeHeads(ctx, current);
+      if (!heads.source || !heads.target) throw cannotBeMerged();
+      if (params.sha !== undefined && params.sha !== heads.source) throw shaMismatch(heads.source);
+      const message = squash ? params.squashCommitMessage || current.title : params.mergeCommitMessage || defaultMergeCommitMessage(ctx, current);
+      const built = await buildMerge(repository, heads.target, heads.source, { squash, message, author: identity, committer: identity });
+      if (!built.ok) {
+        inTransaction(ctx.db, () =>
+          updateMergeRequestRow(ctx.db, current.id, { merge_status: 'cannot_be_merged', merge_status_source_sha: heads.source, merge_status_target_sha: heads.target }),
+        );
+        throw cannotBeMerged();
+      }
+      const reason = `geoforge: merge !${current.iid} by ${user.username}`;
+      if (!(await updateRefIfAt(repository, targetRef, built.sha, heads.target, reason))) continue;
+      const row = inTransaction(ctx.db, () => {
+        const now = nowIso();
+        updateMergeRequestRow(ctx.db, current.id, {
+          state: 'merged',
+          merge_commit_sha: built.sha,
+          squash_commit_sha: squash ? built.sha : null,
+          merged_by_id: user.id,
+          merged_at: now,
+          merge_status: 'can_be_merged',
+          merge_status_source_sha: heads.source,
+          merge_status_target_sha: heads.target,
+          merge_when_pipeline_succeeds: 0,
+          merge_error: null,
+          updated_at: now,
+        });
+        return findMergeRequestById(ctx.db, current.id)!;
+      });
+      return { row, before: heads.target, after: built.sha, source: heads.source };
+    }
+    throw conflict('The target branch moved while the merge was made; please retry');
+  });
+  await notifyPush(ctx, project, actor, mergeRequest.target_branch, merged.before, merged.after);
+  if (params.shouldRemoveSourceBranch ?? merged.row.force_remove_source_branch === 1) await removeSourceBranch(ctx, actor, merged.row, merged.source);
+  return findMergeRequestById(ctx.db, mergeRequest.id)!;
+}
+
+/**
+ * Removes the source branch after the merge (GitLab's can_remove_source_branch?): only when the
+ * caller may push to the source project, the branch is not its default one, and it still points
+ * at the head that was merged (a push meanwhile keeps it). A refusal is logged, never an error:
+ * the merge has happened.
+ */
+async function removeSourceBranch(ctx: SiteContext, actor: Actor, mergeRequest: MergeRequestRow, mergedHead: string): Promise<void> {
+  const source = mergeRequest.source_project_id === null ? undefined : findProjectById(ctx.db, mergeRequest.source_project_id);
+  if (!source || source.default_branch === mergeRequest.source_branch || !can(ctx.db, actor, 'push_code', source)) return;
+  const repository = repositoryOf(ctx, source);
+  const removed = await updateRefIfAt(repository, `refs/heads/${mergeRequest.source_branch}`, BLANK_SHA, mergedHead, `geoforge: source branch of !${mergeRequest.iid} removed after the merge`);
+  if (!removed) {
+    ctx.log.info({ merge_request_id: mergeRequest.id }, 'source branch moved after the merge: kept');
+    return;
+  }
+  await notifyPush(ctx, source, actor, mergeRequest.source_branch, mergedHead, BLANK_SHA);
+}
+
+/**
+ * PUT or POST .../cancel_merge_when_pipeline_succeeds (GITLAB-NOTES decision 2): 401 unless the
+ * caller may merge, 405 when merged or closed, 406 when the flag is not set; clears the flag.
+ */
+export function cancelMergeWhenPipelineSucceeds(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow): MergeRequestRow {
+  if (!can(ctx.db, actor, 'push_code', project) && mergeRequest.merge_user_id !== actor.user.id) throw new AppError('unauthorized');
+  if (mergeRequest.state !== 'opened') throw methodNotAllowed();
+  if (!mergeRequest.merge_when_pipeline_succeeds) throw new AppError('not_acceptable', '406 Not Acceptable');
+  return inTransaction(ctx.db, () => {
+    updateMergeRequestRow(ctx.db, mergeRequest.id, { merge_when_pipeline_succeeds: 0, merge_user_id: null, merge_params: null, updated_at: nowIso() });
+    return findMergeRequestById(ctx.db, mergeRequest.id)!;
+  });
+}
