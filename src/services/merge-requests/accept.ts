@@ -3,6 +3,7 @@ import { findLatestPipelineForSha, type PipelineRow } from '../../db/tables/ci.j
 import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { hasUnresolvedNotes } from '../../db/tables/notes.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
+import { isWorkInProgress } from '../../entities/merge-requests.js';
 import { AppError, conflict } from '../../errors.js';
 import { buildMerge, updateRefIfAt } from '../../git/merges.js';
 import { BLANK_SHA } from '../../git/object-names.js';
@@ -14,6 +15,7 @@ import { can } from '../permissions.js';
 import { notifyPush } from '../repository/commit-writer.js';
 import type { Actor } from '../users/authentication.js';
 import { isApproved } from './approvals.js';
+import { announceMergeRequestChange, mergeRequestChange } from './changes.js';
 import { currentMergeHeads, type MergeHeads } from './merge-heads.js';
 import { defaultMergeCommitMessage } from './mergeability.js';
 
@@ -26,9 +28,6 @@ export interface AcceptParams {
   readonly mergeWhenPipelineSucceeds?: boolean;
   readonly sha?: string;
 }
-
-/** GitLab's work-in-progress titles (`WIP:`, `[WIP]`, `WIP `, and the later `Draft:`, `[Draft]`, `(Draft)`): not mergeable. */
-export const isWorkInProgress = (title: string): boolean => /^\s*(\[(wip|draft)\]|\((wip|draft)\)|(wip|draft):|wip\s)/i.test(title);
 
 /** Pipelines that may still succeed (GitLab's HasStatus active statuses). */
 const isActive = (pipeline: PipelineRow): boolean => pipeline.status === 'created' || pipeline.status === 'pending' || pipeline.status === 'running';
@@ -152,7 +151,9 @@ export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Act
           merge_error: null,
           updated_at: now,
         });
-        return findMergeRequestById(ctx.db, current.id)!;
+        const row = findMergeRequestById(ctx.db, current.id)!;
+        announceMergeRequestChange(ctx, mergeRequestChange('merged', user, project, current, row));
+        return row;
       });
       return { row, before: heads.target, after: built.sha, source: heads.source };
     }

@@ -1,5 +1,6 @@
 import { inTransaction, type Db } from '../../db/connection.js';
 import {
+  approverUserIds,
   approvalsOf,
   countApprovals,
   deleteApproval,
@@ -13,10 +14,14 @@ import {
 } from '../../db/tables/merge-request-approvals.js';
 import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
+import { usersByIds } from '../../db/tables/project-relations.js';
+import type { UserRow } from '../../db/tables/users.js';
 import { AppError, conflict, invalid, notFound } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
 import { can } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
+import type { SiteContext } from '../../site-context.js';
+import type { MergeRequestChange } from './changes.js';
 
 /**
  * Merge request approvals (ee; issue 15, item 7; GITLAB-NOTES 2.3 "Approvals"). A merge request
@@ -104,6 +109,11 @@ export function resetApprovalsAfterPush(db: Db, mergeRequest: MergeRequestRow): 
   return deleteApprovalsOf(db, mergeRequest.id);
 }
 
+/** The change listener (changes.ts) that resets approvals when a push recorded a new version, in the push's transaction. */
+export function resetApprovalsOnPush(ctx: SiteContext, change: MergeRequestChange): void {
+  if (change.action === 'pushed') resetApprovalsAfterPush(ctx.db, change.mergeRequest);
+}
+
 /**
  * POST .../merge_requests/:iid/approvals (`approvals_required`): the merge request's own
  * requirement, which may not go below its project's (EE validate_approvals_before_merge).
@@ -119,16 +129,26 @@ export function setApprovalsRequired(db: Db, mergeRequest: MergeRequestRow, requ
   });
 }
 
-/** The project's approval settings (GET /projects/:id/approvals). */
-export function approvalSettings(db: Db, project: ProjectRow): ProjectApprovalSettingsRow {
-  return projectApprovalSettings(db, project.id);
-}
-
 /** POST /projects/:id/approvals: changes the given settings; an approvals_before_merge below 0 is a validation error. */
-export function updateApprovalSettings(db: Db, project: ProjectRow, changes: Partial<Record<keyof ProjectApprovalSettingsRow, number>>): ProjectApprovalSettingsRow {
+export function updateApprovalSettings(db: Db, project: ProjectRow, changes: Partial<Record<keyof ProjectApprovalSettingsRow, number>>): void {
   if (changes.approvals_before_merge !== undefined && changes.approvals_before_merge < 0) {
     throw invalid({ approvals_before_merge: ['must be greater than or equal to 0'] });
   }
   inTransaction(db, () => updateProjectApprovalSettings(db, project.id, changes));
-  return projectApprovalSettings(db, project.id);
+}
+
+/** What the approvals view shows of a merge request: its state for the caller, the approving users and the suggested approvers, one query each. */
+export function loadApprovalView(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): { state: ApprovalState; users: ReadonlyMap<number, UserRow>; approvers: UserRow[] } {
+  const state = approvalState(db, actor, project, mergeRequest);
+  const own = approverUserIds(db, 'MergeRequest', mergeRequest.id);
+  const approverIds = own.length ? own : approverUserIds(db, 'Project', project.id);
+  const users = usersByIds(db, [...state.approvals.map((approval) => approval.user_id), ...approverIds]);
+  return { state, users, approvers: approverIds.flatMap((id) => users.get(id) ?? []) };
+}
+
+/** The project's approval settings and its suggested approvers. */
+export function loadProjectApprovals(db: Db, project: ProjectRow): { settings: ProjectApprovalSettingsRow; approvers: UserRow[] } {
+  const ids = approverUserIds(db, 'Project', project.id);
+  const users = usersByIds(db, ids);
+  return { settings: projectApprovalSettings(db, project.id), approvers: ids.flatMap((id) => users.get(id) ?? []) };
 }

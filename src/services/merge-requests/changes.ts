@@ -4,7 +4,9 @@ import type { ProjectRow } from '../../db/tables/projects.js';
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { changedColumns } from '../issuables/changes.js';
+import { resetApprovalsOnPush } from './approvals.js';
 import { mergeRequestEvents } from './events.js';
+import { scheduleMergeabilityChecks } from './mergeability.js';
 
 /**
  * The two seams between merge request writes and what follows from them (as
@@ -43,8 +45,8 @@ export type MergeRequestChangeListener = (ctx: SiteContext, change: MergeRequest
 /** Called after the commit with the ids of the merge requests whose heads moved (now `unchecked`); must not throw. */
 export type HeadsMovedListener = (ctx: SiteContext, mergeRequestIds: readonly number[]) => void;
 
-const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [mergeRequestEvents];
-const HEADS_MOVED_LISTENERS: readonly HeadsMovedListener[] = [];
+const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [mergeRequestEvents, resetApprovalsOnPush];
+const HEADS_MOVED_LISTENERS: readonly HeadsMovedListener[] = [scheduleMergeabilityChecks];
 
 /** Tells every listener what a write did to a merge request; call it inside the write's transaction, after the rows are written. */
 export function announceMergeRequestChange(ctx: SiteContext, change: MergeRequestChange): void {

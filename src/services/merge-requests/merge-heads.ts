@@ -1,6 +1,6 @@
 import type { MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { repositoryOf } from '../../git/in-repository.js';
-import { fetchBranchInto } from '../../git/merges.js';
+import { writeMergeRequestHead } from '../../git/merge-request-refs.js';
 import { branchCommit } from '../../git/refs.js';
 import type { SiteContext } from '../../site-context.js';
 
@@ -12,15 +12,13 @@ export interface MergeHeads {
   readonly target: string | null;
 }
 
-/** The ref that keeps a merge request's commits reachable in its target repository (GitLab's ref_path). */
-export const mergeRequestHeadRef = (mergeRequest: Pick<MergeRequestRow, 'iid'>): string => `refs/merge-requests/${mergeRequest.iid}/head`;
 /** The ref holding the merge result (GitLab's merge_ref_path), refreshed by each mergeability check. */
 export const mergeRequestMergeRef = (mergeRequest: Pick<MergeRequestRow, 'iid'>): string => `refs/merge-requests/${mergeRequest.iid}/merge`;
 
 /**
  * The current heads of a merge request's source and target branches, both present in the target
- * repository: a fork's source branch is fetched into refs/merge-requests/<iid>/head first, so a
- * merge into the upstream finds every commit it needs there.
+ * repository: a fork's source head is fetched into refs/merge-requests/<iid>/head first (the
+ * after-push path may not have run yet), so a merge into the upstream finds every commit there.
  */
 export async function currentMergeHeads(ctx: SiteContext, mergeRequest: MergeRequestRow): Promise<MergeHeads> {
   const repository = repositoryOf(ctx, { id: mergeRequest.target_project_id });
@@ -30,8 +28,7 @@ export async function currentMergeHeads(ctx: SiteContext, mergeRequest: MergeReq
     return { repository, source: await branchCommit(repository, mergeRequest.source_branch), target };
   }
   const sourceRepository = repositoryOf(ctx, { id: mergeRequest.source_project_id });
-  const source = (await branchCommit(sourceRepository, mergeRequest.source_branch))
-    ? await fetchBranchInto(repository, sourceRepository, mergeRequest.source_branch, mergeRequestHeadRef(mergeRequest))
-    : null;
+  const source = await branchCommit(sourceRepository, mergeRequest.source_branch);
+  if (source) await writeMergeRequestHead(repository, sourceRepository, mergeRequest.iid, source);
   return { repository, source, target };
 }

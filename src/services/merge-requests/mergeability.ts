@@ -126,16 +126,3 @@ export async function checkMergeability(ctx: SiteContext, mergeRequestId: number
   if (mergeRef) await recordRepositoryChange(ctx.db, ctx.config.dataDir, mergeRequest.target_project_id, 'repository', 'updated');
   return stored ? status : null;
 }
-
-/**
- * Marks merge requests `unchecked` (their source or target moved, or the target branch changed)
- * and queues their checks; call after the change is durable. Only open merge requests change.
- */
-export function markUnchecked(ctx: SiteContext, mergeRequests: readonly Pick<MergeRequestRow, 'id' | 'state'>[]): void {
-  const open = mergeRequests.filter((row) => row.state === 'opened').map((row) => row.id);
-  if (!open.length) return;
-  inTransaction(ctx.db, () => {
-    for (const id of open) updateMergeRequestRow(ctx.db, id, { merge_status: 'unchecked' });
-  });
-  scheduleMergeabilityChecks(ctx, open);
-}
