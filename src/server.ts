@@ -31,6 +31,7 @@ import type { SiteContext } from './site-context.js';
 import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
 import { requireGitVersion } from './git/git-version.js';
+import { settleMergeRequestWork } from './services/merge-requests/background.js';
 
 export interface Site {
   readonly ctx: SiteContext;
@@ -109,6 +110,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));
       }
+      // Merge request work in the background (checks, merges, rebases) ends before the database closes.
+      await settleMergeRequestWork(ctx);
       // Deliveries in flight are cancelled and stay queued for the next start.
       await ctx.webhooks.stop();
       // Clones in flight are killed and stay `started`, resumed at the next start.

@@ -363,6 +363,22 @@ export function readableIssuesAnywhere(actor: Actor | null): SqlCondition {
   };
 }
 
+/**
+ * canReadMergeRequest for merge requests of any project `p` (joined on their target project), as
+ * SQL: projects with merge requests on that the actor may download from (public ones, internal ones
+ * for signed-in users who are not external, and those where they are reporters or above; all for
+ * admins).
+ */
+export function readableMergeRequestsAnywhere(actor: Actor | null): SqlCondition {
+  if (isAdmin(actor)) return { sql: 'p.merge_requests_enabled = 1', params: {} };
+  if (!actor) return { sql: `p.merge_requests_enabled = 1 AND p.visibility_level = ${VISIBILITY.public}`, params: {} };
+  const minVisible = actor.user.external ? VISIBILITY.public : VISIBILITY.internal;
+  return {
+    sql: `p.merge_requests_enabled = 1 AND (p.visibility_level >= ${minVisible} OR p.id IN (${projectIdsWithAccessAtLeast('@reporter')}))`,
+    params: { user: actor.user.id, today: today(), reporter: ACCESS.reporter },
+  };
+}
+
 /** What the note rules read of a noteable (an issue, later a merge request): whether its discussion is locked. */
 export interface NoteableRef {
   readonly discussion_locked: number | null;

@@ -169,6 +169,23 @@ describe('mergeability and accept', () => {
   });
 });
 
+describe('closing issues', () => {
+  it('closes the issues the merge request closes, names them in the merge commit, and records who closed them', async () => {
+    const issue = await site.api(`/projects/${project.id}/issues`, { method: 'POST', as: owner.token, body: { title: 'Bug to fix' } });
+    expect(issue.status).toBe(201);
+    await commit('fixes', { 'fix.txt': 'fixed\n' }, { start: 'master' });
+    const created = await openMergeRequest({ source_branch: 'fixes', title: 'Fix the bug', description: `Closes #${issue.body.iid}` });
+    const closes = await site.api(mrPath(created.iid, '/closes_issues'), { as: developer.token });
+    expect(closes.body.map((row: any) => row.iid)).toEqual([issue.body.iid]);
+    const merged = await accept(created.iid);
+    expect(merged.status, merged.text).toBe(200);
+    const message = (await git(repo(), ['log', '-1', '--format=%B', merged.body.merge_commit_sha])).stdout;
+    expect(message).toContain(`\n\nCloses #${issue.body.iid}\n\n`);
+    const closed = await site.api(`/projects/${project.id}/issues/${issue.body.iid}`, { as: owner.token });
+    expect(closed.body).toMatchObject({ state: 'closed', closed_by: { id: developer.id } });
+  });
+});
+
 describe('fork merge requests', () => {
   it('merges a fork branch into its upstream', async () => {
     const forked = await site.api(`/projects/${project.id}/fork`, { method: 'POST', as: developer.token, body: {} });

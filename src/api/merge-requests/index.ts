@@ -1,38 +1,72 @@
-import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { issueIid, readableIssue } from '../issuables/issue-guards.js';
+import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
-import { readableMergeRequest } from './guards.js';
-import { addMergeRequest, showMergeRequest } from './merge-requests.js';
-import { mergeRequestCreateParams, mergeRequestIid } from './params.js';
+import {
+  listClosesIssues,
+  listCommits,
+  listDiffs,
+  listIssueClosers,
+  listParticipants,
+  listPipelines,
+  listVersions,
+  markTodo,
+  mergeRequestSubscriber,
+  showChanges,
+  showVersion,
+} from './actions.js';
+import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
+import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
 import { eeRoute } from '../planning/board-guards.js';
 import { approve, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
 import { acceptMerge, acceptParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
+import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
 
-const one = '/projects/:id/merge_requests/:merge_request_iid';
+const base = '/projects/:id/merge_requests/:merge_request_iid';
 /** The routes of one merge request: signed in (401), its iid (400), a visible project (404), read_merge_request (403), then the merge request (404). */
 const oneMergeRequest = [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), readableMergeRequest];
 
 /**
- * Merge requests (issue 15). Every route needs a signed-in caller (SPEC: "Every call requires
- * authentication"), then GitLab's order: 400 for a bad parameter, 404 for a missing or invisible
- * project or merge request, 403 for an ability the caller lacks.
+ * Merge requests (issue 15, items 1-4 and 8). Every route needs a signed-in caller (SPEC: "Every
+ * call requires authentication"), then GitLab's order: 400 for a bad parameter, 404 for a missing
+ * or invisible project or merge request, 403 for an ability the caller lacks. The merge itself,
+ * approvals, rebase and merge when pipeline succeeds are the merge code's rows.
  */
 export const mergeRequestsRoutes: readonly Route[] = [
+  { method: 'get', path: '/merge_requests', guards: [signedIn, myMergeRequestListParams], handler: listMyMergeRequests },
+  { method: 'get', path: '/groups/:id/merge_requests', guards: [signedIn, mergeRequestListParams, loadGroup()], handler: listGroupMergeRequests },
+  { method: 'get', path: '/projects/:id/merge_requests', guards: [signedIn, mergeRequestListParams, loadProject(), requireAbility('read_merge_request')], handler: listProjectMergeRequests },
   { method: 'post', path: '/projects/:id/merge_requests', guards: [signedIn, mergeRequestCreateParams, loadProject(), requireAbility('create_merge_request_from')], handler: addMergeRequest },
-  { method: 'get', path: '/projects/:id/merge_requests/:merge_request_iid', guards: oneMergeRequest, handler: showMergeRequest },
+  { method: 'get', path: base, guards: oneMergeRequest, handler: showMergeRequest },
+  { method: 'put', path: base, guards: [signedIn, mergeRequestIid, mergeRequestUpdateParams, loadProject(), requireAbility('read_merge_request'), editableMergeRequest], handler: editMergeRequest },
+  { method: 'delete', path: base, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest, requireAbility('destroy_merge_request')], handler: removeMergeRequest },
+  { method: 'get', path: `${base}/participants`, guards: oneMergeRequest, handler: listParticipants },
+  { method: 'get', path: `${base}/commits`, guards: oneMergeRequest, handler: listCommits },
+  { method: 'get', path: `${base}/changes`, guards: oneMergeRequest, handler: showChanges },
+  { method: 'get', path: `${base}/diffs`, guards: oneMergeRequest, handler: listDiffs },
+  { method: 'get', path: `${base}/versions`, guards: oneMergeRequest, handler: listVersions },
+  { method: 'get', path: `${base}/versions/:version_id`, guards: [signedIn, mergeRequestIid, versionId, loadProject(), requireAbility('read_merge_request'), readableMergeRequest], handler: showVersion },
+  { method: 'get', path: `${base}/closes_issues`, guards: oneMergeRequest, handler: listClosesIssues },
+  { method: 'get', path: `${base}/pipelines`, guards: oneMergeRequest, handler: listPipelines },
+  { method: 'post', path: `${base}/subscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(true) },
+  { method: 'post', path: `${base}/unsubscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(false) },
+  { method: 'post', path: `${base}/todo`, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest], handler: markTodo },
+  // The issue side of closing references (item 4): the merge requests that close an issue when merged.
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },
 
   // Merging (items 5-6): the service checks the rest in the SPEC's order (401, 406, 405, 409).
-  { method: 'put', path: `${one}/merge`, guards: [signedIn, mergeRequestIid, acceptParams, ...oneMergeRequest.slice(2)], handler: acceptMerge },
-  { method: 'put', path: `${one}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
-  { method: 'post', path: `${one}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
-  { method: 'put', path: `${one}/rebase`, guards: oneMergeRequest, handler: rebaseMerge },
-  { method: 'post', path: `${one}/rebase`, guards: oneMergeRequest, handler: rebaseMerge },
-  { method: 'get', path: `${one}/merge_ref`, guards: oneMergeRequest, handler: showMergeRef },
+  { method: 'put', path: `${base}/merge`, guards: [signedIn, mergeRequestIid, acceptParams, ...oneMergeRequest.slice(2)], handler: acceptMerge },
+  { method: 'put', path: `${base}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
+  { method: 'post', path: `${base}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
+  { method: 'put', path: `${base}/rebase`, guards: oneMergeRequest, handler: rebaseMerge },
+  { method: 'post', path: `${base}/rebase`, guards: oneMergeRequest, handler: rebaseMerge },
+  { method: 'get', path: `${base}/merge_ref`, guards: oneMergeRequest, handler: showMergeRef },
 
   // Approvals (item 7, ee: 404 as an unknown route in ce).
-  { method: 'get', path: `${one}/approvals`, guards: [eeRoute, ...oneMergeRequest], handler: showApprovals },
-  { method: 'post', path: `${one}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request')], handler: changeApprovalsRequired },
-  { method: 'post', path: `${one}/approve`, guards: [eeRoute, ...oneMergeRequest], handler: approve },
-  { method: 'post', path: `${one}/unapprove`, guards: [eeRoute, ...oneMergeRequest], handler: unapprove },
+  { method: 'get', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest], handler: showApprovals },
+  { method: 'post', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request')], handler: changeApprovalsRequired },
+  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest], handler: approve },
+  { method: 'post', path: `${base}/unapprove`, guards: [eeRoute, ...oneMergeRequest], handler: unapprove },
   { method: 'get', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('read_merge_request')], handler: showProjectApprovals },
   { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project')], handler: changeProjectApprovals },
 ];

@@ -102,3 +102,8 @@ export function diffCommitsOf(db: Db, diffId: number, limit = -1, offset = 0): M
 export function diffFilesOf(db: Db, diffId: number): MergeRequestDiffFileRow[] {
   return prepare(db, 'SELECT * FROM merge_request_diff_files WHERE merge_request_diff_id = ? ORDER BY relative_order').all(diffId) as MergeRequestDiffFileRow[];
 }
+
+/** One page of a version's files, in git's order (GET .../diffs). */
+export function diffFilesPage(db: Db, diffId: number, limit: number, offset: number): MergeRequestDiffFileRow[] {
+  return prepare(db, 'SELECT * FROM merge_request_diff_files WHERE merge_request_diff_id = ? ORDER BY relative_order LIMIT ? OFFSET ?').all(diffId, limit, offset) as MergeRequestDiffFileRow[];
+}

@@ -139,3 +139,11 @@ export function clearMilestoneOfMergeRequests(db: Db, milestoneId: number): void
 export function mergeRequestPage(db: Db, fromWhere: string, order: string, params: Record<string, unknown>, limit: number, offset: number): MergeRequestRow[] {
   return prepare(db, `SELECT merge_requests.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset }) as MergeRequestRow[];
 }
+
+/** Deletes the resource events and time logs of these merge requests (their merge_request_id columns have no foreign key). */
+export function deleteMergeRequestResourceRows(db: Db, ids: readonly number[]): void {
+  const list = JSON.stringify(ids);
+  for (const table of ['resource_label_events', 'resource_milestone_events', 'resource_state_events', 'timelogs']) {
+    prepare(db, `DELETE FROM ${table} WHERE merge_request_id IN (SELECT value FROM json_each(?))`).run(list);
+  }
+}

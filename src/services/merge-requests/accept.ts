@@ -2,6 +2,7 @@ import { inTransaction } from '../../db/connection.js';
 import { findLatestPipelineForSha, type PipelineRow } from '../../db/tables/ci.js';
 import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { hasUnresolvedNotes } from '../../db/tables/notes.js';
+import { projectFullPaths } from '../../db/tables/project-relations.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { isWorkInProgress } from '../../entities/merge-requests.js';
 import { AppError, conflict } from '../../errors.js';
@@ -16,6 +17,7 @@ import { notifyPush } from '../repository/commit-writer.js';
 import type { Actor } from '../users/authentication.js';
 import { isApproved } from './approvals.js';
 import { announceMergeRequestChange, mergeRequestChange } from './changes.js';
+import { closeIssuesOfMergedRequest, closingIssuesVisibleTo } from './closing-issues.js';
 import { currentMergeHeads, type MergeHeads } from './merge-heads.js';
 import { defaultMergeCommitMessage } from './mergeability.js';
 
@@ -126,7 +128,7 @@ export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Act
       const heads = await currentMergeHeads(ctx, current);
       if (!heads.source || !heads.target) throw cannotBeMerged();
       if (params.sha !== undefined && params.sha !== heads.source) throw shaMismatch(heads.source);
-      const message = squash ? params.squashCommitMessage || current.title : params.mergeCommitMessage || defaultMergeCommitMessage(ctx, current);
+      const message = squash ? params.squashCommitMessage || current.title : params.mergeCommitMessage || defaultMergeCommitMessage(ctx, current, closingReferencesOf(ctx, actor, current));
       const built = await buildMerge(repository, heads.target, heads.source, { squash, message, author: identity, committer: identity });
       if (!built.ok) {
         inTransaction(ctx.db, () =>
@@ -160,8 +162,21 @@ export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Act
     throw conflict('The target branch moved while the merge was made; please retry');
   });
   await notifyPush(ctx, project, actor, mergeRequest.target_branch, merged.before, merged.after);
+  try {
+    closeIssuesOfMergedRequest(ctx, actor, merged.row);
+  } catch (error) {
+    // The merge stands; an issue left open is the only loss, and it can be closed by hand.
+    ctx.log.error({ err: error, merge_request_id: mergeRequest.id }, 'closing the issues of a merged merge request failed');
+  }
   if (params.shouldRemoveSourceBranch ?? merged.row.force_remove_source_branch === 1) await removeSourceBranch(ctx, actor, merged.row, merged.source);
   return findMergeRequestById(ctx.db, mergeRequest.id)!;
+}
+
+/** The issues the merge closes, as the merge commit message names them (`#1`, or `group/project#1` elsewhere), those the merger can see. */
+function closingReferencesOf(ctx: SiteContext, actor: Actor, mergeRequest: MergeRequestRow): string[] {
+  const issues = closingIssuesVisibleTo(ctx.db, actor, mergeRequest);
+  const paths = projectFullPaths(ctx.db, issues.map((issue) => issue.project_id));
+  return issues.map((issue) => (issue.project_id === mergeRequest.target_project_id ? `#${issue.iid}` : `${paths.get(issue.project_id)}#${issue.iid}`));
 }
 
 /**

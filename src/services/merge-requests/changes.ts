@@ -7,6 +7,7 @@ import { changedColumns } from '../issuables/changes.js';
 import { resetApprovalsOnPush } from './approvals.js';
 import { mergeRequestEvents } from './events.js';
 import { scheduleMergeabilityChecks } from './mergeability.js';
+import { mergeRequestTodos } from './todos.js';
 
 /**
  * The two seams between merge request writes and what follows from them (as
@@ -45,7 +46,7 @@ export type MergeRequestChangeListener = (ctx: SiteContext, change: MergeRequest
 /** Called after the commit with the ids of the merge requests whose heads moved (now `unchecked`); must not throw. */
 export type HeadsMovedListener = (ctx: SiteContext, mergeRequestIds: readonly number[]) => void;
 
-const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [mergeRequestEvents, resetApprovalsOnPush];
+const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [mergeRequestEvents, mergeRequestTodos, resetApprovalsOnPush];
 const HEADS_MOVED_LISTENERS: readonly HeadsMovedListener[] = [scheduleMergeabilityChecks];
 
 /** Tells every listener what a write did to a merge request; call it inside the write's transaction, after the rows are written. */

@@ -133,15 +133,15 @@ const inFlight = new Map<number, Promise<unknown>>();
  * Records a diff version of the merge request for the source head `headSha` (on create and after
  * each push to the source branch): git reads first, outside any transaction, then the rows in one.
  * Nothing is recorded when the latest version already has this head (a push that did not move
- * it). Returns the new version, or null. The head must be reachable in the target repository
+ * it), unless `newTarget` (the target branch changed). Returns the new version, or null. The head must be reachable in the target repository
  * (refs/merge-requests/<iid>/head written first).
  */
-export function recordDiffVersion(ctx: SiteContext, mergeRequestId: number, headSha: string): Promise<MergeRequestDiffRow | null> {
+export function recordDiffVersion(ctx: SiteContext, mergeRequestId: number, headSha: string, newTarget = false): Promise<MergeRequestDiffRow | null> {
   const work = async () => {
     const mergeRequest = findMergeRequestById(ctx.db, mergeRequestId);
     if (!mergeRequest) return null;
     const latest = mergeRequest.latest_merge_request_diff_id === null ? undefined : findMergeRequestDiffById(ctx.db, mergeRequest.latest_merge_request_diff_id);
-    if (latest && latest.head_commit_sha === headSha) return null;
+    if (latest && latest.head_commit_sha === headSha && !newTarget) return null;
     return storeVersion(ctx, mergeRequestId, await readVersion(ctx, mergeRequest, headSha));
   };
   const run = (inFlight.get(mergeRequestId) ?? Promise.resolve()).then(work, work);

@@ -8,21 +8,26 @@ import { isBlankSha } from '../../git/object-names.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { announceHeadsMoved, announceMergeRequestChange, mergeRequestChange } from './changes.js';
+import { cacheClosingIssues } from './closing-issues.js';
 import { recordDiffVersion } from './diff-versions.js';
 
 /**
  * Brings a merge request up to its source head `head`: refs/merge-requests/<iid>/head in the
- * target repository (fetched from a fork), a new diff version when the head moved, and the
- * target repository's Geo event for the ref. Returns whether a version was recorded. The caller
+ * target repository (fetched from a fork), the target repository's Geo event for the ref, a new
+ * diff version when the head moved, and the issues its commits close. Returns whether a version was recorded. The caller
  * announces the heads move (merge_status) itself.
  */
-async function moveHead(ctx: SiteContext, mergeRequest: MergeRequestRow, head: string): Promise<boolean> {
+async function moveHead(ctx: SiteContext, mergeRequest: MergeRequestRow, head: string, newTarget = false): Promise<boolean> {
   if (mergeRequest.source_project_id === null) return false;
   const targetRepository = repositoryOf(ctx, { id: mergeRequest.target_project_id });
   await writeMergeRequestHead(targetRepository, repositoryOf(ctx, { id: mergeRequest.source_project_id }), mergeRequest.iid, head);
   // The ref is durable: its Geo event first, so no failure below loses it.
   await recordRepositoryChange(ctx.db, ctx.config.dataDir, mergeRequest.target_project_id, 'repository', 'updated');
-  return (await recordDiffVersion(ctx, mergeRequest.id, head)) !== null;
+  const recorded = (await recordDiffVersion(ctx, mergeRequest.id, head, newTarget)) !== null;
+  // The new version's commit messages may close issues.
+  const current = recorded ? findMergeRequestById(ctx.db, mergeRequest.id) : undefined;
+  if (current) cacheClosingIssues(ctx, current);
+  return recorded;
 }
 
 /** Sets merge_status back to `unchecked` (its heads moved) for these open merge requests, in one transaction. */
@@ -36,13 +41,14 @@ function markUnchecked(ctx: SiteContext, ids: readonly number[]): void {
 }
 
 /**
- * After a create (or a reopen): the head ref and the first (or a new) diff version for the source
- * head, then the heads-moved seam. A git failure is logged, not thrown: the merge request exists,
- * and the next push records what is missing.
+ * After a create, a reopen or a new target branch: the head ref and the first (or a new) diff
+ * version for the source head (`newTarget`: even when the head did not move, the target did), then
+ * the heads-moved seam. A git failure is logged, not thrown: the merge request exists, and the
+ * next push records what is missing.
  */
-export async function refreshMergeRequestHead(ctx: SiteContext, mergeRequest: MergeRequestRow, head: string): Promise<void> {
+export async function refreshMergeRequestHead(ctx: SiteContext, mergeRequest: MergeRequestRow, head: string, options: { newTarget?: boolean } = {}): Promise<void> {
   try {
-    await moveHead(ctx, mergeRequest, head);
+    await moveHead(ctx, mergeRequest, head, options.newTarget ?? false);
   } catch (error) {
     ctx.log.error({ err: error, merge_request_id: mergeRequest.id }, 'merge request head refresh failed');
   }

@@ -3,7 +3,15 @@ import { inTransaction } from '../../db/connection.js';
 import { nextInternalId } from '../../db/tables/internal-ids.js';
 import { addLabelLink, labelsOfTargets, removeLabelLink } from '../../db/tables/label-links.js';
 import type { LabelRow } from '../../db/tables/labels.js';
-import { findMergeRequestById, findMergeRequestByIid, findOpenMergeRequestForPair, insertMergeRequest, type MergeRequestRow } from '../../db/tables/merge-requests.js';
+import {
+  findMergeRequestById,
+  findMergeRequestByIid,
+  findOpenMergeRequestForPair,
+  insertMergeRequest,
+  updateMergeRequestRow,
+  type MergeRequestColumns,
+  type MergeRequestRow,
+} from '../../db/tables/merge-requests.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { setSubscription } from '../../db/tables/subscriptions.js';
 import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
@@ -14,8 +22,11 @@ import { nowIso } from '../../storage/clock.js';
 import { can, canReadMergeRequest, canUpdateMergeRequest } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { resolveMergeRequestInput, type MergeRequestInput } from './attributes.js';
+import { changedColumns } from '../issuables/changes.js';
 import { announceMergeRequestChange, mergeRequestChange } from './changes.js';
+import { cacheClosingIssues } from './closing-issues.js';
 import { refreshMergeRequestHead } from './heads.js';
+import { removeMergeRequestRows } from './removal.js';
 
 /**
  * The merge request `iid` of the (target) project if the actor may read it: 404 (`404 Not found`,
@@ -130,4 +141,68 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
 /** The labels of one merge request, for the edit and the views. */
 export function labelsOfMergeRequest(db: Db, mergeRequestId: number): LabelRow[] {
   return labelsOfTargets(db, 'MergeRequest', [mergeRequestId]).get(mergeRequestId) ?? [];
+}
+
+/** An edit: attributes, labels, and `state_event` (close or reopen). */
+export type MergeRequestUpdate = MergeRequestInput & { readonly state_event?: 'close' | 'reopen' };
+
+/** The duplicate check of a write that (re)opens a pair: 409 as on create. */
+function assertNoOpenDuplicate(db: Db, mergeRequest: MergeRequestRow, targetBranch: string): void {
+  const duplicate = findOpenMergeRequestForPair(db, mergeRequest.source_project_id ?? 0, mergeRequest.source_branch, mergeRequest.target_project_id, targetBranch);
+  if (duplicate && duplicate.id !== mergeRequest.id) throw new AppError('conflict', `Cannot Create: This merge request already exists: ${JSON.stringify([duplicate.title])}`);
+}
+
+/**
+ * Edits a merge request the actor may edit (the caller loaded it with findEditableMergeRequest).
+ * A new target branch must exist (400) and differ from a same-project source (422); it resets
+ * mergeability and records a version against the new target. Closing sets closed_at and
+ * closed_by; reopening (GITLAB-NOTES decision 5: back to `opened`) happens only while the source
+ * branch exists, as GitLab's reopenable?, and records a version for the current source head. A
+ * merged merge request neither closes nor reopens. updated_at moves only when something changed.
+ */
+export async function updateMergeRequest(ctx: SiteContext, actor: Actor, project: ProjectRow, loaded: MergeRequestRow, input: MergeRequestUpdate): Promise<MergeRequestRow> {
+  const { db } = ctx;
+  const sourceRepository = loaded.source_project_id === null ? null : repositoryOf(ctx, { id: loaded.source_project_id });
+  if (input.target_branch !== undefined && input.target_branch !== loaded.target_branch) {
+    if (loaded.source_project_id === project.id && input.target_branch === loaded.source_branch) throw new AppError('unprocessable', "You can't use same project/branch for source and target");
+    if (!(await branchCommit(repositoryOf(ctx, project), input.target_branch))) throw badRequest(`Target branch "${input.target_branch}" does not exist`);
+  }
+  const reopenHead = input.state_event === 'reopen' && loaded.state === 'closed' && sourceRepository ? await branchCommit(sourceRepository, loaded.source_branch) : null;
+
+  const { mergeRequest, headsMoved } = inTransaction(db, () => {
+    const before = findMergeRequestById(db, loaded.id)!;
+    const currentLabels = labelsOfMergeRequest(db, before.id);
+    const resolved = resolveMergeRequestInput(db, project, input, can(db, actor, 'admin_merge_request', project));
+    const now = nowIso();
+    const columns: MergeRequestColumns = { ...resolved.columns };
+    if (input.state_event === 'close' && before.state === 'opened') Object.assign(columns, { state: 'closed', closed_at: now, closed_by_id: actor.user.id });
+    if (input.state_event === 'reopen' && before.state === 'closed' && reopenHead) Object.assign(columns, { state: 'opened', closed_at: null, closed_by_id: null });
+    const targetMoved = columns.target_branch !== undefined && columns.target_branch !== before.target_branch;
+    if (targetMoved && before.state === 'opened') Object.assign(columns, { merge_status: 'unchecked' });
+    if ((columns.state ?? before.state) === 'opened') assertNoOpenDuplicate(db, before, columns.target_branch ?? before.target_branch);
+    const labels = resolved.labels ? replaceMergeRequestLabels(db, before.id, currentLabels, resolved.labels, now) : { added: [], removed: [] };
+    const changed = Object.keys(changedColumns(before, { ...before, ...columns })).length > 0 || labels.added.length + labels.removed.length > 0;
+    if (changed) updateMergeRequestRow(db, before.id, { ...columns, updated_at: now, last_edited_at: now, last_edited_by_id: actor.user.id });
+    const after = findMergeRequestById(db, before.id)!;
+    if (after.title !== before.title || after.description !== before.description || after.target_branch !== before.target_branch) cacheClosingIssues(ctx, after);
+    if (changed) {
+      const action = after.state === before.state ? 'updated' : after.state === 'closed' ? 'closed' : 'reopened';
+      announceMergeRequestChange(ctx, mergeRequestChange(action, actor.user, project, before, after, labels));
+    }
+    return { mergeRequest: after, headsMoved: after.state === 'opened' && (targetMoved || after.state !== before.state) };
+  });
+  if (!headsMoved) return mergeRequest;
+  const head = reopenHead ?? mergeRequest.head_sha;
+  if (head) await refreshMergeRequestHead(ctx, mergeRequest, head, { newTarget: true });
+  return findMergeRequestById(db, mergeRequest.id) ?? mergeRequest;
+}
+
+/** Deletes a merge request and everything that points at it. The caller checked destroy_merge_request. */
+export function deleteMergeRequest(ctx: SiteContext, actor: Actor, project: ProjectRow, loaded: MergeRequestRow): void {
+  inTransaction(ctx.db, () => {
+    const mergeRequest = findMergeRequestById(ctx.db, loaded.id);
+    if (!mergeRequest) return;
+    announceMergeRequestChange(ctx, mergeRequestChange('deleted', actor.user, project, mergeRequest, mergeRequest));
+    removeMergeRequestRows(ctx.db, [mergeRequest.id]);
+  });
 }

@@ -58,6 +58,12 @@ export async function mergeabilityChecksSettled(ctx: SiteContext): Promise<void>
   for (let queue = queues.get(ctx); queue?.running; queue = queues.get(ctx)) await queue.running;
 }
 
+/** Drops the checks not started yet and waits for the one running (a stopping site). */
+export async function stopMergeabilityChecks(ctx: SiteContext): Promise<void> {
+  queues.get(ctx)?.waiting.clear();
+  await mergeabilityChecksSettled(ctx);
+}
+
 /** The sweep: queues the open merge requests still `unchecked` (after a restart, or a failed check); index merge_requests_unchecked. */
 export function scheduleUncheckedMergeRequests(ctx: SiteContext, limit = 500): void {
   const ids = prepare(ctx.db, "SELECT id FROM merge_requests WHERE state = 'opened' AND merge_status = 'unchecked' ORDER BY id LIMIT ?")
