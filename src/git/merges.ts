@@ -128,17 +128,41 @@ export type BuiltMerge = { readonly ok: true; readonly sha: string } | { readonl
  * Builds the commit that merging `sourceHead` into `targetHead` makes, without moving any ref:
  * a merge commit with the two parents (GitLab's merge method `merge`, always a merge commit), or
  * with `squash` one commit holding the same merged tree with the target head as its only parent.
+ * `mergedTree` is a tree already merged from exactly these two heads (the merge ref's), which
+ * spares the merge itself.
  */
 export async function buildMerge(
   repository: string,
   targetHead: string,
   sourceHead: string,
-  options: { readonly squash: boolean; readonly message: string; readonly author: GitIdentity; readonly committer: GitIdentity },
+  options: { readonly squash: boolean; readonly message: string; readonly author: GitIdentity; readonly committer: GitIdentity; readonly mergedTree?: string },
 ): Promise<BuiltMerge> {
-  const merged = await mergeTree(repository, targetHead, sourceHead);
-  if (!merged.clean) return { ok: false, conflicts: merged.conflicts, unrelated: merged.unrelated };
+  let tree = options.mergedTree;
+  if (tree === undefined) {
+    const merged = await mergeTree(repository, targetHead, sourceHead);
+    if (!merged.clean) return { ok: false, conflicts: merged.conflicts, unrelated: merged.unrelated };
+    tree = merged.tree;
+  }
   const parents = options.squash ? [targetHead] : [targetHead, sourceHead];
-  return { ok: true, sha: await commitTree(repository, merged.tree, parents, options.message, options.author, options.committer) };
+  return { ok: true, sha: await commitTree(repository, tree, parents, options.message, options.author, options.committer) };
+}
+
+/**
+ * The heads of several branches in one git call (`for-each-ref`), by branch name; a branch that
+ * does not exist is absent. Branch names come from the database, never from a pattern.
+ */
+export async function branchHeads(repository: string, branches: readonly string[]): Promise<Map<string, string>> {
+  const refs = [...new Set(branches)].map((branch) => `refs/heads/${branch}`);
+  const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', ...refs]);
+  const wanted = new Set(refs);
+  const heads = new Map<string, string>();
+  for (const line of stdout.split('\n')) {
+    const space = line.indexOf(' ');
+    const ref = line.slice(space + 1);
+    // for-each-ref also lists refs below a pattern (refs/heads/a/b for refs/heads/a): only exact names count.
+    if (space > 0 && wanted.has(ref)) heads.set(ref.slice('refs/heads/'.length), line.slice(0, space));
+  }
+  return heads;
 }
 
 /**

@@ -70,24 +70,16 @@ function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeReques
 export async function acceptMergeRequest(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): Promise<MergeRequestRow> {
   if (!can(ctx.db, actor, 'push_code', project)) throw new AppError('unauthorized');
   if (mergeRequest.state !== 'opened') throw notOpen();
-  const heads = await currentMergeHeads(ctx, mergeRequest);
-  const pipeline = headPipeline(ctx, mergeRequest, heads.source);
-  const wait = !!params.mergeWhenPipelineSucceeds;
-  assertMergeableState(ctx, project, mergeRequest, pipeline, wait);
-  assertMergeable(mergeRequest, heads);
-  if (params.sha !== undefined && params.sha !== heads.source) throw shaMismatch(heads.source);
-  if (wait && pipeline && isActive(pipeline)) return setMergeWhenPipelineSucceeds(ctx, actor, mergeRequest, params);
+  // The pipeline of the head the merge request shows (GitLab's head_pipeline, by diff_head_sha); the merge reads the heads again.
+  assertMergeableState(ctx, project, mergeRequest, headPipeline(ctx, mergeRequest, null), !!params.mergeWhenPipelineSucceeds);
   return mergeNow(ctx, project, actor, mergeRequest, params);
 }
 
 const shaMismatch = (head: string | null) => conflict(`SHA does not match HEAD of source branch: ${head ?? ''}`);
 
-/** 405 when a branch is gone, or the stored check of these very heads found a conflict (the merge itself checks again). */
-function assertMergeable(mergeRequest: MergeRequestRow, heads: MergeHeads): void {
-  if (!heads.source || !heads.target) throw cannotBeMerged();
-  const checkedNow = mergeRequest.merge_status_source_sha === heads.source && mergeRequest.merge_status_target_sha === heads.target;
-  if (checkedNow && mergeRequest.merge_status === 'cannot_be_merged') throw cannotBeMerged();
-}
+/** Whether the stored check was made on exactly these heads (then its answer, and its merge ref, hold). */
+const checkedOn = (mergeRequest: MergeRequestRow, heads: MergeHeads): boolean =>
+  mergeRequest.merge_status_source_sha === heads.source && mergeRequest.merge_status_target_sha === heads.target;
 
 /** Flags the merge request to merge when its head pipeline succeeds, remembering who asked and with what (merge_params). */
 function setMergeWhenPipelineSucceeds(ctx: SiteContext, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): MergeRequestRow {
@@ -104,14 +96,21 @@ function setMergeWhenPipelineSucceeds(ctx: SiteContext, actor: Actor, mergeReque
   });
 }
 
+/** What the locked part of a merge did: flagged the merge request to wait for its pipeline, or merged it (the target moved from `before` to `after`). */
+type MergeOutcome =
+  | { readonly kind: 'flagged'; readonly row: MergeRequestRow }
+  | { readonly kind: 'merged'; readonly row: MergeRequestRow; readonly before: string; readonly after: string; readonly source: string };
+
 /** How many times a merge is rebuilt when a push outside this process moved the target branch under it. */
 const MERGE_ATTEMPTS = 3;
 
 /**
  * Merges now: under the target branch's lock, re-reads the merge request (a concurrent accept that
- * won makes this a 406), takes the current heads, builds the merge or squash commit and moves the
- * target branch by compare-and-swap from the exact head it was built on, then stores the merged
- * state. After the lock: the after-push path (webhooks, events, Geo, other merge requests' checks)
+ * won makes this a 406), takes the current heads (405 when a branch is gone or the check of these
+ * heads found a conflict, 409 on a `sha` mismatch; with `merge_when_pipeline_succeeds` and an
+ * active pipeline on the source head, flags it instead), builds the merge or squash commit and
+ * moves the target branch by compare-and-swap from the exact head it was built on, then stores the
+ * merged state. After the lock: the after-push path (webhooks, events, Geo, other merge requests' checks)
  * and the source branch's removal when asked for. Either the branch moved and the merge request
  * is merged, or nothing changed.
  */
@@ -121,15 +120,23 @@ export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Act
   const squash = params.squash ?? mergeRequest.squash === 1;
   const user = actor.user;
   const identity = { name: user.name, email: user.email };
-  const merged = await withRefLock(repository, targetRef, async () => {
+  const outcome = await withRefLock(repository, targetRef, async (): Promise<MergeOutcome> => {
     for (let attempt = 0; attempt < MERGE_ATTEMPTS; attempt += 1) {
       const current = findMergeRequestById(ctx.db, mergeRequest.id);
       if (!current || current.state !== 'opened') throw notOpen();
       const heads = await currentMergeHeads(ctx, current);
       if (!heads.source || !heads.target) throw cannotBeMerged();
+      const checked = checkedOn(current, heads);
+      if (checked && current.merge_status === 'cannot_be_merged') throw cannotBeMerged();
       if (params.sha !== undefined && params.sha !== heads.source) throw shaMismatch(heads.source);
+      if (params.mergeWhenPipelineSucceeds) {
+        const pipeline = headPipeline(ctx, current, heads.source);
+        if (pipeline && isActive(pipeline)) return { kind: 'flagged', row: setMergeWhenPipelineSucceeds(ctx, actor, current, params) };
+      }
       const message = squash ? params.squashCommitMessage || current.title : params.mergeCommitMessage || defaultMergeCommitMessage(ctx, current, closingReferencesOf(ctx, actor, current));
-      const built = await buildMerge(repository, heads.target, heads.source, { squash, message, author: identity, committer: identity });
+      // The check of these very heads already merged their trees into the merge ref: its tree is the merge's.
+      const mergedTree = checked && current.merge_status === 'can_be_merged' && current.merge_ref_sha ? `${current.merge_ref_sha}^{tree}` : undefined;
+      const built = await buildMerge(repository, heads.target, heads.source, { squash, message, author: identity, committer: identity, mergedTree });
       if (!built.ok) {
         inTransaction(ctx.db, () =>
           updateMergeRequestRow(ctx.db, current.id, { merge_status: 'cannot_be_merged', merge_status_source_sha: heads.source, merge_status_target_sha: heads.target }),
@@ -157,10 +164,12 @@ export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Act
         announceMergeRequestChange(ctx, mergeRequestChange('merged', user, project, current, row));
         return row;
       });
-      return { row, before: heads.target, after: built.sha, source: heads.source };
+      return { kind: 'merged', row, before: heads.target, after: built.sha, source: heads.source };
     }
     throw conflict('The target branch moved while the merge was made; please retry');
   });
+  if (outcome.kind === 'flagged') return outcome.row;
+  const merged = outcome;
   await notifyPush(ctx, project, actor, mergeRequest.target_branch, merged.before, merged.after);
   try {
     closeIssuesOfMergedRequest(ctx, actor, merged.row);

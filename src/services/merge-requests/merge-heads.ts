@@ -1,6 +1,7 @@
 import type { MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { repositoryOf } from '../../git/in-repository.js';
 import { writeMergeRequestHead } from '../../git/merge-request-refs.js';
+import { branchHeads } from '../../git/merges.js';
 import { branchCommit } from '../../git/refs.js';
 import type { SiteContext } from '../../site-context.js';
 
@@ -22,11 +23,13 @@ export const mergeRequestMergeRef = (mergeRequest: Pick<MergeRequestRow, 'iid'>)
  */
 export async function currentMergeHeads(ctx: SiteContext, mergeRequest: MergeRequestRow): Promise<MergeHeads> {
   const repository = repositoryOf(ctx, { id: mergeRequest.target_project_id });
+  if (mergeRequest.source_project_id === mergeRequest.target_project_id) {
+    // Both heads in one git call: merges read them on every check and accept.
+    const heads = await branchHeads(repository, [mergeRequest.source_branch, mergeRequest.target_branch]);
+    return { repository, source: heads.get(mergeRequest.source_branch) ?? null, target: heads.get(mergeRequest.target_branch) ?? null };
+  }
   const target = await branchCommit(repository, mergeRequest.target_branch);
   if (mergeRequest.source_project_id === null) return { repository, source: null, target };
-  if (mergeRequest.source_project_id === mergeRequest.target_project_id) {
-    return { repository, source: await branchCommit(repository, mergeRequest.source_branch), target };
-  }
   const sourceRepository = repositoryOf(ctx, { id: mergeRequest.source_project_id });
   const source = await branchCommit(sourceRepository, mergeRequest.source_branch);
   if (source) await writeMergeRequestHead(repository, sourceRepository, mergeRequest.iid, source);
