@@ -135,9 +135,9 @@ export function clearMilestoneOfMergeRequests(db: Db, milestoneId: number): void
   prepare(db, 'UPDATE merge_requests SET milestone_id = NULL WHERE milestone_id = ?').run(milestoneId);
 }
 
-/** A page of merge requests for a list built by the service (FROM/WHERE and ORDER BY with named parameters). */
+/** A page of merge requests for a list built by the service (FROM/WHERE over `merge_requests m` and ORDER BY, with named parameters). */
 export function mergeRequestPage(db: Db, fromWhere: string, order: string, params: Record<string, unknown>, limit: number, offset: number): MergeRequestRow[] {
-  return prepare(db, `SELECT merge_requests.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset }) as MergeRequestRow[];
+  return prepare(db, `SELECT m.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset }) as MergeRequestRow[];
 }
 
 /** Deletes the resource events and time logs of these merge requests (their merge_request_id columns have no foreign key). */

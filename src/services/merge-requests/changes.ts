@@ -5,6 +5,8 @@ import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { changedColumns } from '../issuables/changes.js';
 import { mergeRequestEvents } from './events.js';
+import { writeMergeRequestHistory } from './history.js';
+import { mergeRequestHooks } from './hooks.js';
 import { mergeRequestTodos } from './todos.js';
 
 /**
@@ -44,7 +46,7 @@ export type MergeRequestChangeListener = (ctx: SiteContext, change: MergeRequest
 /** Called after the commit with the ids of the merge requests whose heads moved (now `unchecked`); must not throw. */
 export type HeadsMovedListener = (ctx: SiteContext, mergeRequestIds: readonly number[]) => void;
 
-const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [mergeRequestEvents, mergeRequestTodos];
+const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [writeMergeRequestHistory, mergeRequestEvents, mergeRequestTodos, mergeRequestHooks];
 const HEADS_MOVED_LISTENERS: readonly HeadsMovedListener[] = [];
 
 /** Tells every listener what a write did to a merge request; call it inside the write's transaction, after the rows are written. */
