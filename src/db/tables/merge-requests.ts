@@ -81,6 +81,11 @@ export function updateMergeRequestRow(db: Db, id: number, columns: MergeRequestC
   prepare(db, `UPDATE merge_requests SET ${sets}, lock_version = lock_version + 1 WHERE id = @id`).run({ ...columns, id });
 }
 
+/** Moves a project's merge_requests_count (every merge request it is the target of) by `delta`: create +1, delete -1. */
+export function addMergeRequestsCount(db: Db, projectId: number, delta: number): void {
+  prepare(db, 'UPDATE projects SET merge_requests_count = max(0, merge_requests_count + ?) WHERE id = ?').run(delta, projectId);
+}
+
 /** Deletes the row; diffs, approvals and closing-issue links follow through foreign keys. */
 export function deleteMergeRequestRow(db: Db, id: number): void {
   prepare(db, 'DELETE FROM merge_requests WHERE id = ?').run(id);

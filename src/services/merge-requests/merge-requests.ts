@@ -4,6 +4,7 @@ import { nextInternalId } from '../../db/tables/internal-ids.js';
 import { addLabelLink, labelsOfTargets, removeLabelLink } from '../../db/tables/label-links.js';
 import type { LabelRow } from '../../db/tables/labels.js';
 import {
+  addMergeRequestsCount,
   findMergeRequestById,
   findMergeRequestByIid,
   findOpenMergeRequestForPair,
@@ -125,6 +126,7 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
       created_at: now,
       updated_at: now,
     });
+    addMergeRequestsCount(db, target.id, 1);
     const labels = replaceMergeRequestLabels(db, id, [], resolved.labels ?? [], now);
     const mergeRequest = findMergeRequestById(db, id)!;
     // GitLab subscribes the author and the assignee at once (GITLAB-NOTES 2.3 Subscribe).
