@@ -293,6 +293,12 @@ describe('lists', () => {
     expect(await iidsOf('?created_after=2000-01-01T00:00:00Z&created_before=2100-01-01T00:00:00Z')).toHaveLength(4);
     expect(await iidsOf('?created_after=2100-01-01T00:00:00Z')).toEqual([]);
     expect(await iidsOf(`?scope=created-by-me`, developer.token)).toEqual([ids.draft, ids.wip]);
+    const milestones = await site.api(`/projects/${listProject.id}/milestones`, { as: owner.token });
+    const ofMilestone = await site.api(`/projects/${listProject.id}/milestones/${milestones.body[0].id}/merge_requests`, { as: reporter.token });
+    expect(ofMilestone.body.map((mr: any) => mr.iid)).toEqual([ids.bug]);
+    const labels = await site.api(`/projects/${listProject.id}/labels?with_counts=true`, { as: owner.token });
+    expect(labels.body.find((label: any) => label.name === 'bug').open_merge_requests_count).toBe(2);
+    expect(labels.body.find((label: any) => label.name === 'ui').open_merge_requests_count).toBe(1);
     const simple = await site.api(`/projects/${listProject.id}/merge_requests?view=simple&per_page=1`, { as: owner.token });
     expect(Object.keys(simple.body[0]).sort()).toEqual(['created_at', 'description', 'id', 'iid', 'project_id', 'state', 'title', 'updated_at', 'web_url']);
   });
