@@ -106,6 +106,31 @@ describe('creating a merge request', () => {
     expect(untitled.body.message).toBe('title is missing');
   });
 
+  it('applies the SPEC rule for approvals_before_merge and subscribes the assignee', async () => {
+    const approvals = await createProject(site, { name: 'mr-approvals', approvals_before_merge: 2 }, owner.token);
+    await commit(approvals.id, 'master', { 'README.md': 'a\n' });
+    for (const branch of ['a1', 'a2', 'a3']) await commit(approvals.id, branch, { [`${branch}.txt`]: 'x\n' }, { start: 'master' });
+    const inherited = await newMergeRequest({ source_branch: 'a1', target_branch: 'master', title: 'inherits' }, owner.token, approvals.id);
+    expect(inherited.approvals_before_merge).toBeNull();
+    const lower = await newMergeRequest({ source_branch: 'a2', target_branch: 'master', title: 'lower', approvals_before_merge: 1 }, owner.token, approvals.id);
+    expect(lower.approvals_before_merge).toBeNull();
+    const higher = await newMergeRequest({ source_branch: 'a3', target_branch: 'master', title: 'higher', approvals_before_merge: 3, assignee_id: owner.id }, owner.token, approvals.id);
+    expect(higher.approvals_before_merge).toBe(3);
+    await commit(project.id, 'feature-s', { 's.txt': 's\n' }, { start: 'master' });
+    const assigned = await newMergeRequest({ source_branch: 'feature-s', target_branch: 'master', title: 'Assigned', assignee_id: developer.id });
+    expect((await site.api(`/projects/${project.id}/merge_requests/${assigned.iid}`, { as: developer.token })).body.subscribed).toBe(true);
+    expect((await site.api(`/projects/${project.id}/merge_requests/${assigned.iid}`, { as: reporter.token })).body.subscribed).toBe(false);
+  });
+
+  it('refuses merge requests from a project with them switched off (403) and answers 403 to their readers', async () => {
+    const off = await createProject(site, { name: 'mr-off', merge_requests_enabled: false }, owner.token);
+    await commit(off.id, 'master', { 'README.md': 'off\n' });
+    await commit(off.id, 'topic', { 't.txt': 't\n' }, { start: 'master' });
+    const refused = await site.api(`/projects/${off.id}/merge_requests`, { method: 'POST', body: { source_branch: 'topic', target_branch: 'master', title: 't' }, as: owner.token });
+    expect(refused.status).toBe(403);
+    expect((await site.api(`/projects/${off.id}/merge_requests`, { as: owner.token })).status).toBe(403);
+  });
+
   it('answers 401 anonymously, 404 to outsiders of a private project and 403 to reporters', async () => {
     const body = { source_branch: 'feature-a', target_branch: 'master', title: 't' };
     expect((await site.api(`/projects/${project.id}/merge_requests`, { method: 'POST', body, as: null })).status).toBe(401);
@@ -413,6 +438,16 @@ describe('participants, subscriptions, todos and closing issues', () => {
     const closedBy = await site.api(`/projects/${project.id}/issues/${two.iid}/closed_by`, { as: developer.token });
     expect(closedBy.body.map((m: any) => m.iid)).toEqual([mr.iid]);
     expect((await site.api(`/projects/${project.id}/issues/${other.iid}/closed_by`, { as: developer.token })).body).toEqual([]);
+    // What the merge code calls after a merge: the open issues it closes, closed by the merger (closed_by).
+    const { closeIssuesOfMergedRequest } = await import('../../src/services/merge-requests/closing-issues.js');
+    const { findUserById } = await import('../../src/db/tables/users.js');
+    const { findMergeRequestById } = await import('../../src/db/tables/merge-requests.js');
+    const merger = { user: findUserById(site.site.db, developer.id)!, via: 'personal_access_token' as const, scopes: ['api'], sudoFrom: null };
+    const closed = closeIssuesOfMergedRequest(site.site.ctx, merger, findMergeRequestById(site.site.db, mr.id)!);
+    expect(closed.map((i) => i.iid).sort()).toEqual([one.iid, two.iid, three.iid].sort());
+    const twoNow = await site.api(`/projects/${project.id}/issues/${two.iid}`, { as: owner.token });
+    expect(twoNow.body).toMatchObject({ state: 'closed', closed_by: { id: developer.id } });
+    expect((await site.api(`/projects/${project.id}/issues/${other.iid}`, { as: owner.token })).body.state).toBe('opened');
     // Retargeted off the default branch, it closes nothing.
     await site.api(`/projects/${project.id}/repository/branches`, { method: 'POST', body: { branch: 'release', ref: 'master' }, as: owner.token });
     await site.api(`/projects/${project.id}/merge_requests/${mr.iid}`, { method: 'PUT', body: { target_branch: 'release' }, as: owner.token });

@@ -86,6 +86,11 @@ export function addMergeRequestsCount(db: Db, projectId: number, delta: number):
   prepare(db, 'UPDATE projects SET merge_requests_count = max(0, merge_requests_count + ?) WHERE id = ?').run(delta, projectId);
 }
 
+/** Moves updated_at only (a comment touches its merge request); lock_version stays, as no attribute changed. */
+export function touchMergeRequest(db: Db, id: number, at: string): void {
+  prepare(db, 'UPDATE merge_requests SET updated_at = ? WHERE id = ?').run(at, id);
+}
+
 /** Deletes the row; diffs, approvals and closing-issue links follow through foreign keys. */
 export function deleteMergeRequestRow(db: Db, id: number): void {
   prepare(db, 'DELETE FROM merge_requests WHERE id = ?').run(id);

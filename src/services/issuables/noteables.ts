@@ -3,7 +3,7 @@ import type { EpicRow } from '../../db/tables/epics.js';
 import { updateEpicRow } from '../../db/tables/epics.js';
 import type { IssueRow } from '../../db/tables/issues.js';
 import { updateIssueRow } from '../../db/tables/issues.js';
-import { updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
+import { touchMergeRequest, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { NoteHome } from '../permissions.js';
@@ -61,7 +61,7 @@ export function touchNoteable(db: Db, noteable: Noteable, at: string): void {
       updateEpicRow(db, noteable.id, { updated_at: at });
       return;
     case 'MergeRequest':
-      updateMergeRequestRow(db, noteable.id, { updated_at: at });
+      touchMergeRequest(db, noteable.id, at);
       return;
   }
 }
