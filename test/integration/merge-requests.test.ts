@@ -212,6 +212,11 @@ describe('diff versions and refs/merge-requests/<iid>/head', () => {
     expect(changes.body).toMatchObject({ iid: mr.iid, changes_count: '2', sha: second.id });
     expect(changes.body.changes.map((c: any) => c.new_path).sort()).toEqual(['v.txt', 'w.txt']);
     expect(changes.body.changes[0]).toEqual(expect.objectContaining({ old_path: expect.any(String), a_mode: expect.any(String), b_mode: '100644', renamed_file: false, deleted_file: false }));
+    // A status on the head commit makes a pipeline: the merge request lists it and shows it as its head pipeline.
+    expect((await site.api(`/projects/${project.id}/statuses/${second.id}`, { method: 'POST', body: { state: 'running', name: 'ci' }, as: developer.token })).status).toBe(201);
+    const pipelines = await site.api(`/projects/${project.id}/merge_requests/${mr.iid}/pipelines`, { as: developer.token });
+    expect(pipelines.body).toEqual([expect.objectContaining({ sha: second.id, status: 'running' })]);
+    expect((await site.api(`/projects/${project.id}/merge_requests/${mr.iid}`, { as: developer.token })).body.pipeline).toMatchObject({ sha: second.id, status: 'running' });
     const diffs = await site.api(`/projects/${project.id}/merge_requests/${mr.iid}/diffs?per_page=1`, { as: developer.token });
     expect(diffs.body).toHaveLength(1);
     expect(diffs.headers['x-total']).toBe('2');

@@ -136,7 +136,9 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
     announceMergeRequestChange(ctx, mergeRequestChange('opened', actor.user, target, null, mergeRequest, labels));
     return mergeRequest;
   });
-  await refreshMergeRequestHead(ctx, created, head);
+  // A push between the branch read and the commit found no merge request to refresh: take the branch's head now.
+  const current = (await branchCommit(repositoryOf(ctx, source), input.source_branch)) ?? head;
+  await refreshMergeRequestHead(ctx, created, current);
   return findMergeRequestById(db, created.id) ?? created;
 }
 
