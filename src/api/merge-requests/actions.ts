@@ -18,7 +18,7 @@ import { readableIssue } from '../issuables/issue-guards.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { sendJson } from '../respond.js';
-import { readableMergeRequest } from './guards.js';
+import { namedMergeRequest, readableMergeRequest } from './guards.js';
 import { versionId } from './params.js';
 import { sendMergeRequest, sendMergeRequestPage } from './response.js';
 
@@ -100,6 +100,6 @@ export function listIssueClosers(ctx: SiteContext, req: Request, res: Response):
 /** POST .../todo: 201 with the new `marked` todo, 304 when the caller has a pending one about it. */
 export function markTodo(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  const todo = markMergeRequestTodo(ctx.db, actor, projectOf(req), readableMergeRequest.of(req));
+  const todo = markMergeRequestTodo(ctx.db, actor, projectOf(req), namedMergeRequest.of(req));
   sendJson(res, 201, todoView(todo, loadTodoRelations(ctx.db, actor, [todo]), ctx));
 }

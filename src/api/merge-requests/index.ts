@@ -1,5 +1,8 @@
 import { issueIid, readableIssue } from '../issuables/issue-guards.js';
-import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { noteableRoutes } from '../issuables/note-routes.js';
+import { valueGuard } from '../middleware/value-guards.js';
+import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
+import { loadGroup, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import {
   listClosesIssues,
@@ -24,6 +27,9 @@ import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, merg
 const base = '/projects/:id/merge_requests/:merge_request_iid';
 /** The routes of one merge request: signed in (401), its iid (400), a visible project (404), read_merge_request (403), then the merge request (404). */
 const oneMergeRequest = [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), readableMergeRequest];
+
+/** A merge request the caller may read, as a noteable: `404 Merge Request Not Found` otherwise. */
+const mergeRequestAsNoteable = valueGuard('mergeRequestNoteable', (_ctx, req) => mergeRequestNoteable(projectOf(req), namedMergeRequest.of(req)));
 
 /**
  * Merge requests (issue 15, items 1-4 and 8). Every route needs a signed-in caller (SPEC: "Every
@@ -50,6 +56,13 @@ export const mergeRequestsRoutes: readonly Route[] = [
   { method: 'post', path: `${base}/subscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(true) },
   { method: 'post', path: `${base}/unsubscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(false) },
   { method: 'post', path: `${base}/todo`, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest], handler: markTodo },
+  ...noteableRoutes({
+    base,
+    load: [mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest, mergeRequestAsNoteable],
+    noteable: mergeRequestAsNoteable,
+    resourceEvents: true,
+    resolvableDiscussions: true,
+  }),
   // The issue side of closing references (item 4): the merge requests that close an issue when merged.
   { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },

@@ -208,5 +208,8 @@ ALTER TABLE projects ADD COLUMN reset_approvals_on_push INTEGER NOT NULL DEFAULT
 ALTER TABLE projects ADD COLUMN disable_overriding_approvers_per_merge_request INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE projects ADD COLUMN merge_requests_author_approval INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE projects ADD COLUMN merge_method TEXT NOT NULL DEFAULT 'merge' CHECK (merge_method IN ('merge', 'rebase_merge', 'ff'));
+-- Every merge request of the project as target, kept by create and delete (a state change leaves
+-- it): the total of the default list without counting up to 10,000 rows per read.
+ALTER TABLE projects ADD COLUMN merge_requests_count INTEGER NOT NULL DEFAULT 0;
 `,
 };

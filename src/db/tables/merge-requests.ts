@@ -81,6 +81,16 @@ export function updateMergeRequestRow(db: Db, id: number, columns: MergeRequestC
   prepare(db, `UPDATE merge_requests SET ${sets}, lock_version = lock_version + 1 WHERE id = @id`).run({ ...columns, id });
 }
 
+/** Moves a project's merge_requests_count (every merge request it is the target of) by `delta`: create +1, delete -1. */
+export function addMergeRequestsCount(db: Db, projectId: number, delta: number): void {
+  prepare(db, 'UPDATE projects SET merge_requests_count = max(0, merge_requests_count + ?) WHERE id = ?').run(delta, projectId);
+}
+
+/** Moves updated_at only (a comment touches its merge request); lock_version stays, as no attribute changed. */
+export function touchMergeRequest(db: Db, id: number, at: string): void {
+  prepare(db, 'UPDATE merge_requests SET updated_at = ? WHERE id = ?').run(at, id);
+}
+
 /** Deletes the row; diffs, approvals and closing-issue links follow through foreign keys. */
 export function deleteMergeRequestRow(db: Db, id: number): void {
   prepare(db, 'DELETE FROM merge_requests WHERE id = ?').run(id);
@@ -135,9 +145,9 @@ export function clearMilestoneOfMergeRequests(db: Db, milestoneId: number): void
   prepare(db, 'UPDATE merge_requests SET milestone_id = NULL WHERE milestone_id = ?').run(milestoneId);
 }
 
-/** A page of merge requests for a list built by the service (FROM/WHERE and ORDER BY with named parameters). */
+/** A page of merge requests for a list built by the service (FROM/WHERE over `merge_requests m` and ORDER BY, with named parameters). */
 export function mergeRequestPage(db: Db, fromWhere: string, order: string, params: Record<string, unknown>, limit: number, offset: number): MergeRequestRow[] {
-  return prepare(db, `SELECT merge_requests.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset }) as MergeRequestRow[];
+  return prepare(db, `SELECT m.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset }) as MergeRequestRow[];
 }
 
 /** Deletes the resource events and time logs of these merge requests (their merge_request_id columns have no foreign key). */

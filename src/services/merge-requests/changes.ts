@@ -7,6 +7,8 @@ import { changedColumns } from '../issuables/changes.js';
 import { resetApprovalsOnPush } from './approvals.js';
 import { mergeRequestEvents } from './events.js';
 import { scheduleMergeabilityChecks } from './mergeability.js';
+import { writeMergeRequestHistory } from './history.js';
+import { mergeRequestHooks } from './hooks.js';
 import { mergeRequestTodos } from './todos.js';
 
 /**
@@ -46,7 +48,7 @@ export type MergeRequestChangeListener = (ctx: SiteContext, change: MergeRequest
 /** Called after the commit with the ids of the merge requests whose heads moved (now `unchecked`); must not throw. */
 export type HeadsMovedListener = (ctx: SiteContext, mergeRequestIds: readonly number[]) => void;
 
-const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [mergeRequestEvents, mergeRequestTodos, resetApprovalsOnPush];
+const CHANGE_LISTENERS: readonly MergeRequestChangeListener[] = [writeMergeRequestHistory, mergeRequestEvents, mergeRequestTodos, resetApprovalsOnPush, mergeRequestHooks];
 const HEADS_MOVED_LISTENERS: readonly HeadsMovedListener[] = [scheduleMergeabilityChecks];
 
 /** Tells every listener what a write did to a merge request; call it inside the write's transaction, after the rows are written. */

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.js';
-import { countUpTo, type Page, type Paged } from '../../db/page.js';
+import { COUNT_LIMIT, countUpTo, type Page, type Paged } from '../../db/page.js';
 import { groupTreeIds } from '../../db/tables/groups.js';
 import { findLabelsByTitles, labelIdsWithTitle } from '../../db/tables/labels.js';
 import { mergeRequestPage, type MergeRequestRow } from '../../db/tables/merge-requests.js';
@@ -47,9 +47,10 @@ const WIP_SQL = ["'wip:%'", "'[wip]%'", "'wip %'", "'draft:%'", "'[draft]%'", "'
 /**
  * A merge request list as SQL: `candidates` are the conditions the indexes answer (the target
  * project, the state, the author or assignee of the global scopes, iids), `residual` the rest,
- * checked per candidate row. Null when a filter names something that does not exist: the list is empty.
+ * checked per candidate row. Null when a filter names something that does not exist: the list is
+ * empty. (The mr-list bench reads its plan.)
  */
-function listQuery(db: Db, actor: Actor | null, source: MergeRequestListSource, filters: MergeRequestFilters) {
+export function mergeRequestListQuery(db: Db, actor: Actor | null, source: MergeRequestListSource, filters: MergeRequestFilters) {
   const candidates: string[] = [];
   const residual: string[] = [];
   const params: Record<string, unknown> = {};
@@ -160,10 +161,15 @@ const whereOf = (conditions: readonly string[]) => (conditions.length ? ` WHERE 
  * The caller checked read_merge_request on a project source.
  */
 export function listMergeRequests(db: Db, actor: Actor | null, source: MergeRequestListSource, filters: MergeRequestFilters, page: Page): Paged<MergeRequestRow> {
-  const query = listQuery(db, actor, source, filters);
+  const query = mergeRequestListQuery(db, actor, source, filters);
   if (!query) return { rows: [], total: 0 };
   const fromWhere = `${query.from}${whereOf([...query.candidates, ...query.residual])}`;
   const rows = mergeRequestPage(db, fromWhere, query.order, query.params, page.perPage, page.offset);
+  // The default list of a project (no filter): its counter, not a count of up to 10,000 rows.
+  if ('project' in source && query.candidates.length === 1 && query.residual.length === 0) {
+    const total = source.project.merge_requests_count;
+    return { rows, total: total > COUNT_LIMIT ? null : total };
+  }
   if (query.residual.length > 0 && countUpTo(db, `${query.from}${whereOf(query.candidates)}`, [query.params]) === null) return { rows, total: null };
   return { rows, total: countUpTo(db, fromWhere, [query.params]) };
 }

@@ -4,6 +4,7 @@ import { nextInternalId } from '../../db/tables/internal-ids.js';
 import { addLabelLink, labelsOfTargets, removeLabelLink } from '../../db/tables/label-links.js';
 import type { LabelRow } from '../../db/tables/labels.js';
 import {
+  addMergeRequestsCount,
   findMergeRequestById,
   findMergeRequestByIid,
   findOpenMergeRequestForPair,
@@ -125,6 +126,7 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
       created_at: now,
       updated_at: now,
     });
+    addMergeRequestsCount(db, target.id, 1);
     const labels = replaceMergeRequestLabels(db, id, [], resolved.labels ?? [], now);
     const mergeRequest = findMergeRequestById(db, id)!;
     // GitLab subscribes the author and the assignee at once (GITLAB-NOTES 2.3 Subscribe).
@@ -134,7 +136,9 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
     announceMergeRequestChange(ctx, mergeRequestChange('opened', actor.user, target, null, mergeRequest, labels));
     return mergeRequest;
   });
-  await refreshMergeRequestHead(ctx, created, head);
+  // A push between the branch read and the commit found no merge request to refresh: take the branch's head now.
+  const current = (await branchCommit(repositoryOf(ctx, source), input.source_branch)) ?? head;
+  await refreshMergeRequestHead(ctx, created, current);
   return findMergeRequestById(db, created.id) ?? created;
 }
 
