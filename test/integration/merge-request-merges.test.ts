@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../src/git/in-repository.js';
 import { repositoryPath } from '../../src/storage/layout.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { startHookReceiver } from '../helpers/git.js';
 import { waitFor } from '../helpers/multisite.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -166,6 +167,57 @@ describe('mergeability and accept', () => {
     const forced = await openMergeRequest({ source_branch: 'forced', title: 'Forced removal', remove_source_branch: true });
     expect((await accept(forced.iid)).status).toBe(200);
     expect((await site.api(`/projects/${project.id}/repository/branches/forced`, { as: owner.token })).status).toBe(404);
+  });
+});
+
+describe('what a merge tells', () => {
+  it('fires the merge, approved and unapproved hooks and writes the system notes of approvals and automatic merges', async () => {
+    const receiver = await startHookReceiver();
+    try {
+      const hook = await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, merge_requests_events: true, push_events: false } });
+      expect(hook.status).toBe(201);
+      const head = await commit('hooked', { 'hooked.txt': 'x\n' }, { start: 'master' });
+      const created = await openMergeRequest({ source_branch: 'hooked', title: 'Hooked' });
+      const actions = () => receiver.received.filter((delivery) => delivery.body.object_attributes?.iid === created.iid).map((delivery) => delivery.body.object_attributes.action);
+      expect((await site.api(mrPath(created.iid, '/approve'), { method: 'POST', as: developer.token, body: {} })).status).toBe(201);
+      expect((await site.api(mrPath(created.iid, '/unapprove'), { method: 'POST', as: developer.token, body: {} })).status).toBe(201);
+      await site.api(`/projects/${project.id}/statuses/${head}`, { method: 'POST', as: developer.token, body: { state: 'running', ref: 'hooked', name: 'ci' } });
+      expect((await accept(created.iid, { merge_when_pipeline_succeeds: true })).body.merge_when_pipeline_succeeds).toBe(true);
+      expect((await site.api(mrPath(created.iid, '/cancel_merge_when_pipeline_succeeds'), { method: 'PUT', as: developer.token, body: {} })).status).toBe(200);
+      const merged = await accept(created.iid);
+      expect(merged.status, merged.text).toBe(200);
+      await waitFor(() => actions().includes('merge'));
+      expect(actions()).toEqual(['open', 'approved', 'unapproved', 'merge']);
+      const payload = receiver.received.find((delivery) => delivery.body.object_attributes?.action === 'merge' && delivery.body.object_attributes.iid === created.iid)!.body;
+      expect(payload).toMatchObject({ object_kind: 'merge_request', user: { username: developer.username }, object_attributes: { state: 'merged', merge_commit_sha: merged.body.merge_commit_sha } });
+      const notes = await site.api(mrPath(created.iid, '/notes?sort=asc&per_page=100'), { as: owner.token });
+      expect(notes.body.filter((note: any) => note.system).map((note: any) => note.body)).toEqual([
+        'approved this merge request',
+        'unapproved this merge request',
+        `enabled an automatic merge when the pipeline for ${head} succeeds`,
+        'canceled the automatic merge',
+        'merged',
+      ]);
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it('refuses a merge with unresolved discussions when the project requires them resolved (405), and merges once resolved', async () => {
+    await commit('discussed', { 'discussed.txt': 'x\n' }, { start: 'master' });
+    const created = await openMergeRequest({ source_branch: 'discussed', title: 'Discussed' });
+    const thread = await site.api(mrPath(created.iid, '/discussions'), { method: 'POST', as: developer.token, body: { body: 'Please look at this' } });
+    expect(thread.status, thread.text).toBe(201);
+    expect((await site.api(`/projects/${project.id}`, { method: 'PUT', as: owner.token, body: { only_allow_merge_if_all_discussions_are_resolved: true } })).status).toBe(200);
+    try {
+      expect((await accept(created.iid)).status).toBe(405);
+      const resolved = await site.api(mrPath(created.iid, `/discussions/${thread.body.id}?resolved=true`), { method: 'PUT', as: developer.token, body: {} });
+      expect(resolved.status, resolved.text).toBe(200);
+      const merged = await accept(created.iid);
+      expect(merged.status, merged.text).toBe(200);
+    } finally {
+      await site.api(`/projects/${project.id}`, { method: 'PUT', as: owner.token, body: { only_allow_merge_if_all_discussions_are_resolved: false } });
+    }
   });
 });
 

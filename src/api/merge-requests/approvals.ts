@@ -33,12 +33,12 @@ export function changeApprovalsRequired(ctx: SiteContext, req: Request, res: Res
 
 export function approve(ctx: SiteContext, req: Request, res: Response): void {
   const { sha } = readParams(req.input, { sha: str() });
-  const row = approveMergeRequest(ctx.db, requireActor(req), projectOf(req), readableMergeRequest.of(req), sha || undefined);
+  const row = approveMergeRequest(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), sha || undefined);
   sendApprovals(ctx, req, res, 201, row, 'approvals_left');
 }
 
 export function unapprove(ctx: SiteContext, req: Request, res: Response): void {
-  sendApprovals(ctx, req, res, 201, unapproveMergeRequest(ctx.db, requireActor(req), readableMergeRequest.of(req)), 'approvals_left');
+  sendApprovals(ctx, req, res, 201, unapproveMergeRequest(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req)), 'approvals_left');
 }
 
 export function showProjectApprovals(ctx: SiteContext, req: Request, res: Response): void {

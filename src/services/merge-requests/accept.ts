@@ -18,6 +18,8 @@ import type { Actor } from '../users/authentication.js';
 import { isApproved } from './approvals.js';
 import { announceMergeRequestChange, mergeRequestChange } from './changes.js';
 import { closeIssuesOfMergedRequest, closingIssuesVisibleTo } from './closing-issues.js';
+import { mergeRequestNoteable } from '../issuables/noteables.js';
+import { addSystemNote } from '../issuables/notes.js';
 import { currentMergeHeads, type MergeHeads } from './merge-heads.js';
 import { defaultMergeCommitMessage } from './mergeability.js';
 
@@ -81,17 +83,22 @@ const shaMismatch = (head: string | null) => conflict(`SHA does not match HEAD o
 const checkedOn = (mergeRequest: MergeRequestRow, heads: MergeHeads): boolean =>
   mergeRequest.merge_status_source_sha === heads.source && mergeRequest.merge_status_target_sha === heads.target;
 
-/** Flags the merge request to merge when its head pipeline succeeds, remembering who asked and with what (merge_params). */
-function setMergeWhenPipelineSucceeds(ctx: SiteContext, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): MergeRequestRow {
+/**
+ * Flags the merge request to merge when the pipeline of `sha` succeeds, remembering who asked and
+ * with what (merge_params), with GitLab's system note.
+ */
+function setMergeWhenPipelineSucceeds(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams, sha: string): MergeRequestRow {
   return inTransaction(ctx.db, () => {
     const current = findMergeRequestById(ctx.db, mergeRequest.id);
     if (!current || current.state !== 'opened') throw notOpen();
+    const now = nowIso();
     updateMergeRequestRow(ctx.db, mergeRequest.id, {
       merge_when_pipeline_succeeds: 1,
       merge_user_id: actor.user.id,
       merge_params: JSON.stringify(params),
-      updated_at: nowIso(),
+      updated_at: now,
     });
+    addSystemNote(ctx.db, mergeRequestNoteable(project, current), actor.user.id, `enabled an automatic merge when the pipeline for ${sha} succeeds`, now);
     return findMergeRequestById(ctx.db, mergeRequest.id)!;
   });
 }
@@ -131,7 +138,7 @@ export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Act
       if (params.sha !== undefined && params.sha !== heads.source) throw shaMismatch(heads.source);
       if (params.mergeWhenPipelineSucceeds) {
         const pipeline = headPipeline(ctx, current, heads.source);
-        if (pipeline && isActive(pipeline)) return { kind: 'flagged', row: setMergeWhenPipelineSucceeds(ctx, actor, current, params) };
+        if (pipeline && isActive(pipeline)) return { kind: 'flagged', row: setMergeWhenPipelineSucceeds(ctx, project, actor, current, params, heads.source) };
       }
       const message = squash ? params.squashCommitMessage || current.title : params.mergeCommitMessage || defaultMergeCommitMessage(ctx, current, closingReferencesOf(ctx, actor, current));
       // The check of these very heads already merged their trees into the merge ref: its tree is the merge's.
@@ -208,14 +215,17 @@ async function removeSourceBranch(ctx: SiteContext, actor: Actor, mergeRequest: 
 
 /**
  * PUT or POST .../cancel_merge_when_pipeline_succeeds (GITLAB-NOTES decision 2): 401 unless the
- * caller may merge, 405 when merged or closed, 406 when the flag is not set; clears the flag.
+ * caller may merge, 405 when merged or closed, 406 when the flag is not set; clears the flag with
+ * GitLab's system note.
  */
 export function cancelMergeWhenPipelineSucceeds(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow): MergeRequestRow {
   if (!can(ctx.db, actor, 'push_code', project) && mergeRequest.merge_user_id !== actor.user.id) throw new AppError('unauthorized');
   if (mergeRequest.state !== 'opened') throw methodNotAllowed();
   if (!mergeRequest.merge_when_pipeline_succeeds) throw new AppError('not_acceptable', '406 Not Acceptable');
   return inTransaction(ctx.db, () => {
-    updateMergeRequestRow(ctx.db, mergeRequest.id, { merge_when_pipeline_succeeds: 0, merge_user_id: null, merge_params: null, updated_at: nowIso() });
+    const now = nowIso();
+    updateMergeRequestRow(ctx.db, mergeRequest.id, { merge_when_pipeline_succeeds: 0, merge_user_id: null, merge_params: null, updated_at: now });
+    addSystemNote(ctx.db, mergeRequestNoteable(project, mergeRequest), actor.user.id, 'canceled the automatic merge', now);
     return findMergeRequestById(ctx.db, mergeRequest.id)!;
   });
 }

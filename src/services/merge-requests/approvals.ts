@@ -22,6 +22,9 @@ import { can } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import type { SiteContext } from '../../site-context.js';
 import type { MergeRequestChange } from './changes.js';
+import { fireMergeRequestHooks } from './hooks.js';
+import { mergeRequestNoteable } from '../issuables/noteables.js';
+import { addSystemNote } from '../issuables/notes.js';
 
 /**
  * Merge request approvals (ee; issue 15, item 7; GITLAB-NOTES 2.3 "Approvals"). A merge request
@@ -76,27 +79,35 @@ export function approvalState(db: Db, actor: Actor | null, project: ProjectRow, 
 
 /**
  * POST .../approve: 401 unless the caller can approve (GITLAB-NOTES 1.4), then 409 when `sha`
- * is given and is not the head the merge request shows; records the approval. Resolves to the
- * merge request as it is after the write.
+ * is given and is not the head the merge request shows; records the approval. Returns the merge
+ * request as it is after the write.
  */
-export function approveMergeRequest(db: Db, actor: Actor, project: ProjectRow, mergeRequest: MergeRequestRow, sha: string | undefined): MergeRequestRow {
+export function approveMergeRequest(ctx: SiteContext, actor: Actor, project: ProjectRow, mergeRequest: MergeRequestRow, sha: string | undefined): MergeRequestRow {
+  const { db } = ctx;
   if (!canApprove(db, actor, project, mergeRequest)) throw new AppError('unauthorized');
   if (sha !== undefined && sha !== mergeRequest.head_sha) throw conflict(`SHA does not match HEAD of source branch: ${mergeRequest.head_sha ?? ''}`);
   return inTransaction(db, () => {
     const now = nowIso();
     insertApproval(db, mergeRequest.id, actor.user.id, now);
-    updateMergeRequestRow(db, mergeRequest.id, { updated_at: now });
-    return findMergeRequestById(db, mergeRequest.id)!;
+    return recordApprovalChange(ctx, actor, project, mergeRequest, 'approved', now);
   });
 }
 
 /** POST .../unapprove: 404 unless the caller has approved; removes the caller's own approval. */
-export function unapproveMergeRequest(db: Db, actor: Actor, mergeRequest: MergeRequestRow): MergeRequestRow {
-  return inTransaction(db, () => {
-    if (!deleteApproval(db, mergeRequest.id, actor.user.id)) throw notFound();
-    updateMergeRequestRow(db, mergeRequest.id, { updated_at: nowIso() });
-    return findMergeRequestById(db, mergeRequest.id)!;
+export function unapproveMergeRequest(ctx: SiteContext, actor: Actor, project: ProjectRow, mergeRequest: MergeRequestRow): MergeRequestRow {
+  return inTransaction(ctx.db, () => {
+    if (!deleteApproval(ctx.db, mergeRequest.id, actor.user.id)) throw notFound();
+    return recordApprovalChange(ctx, actor, project, mergeRequest, 'unapproved', nowIso());
   });
+}
+
+/** What follows an approval or its removal, in its transaction: updated_at, GitLab's system note (EE SystemNoteService.approve_mr) and the `approved` / `unapproved` hook. */
+function recordApprovalChange(ctx: SiteContext, actor: Actor, project: ProjectRow, mergeRequest: MergeRequestRow, action: 'approved' | 'unapproved', now: string): MergeRequestRow {
+  updateMergeRequestRow(ctx.db, mergeRequest.id, { updated_at: now });
+  addSystemNote(ctx.db, mergeRequestNoteable(project, mergeRequest), actor.user.id, `${action} this merge request`, now);
+  const row = findMergeRequestById(ctx.db, mergeRequest.id)!;
+  fireMergeRequestHooks(ctx, actor.user, project, row, action);
+  return row;
 }
 
 /**
