@@ -150,6 +150,7 @@ describe('mergeability and accept', () => {
     expect(merged.body.merge_commit_sha).toBe(head);
     expect(await parentsOf(head)).toEqual([before]);
     expect((await git(repo(), ['log', '-1', '--format=%B', head])).stdout.trimEnd()).toBe('One squashed commit');
+    expect((await git(repo(), ['log', '-1', '--format=%an|%cn', head])).stdout.trim()).toBe('Owner|Developer');
     expect((await git(repo(), ['show', `${head}:s1.txt`])).stdout).toBe('1\n');
     expect((await git(repo(), ['show', `${head}:s2.txt`])).stdout).toBe('2\n');
   });
@@ -239,10 +240,11 @@ describe('closing issues', () => {
 });
 
 describe('fork merge requests', () => {
+  let fork: any;
   it('merges a fork branch into its upstream', async () => {
     const forked = await site.api(`/projects/${project.id}/fork`, { method: 'POST', as: developer.token, body: {} });
     expect(forked.status, forked.text).toBe(201);
-    const fork = forked.body;
+    fork = forked.body;
     await waitFor(async () => (await site.api(`/projects/${fork.id}`, { as: developer.token })).body.import_status === 'finished', { timeoutMs: 20_000 });
     const head = await commit('from-fork', { 'fork.txt': 'from the fork\n' }, { start: 'master', projectId: fork.id, as: developer.token });
     const created = await openMergeRequest({ source_branch: 'from-fork', target_project_id: project.id, title: 'From the fork' }, { projectId: fork.id, as: developer.token });
@@ -253,6 +255,25 @@ describe('fork merge requests', () => {
     expect(merged.status, merged.text).toBe(200);
     expect(await parentsOf(merged.body.merge_commit_sha)).toEqual([before, head]);
     expect((await git(repo(), ['show', 'refs/heads/master:fork.txt'])).stdout).toBe('from the fork\n');
+  });
+
+  it('rebases a fork branch onto its upstream target, in the fork', async () => {
+    await commit('fork-behind', { 'fork-behind.txt': 'behind\n' }, { start: 'master', projectId: fork.id, as: developer.token });
+    const created = await openMergeRequest({ source_branch: 'fork-behind', target_project_id: project.id, title: 'Behind upstream' }, { projectId: fork.id, as: developer.token });
+    await commit('master', { 'upstream-moved.txt': 'moved\n' });
+    const target = await revParse('refs/heads/master');
+    // The upstream's reporter may read the merge request but not push to the fork: 403.
+    expect((await site.api(mrPath(created.iid, '/rebase'), { method: 'PUT', as: reporter.token, body: {} })).status).toBe(403);
+    expect((await site.api(mrPath(created.iid, '/rebase'), { method: 'POST', as: developer.token, body: {} })).status).toBe(202);
+    await waitFor(async () => (await site.api(mrPath(created.iid), { as: owner.token })).body.rebase_in_progress === false);
+    const head = await revParse('refs/heads/fork-behind', fork.id);
+    expect(await parentsOf(head, fork.id)).toEqual([target]);
+    // The scratch ref that carried the upstream head into the fork is gone.
+    expect((await git(repo(fork.id), ['for-each-ref', 'refs/geoforge/'])).stdout).toBe('');
+    await waitFor(async () => (await site.api(mrPath(created.iid), { as: owner.token })).body.sha === head);
+    const merged = await accept(created.iid, {}, owner.token, `?sha=${head}`);
+    expect(merged.status, merged.text).toBe(200);
+    expect(await parentsOf(merged.body.merge_commit_sha)).toEqual([target, head]);
   });
 });
 

@@ -2,7 +2,7 @@ import { inTransaction } from '../../db/connection.js';
 import { findLatestPipelineForSha, type PipelineRow } from '../../db/tables/ci.js';
 import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { hasUnresolvedNotes } from '../../db/tables/notes.js';
-import { projectFullPaths } from '../../db/tables/project-relations.js';
+import { projectFullPaths, usersByIds } from '../../db/tables/project-relations.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { isWorkInProgress } from '../../entities/merge-requests.js';
 import { AppError, conflict } from '../../errors.js';
@@ -143,7 +143,15 @@ export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Act
       const message = squash ? params.squashCommitMessage || current.title : params.mergeCommitMessage || defaultMergeCommitMessage(ctx, current, closingReferencesOf(ctx, actor, current));
       // The check of these very heads already merged their trees into the merge ref: its tree is the merge's.
       const mergedTree = checked && current.merge_status === 'can_be_merged' && current.merge_ref_sha ? `${current.merge_ref_sha}^{tree}` : undefined;
-      const built = await buildMerge(repository, heads.target, heads.source, { squash, message, author: identity, committer: identity, mergedTree });
+      // A squash commit is the merge request author's work, committed by the merger (GitLab's SquashService).
+      const author = squash ? (usersByIds(ctx.db, [current.author_id]).get(current.author_id) ?? user) : user;
+      const built = await buildMerge(repository, heads.target, heads.source, {
+        squash,
+        message,
+        author: { name: author.name, email: author.email },
+        committer: identity,
+        mergedTree,
+      });
       if (!built.ok) {
         inTransaction(ctx.db, () =>
           updateMergeRequestRow(ctx.db, current.id, { merge_status: 'cannot_be_merged', merge_status_source_sha: heads.source, merge_status_target_sha: heads.target }),
