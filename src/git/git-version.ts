@@ -5,7 +5,7 @@ import { runGit } from './cli.js';
  * `git merge-tree --write-tree`, which git 2.38 introduced (older gits only know the trivial
  * merge mode, whose output is no tree).
  */
-export const MIN_GIT_VERSION: readonly [number, number] = [2, 38];
+const MIN_GIT_VERSION: readonly [number, number] = [2, 38];
 
 /** `git version 2.39.5` (or `2.39.5.windows.1`, `2.40.0.rc1`) as [major, minor, patch]; null when unreadable. */
 export function parseGitVersion(text: string): [number, number, number] | null {

@@ -100,16 +100,6 @@ export async function treeOf(repository: string, commit: string): Promise<string
   return (await git(repository, ['rev-parse', '--verify', '--end-of-options', `${commit}^{tree}`])).stdout.trim();
 }
 
-/** The best common ancestor of two commits; null when they share no history. */
-export async function mergeBase(repository: string, a: string, b: string): Promise<string | null> {
-  try {
-    return (await git(repository, ['merge-base', a, b])).stdout.trim() || null;
-  } catch (error) {
-    if (error instanceof GitError && error.exitCode === 1) return null;
-    throw error;
-  }
-}
-
 /** Whether `ancestor` is reachable from `descendant` (a fast-forward is possible). */
 export async function isAncestor(repository: string, ancestor: string, descendant: string): Promise<boolean> {
   try {

@@ -22,7 +22,7 @@ async function emptyTree(repository: string): Promise<string> {
  * The tree that applying the change `before -> after` (commits; `before` null for the empty tree)
  * onto `onto` gives, or the conflicting paths.
  */
-export async function applyChange(repository: string, onto: string, before: string | null, after: string): Promise<TreeMerge> {
+async function applyChange(repository: string, onto: string, before: string | null, after: string): Promise<TreeMerge> {
   const baseTree = before === null ? await emptyTree(repository) : await treeOf(repository, before);
   const base = await commitTree(repository, baseTree, [], 'base', SCRATCH);
   const [ours, theirs] = await Promise.all([

@@ -42,11 +42,6 @@ export function approverUserIds(db: Db, targetType: 'Project' | 'MergeRequest', 
   return prepare(db, 'SELECT user_id FROM approvers WHERE target_type = ? AND target_id = ? ORDER BY id').pluck().all(targetType, targetId) as number[];
 }
 
-/** The suggested approver groups of a project or of one merge request, oldest first. */
-export function approverGroupIds(db: Db, targetType: 'Project' | 'MergeRequest', targetId: number): number[] {
-  return prepare(db, 'SELECT group_id FROM approver_groups WHERE target_type = ? AND target_id = ? ORDER BY id').pluck().all(targetType, targetId) as number[];
-}
-
 /** A project's approval settings (ee): the columns migration 0013 added to projects, with approvals_before_merge. */
 export interface ProjectApprovalSettingsRow {
   approvals_before_merge: number;

@@ -37,7 +37,7 @@ export interface AcceptParams {
 const isActive = (pipeline: PipelineRow): boolean => pipeline.status === 'created' || pipeline.status === 'pending' || pipeline.status === 'running';
 
 /** The pipeline of the merge request's head: the latest pipeline of its head sha in the source project (GitLab's head_pipeline). */
-export function headPipeline(ctx: SiteContext, mergeRequest: MergeRequestRow, sourceHead: string | null): PipelineRow | undefined {
+function headPipeline(ctx: SiteContext, mergeRequest: MergeRequestRow, sourceHead: string | null): PipelineRow | undefined {
   const sha = sourceHead ?? mergeRequest.head_sha;
   if (!sha || mergeRequest.source_project_id === null) return undefined;
   return findLatestPipelineForSha(ctx.db, mergeRequest.source_project_id, sha);
@@ -121,7 +121,7 @@ const MERGE_ATTEMPTS = 3;
  * and the source branch's removal when asked for. Either the branch moved and the merge request
  * is merged, or nothing changed.
  */
-export async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): Promise<MergeRequestRow> {
+async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): Promise<MergeRequestRow> {
   const repository = repositoryOf(ctx, project);
   const targetRef = `refs/heads/${mergeRequest.target_branch}`;
   const squash = params.squash ?? mergeRequest.squash === 1;

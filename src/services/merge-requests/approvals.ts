@@ -44,7 +44,7 @@ export interface ApprovalState {
 }
 
 /** The approvals a merge request needs: its own setting, else its target project's. */
-export function approvalsRequired(db: Db, mergeRequest: MergeRequestRow): number {
+function approvalsRequired(db: Db, mergeRequest: MergeRequestRow): number {
   return mergeRequest.approvals_before_merge ?? projectApprovalSettings(db, mergeRequest.target_project_id).approvals_before_merge;
 }
 
@@ -58,14 +58,14 @@ export function isApproved(db: Db, mergeRequest: MergeRequestRow): boolean {
  * who may write to the target project (a developer), not its author unless the project allows
  * authors to approve, and who has not approved yet.
  */
-export function canApprove(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): boolean {
+function canApprove(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): boolean {
   if (!actor || mergeRequest.state !== 'opened' || !can(db, actor, 'push_code', project)) return false;
   if (mergeRequest.author_id === actor.user.id && !projectApprovalSettings(db, project.id).merge_requests_author_approval) return false;
   return !hasApproved(db, mergeRequest.id, actor.user.id);
 }
 
 /** The approval state the views show, for the caller. */
-export function approvalState(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): ApprovalState {
+function approvalState(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): ApprovalState {
   const approvals = approvalsOf(db, mergeRequest.id);
   const required = approvalsRequired(db, mergeRequest);
   return {
@@ -115,7 +115,7 @@ function recordApprovalChange(ctx: SiteContext, actor: Actor, project: ProjectRo
  * (reset_approvals_on_push, on by default as in GitLab): what was approved is no longer what
  * would merge. Returns how many were dropped.
  */
-export function resetApprovalsAfterPush(db: Db, mergeRequest: MergeRequestRow): number {
+function resetApprovalsAfterPush(db: Db, mergeRequest: MergeRequestRow): number {
   if (!projectApprovalSettings(db, mergeRequest.target_project_id).reset_approvals_on_push) return 0;
   return deleteApprovalsOf(db, mergeRequest.id);
 }

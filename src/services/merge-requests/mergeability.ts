@@ -96,7 +96,7 @@ function toSentence(items: readonly string[]): string {
  * otherwise, with refs/merge-requests/<iid>/merge moved to the merge result. A merge request no
  * longer open is left alone. Resolves to the status stored (null when nothing was checked).
  */
-export async function checkMergeability(ctx: SiteContext, mergeRequestId: number): Promise<MergeStatus | null> {
+async function checkMergeability(ctx: SiteContext, mergeRequestId: number): Promise<MergeStatus | null> {
   const mergeRequest = findMergeRequestById(ctx.db, mergeRequestId);
   if (!mergeRequest || mergeRequest.state !== 'opened') return null;
   const heads = await currentMergeHeads(ctx, mergeRequest);

@@ -13,7 +13,7 @@ import { notifyPush } from '../repository/commit-writer.js';
 import type { Actor } from '../users/authentication.js';
 
 /** GitLab's RebaseService::REBASE_ERROR, stored in merge_error when the replay conflicts. */
-export const REBASE_ERROR = 'Rebase failed. Please rebase locally';
+const REBASE_ERROR = 'Rebase failed. Please rebase locally';
 
 /**
  * PUT (and POST) .../rebase (issue 15, item 5): 403 unless the source branch exists and the
