@@ -1,5 +1,5 @@
-import { GitError, streamGit } from './cli.js';
-import { git, gitBytes } from './in-repository.js';
+import { GitError } from './cli.js';
+import { git } from './in-repository.js';
 import { BLANK_SHA } from './object-names.js';
 
 /** Merges of large trees take longer than reads; still bounded, so a stuck git never holds a branch's lock. */
@@ -25,24 +25,17 @@ export type TreeMerge =
  * conflict (the tree then holds conflict markers and is not used), never a failure.
  */
 export async function mergeTree(repository: string, ours: string, theirs: string): Promise<TreeMerge> {
-  const args = ['-c', 'core.quotePath=false', '--git-dir', repository, 'merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs];
-  const child = streamGit(args, { timeoutMs: MERGE_TIMEOUT_MS });
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  child.stdin.end();
+  // runGit, not the streaming wrapper: a merge is an API request's work and keeps its priority.
+  let result;
   try {
-    await child.done;
+    result = await git(repository, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], { timeoutMs: MERGE_TIMEOUT_MS, answerExitCodes: [1] });
   } catch (error) {
-    if (!(error instanceof GitError)) throw error;
-    if (error.exitCode === 1) {
-      const [, ...paths] = Buffer.concat(chunks).toString('utf8').split('\0');
-      return { clean: false, conflicts: paths.filter(Boolean), unrelated: false };
-    }
-    if (/unrelated histories/.test(error.stderr)) return { clean: false, conflicts: [], unrelated: true };
+    if (error instanceof GitError && /unrelated histories/.test(error.stderr)) return { clean: false, conflicts: [], unrelated: true };
     throw error;
   }
-  const tree = Buffer.concat(chunks).toString('utf8').split('\0')[0]!.trim();
-  return { clean: true, tree };
+  const [tree, ...paths] = result.stdout.split('\0');
+  if (result.exitCode === 1) return { clean: false, conflicts: paths.filter(Boolean), unrelated: false };
+  return { clean: true, tree: tree!.trim() };
 }
 
 const identityEnv = (author: GitIdentity, committer: GitIdentity): Record<string, string> => ({
@@ -68,8 +61,8 @@ export async function commitTree(
 ): Promise<string> {
   const text = message.endsWith('\n') ? message : `${message}\n`;
   const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent]), '-F', '-'];
-  const out = await gitBytes(repository, args, Buffer.from(text, 'utf8'), { env: identityEnv(author, committer), timeoutMs: MERGE_TIMEOUT_MS });
-  return out.toString('utf8').trim();
+  const { stdout } = await git(repository, args, { input: text, env: identityEnv(author, committer), timeoutMs: MERGE_TIMEOUT_MS });
+  return stdout.trim();
 }
 
 /**

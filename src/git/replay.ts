@@ -1,5 +1,5 @@
 import { readCommits, type CommitRecord } from './commit-log.js';
-import { gitBytes, git } from './in-repository.js';
+import { git } from './in-repository.js';
 import { commitTree, isAncestor, mergeTree, treeOf, type GitIdentity, type TreeMerge } from './merges.js';
 
 /**
@@ -15,7 +15,7 @@ const SCRATCH: GitIdentity = { name: 'geoforge', email: 'geoforge@localhost', da
 
 /** The empty tree, stored once so a scratch commit of a root commit's "before" side names a real object. */
 async function emptyTree(repository: string): Promise<string> {
-  return (await gitBytes(repository, ['mktree'], Buffer.alloc(0))).toString('utf8').trim();
+  return (await git(repository, ['mktree'], { input: '' })).stdout.trim();
 }
 
 /**
