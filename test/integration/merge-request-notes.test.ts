@@ -153,6 +153,29 @@ describe('notes, discussions and award emoji on merge requests', () => {
   });
 });
 
+describe('time tracking', () => {
+  it('estimates and spends time with system notes, resets both, and refuses guests (403) and bad durations (400)', async () => {
+    const mr = await newMergeRequest('timed');
+    const url = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    expect((await site.api(`${url}/time_estimate`, { method: 'POST', body: { duration: '3h30m' }, as: developer.token })).body).toMatchObject({ time_estimate: 12600, human_time_estimate: '3h 30m' });
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: { duration: '1h' }, as: developer.token })).body).toMatchObject({ total_time_spent: 3600 });
+    expect((await site.api(`${url}/time_stats`, { as: guest.token })).body).toMatchObject({ time_estimate: 12600, total_time_spent: 3600 });
+    expect((await site.api(url, { as: guest.token })).body.time_stats).toMatchObject({ human_total_time_spent: '1h' });
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: { duration: '1h' }, as: guest.token })).status).toBe(403);
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: { duration: 'soon' }, as: developer.token })).status).toBe(400);
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: {}, as: developer.token })).status).toBe(400);
+    expect((await site.api(`${url}/reset_spent_time`, { method: 'POST', as: developer.token })).body.total_time_spent).toBe(0);
+    expect((await site.api(`${url}/reset_time_estimate`, { method: 'POST', as: developer.token })).body.time_estimate).toBe(0);
+    const notes = await site.api(`${url}/notes?sort=asc`, { as: owner.token });
+    expect(notes.body.filter((n: any) => n.system).map((n: any) => n.body)).toEqual([
+      'changed time estimate to 3h 30m',
+      'added 1h of time spent',
+      'removed time spent',
+      'removed time estimate',
+    ]);
+  });
+});
+
 describe('webhooks and events', () => {
   it('calls merge_requests_events hooks with GitLab payload on open, update, close, reopen and push, and note hooks for comments', async () => {
     const before = deliveriesTo('/mr').length;
