@@ -230,6 +230,28 @@ describe('webhooks and events', () => {
     });
   });
 
+  it('announces a merge (what the merge code calls): the merged event, system note, state event and merge hook', async () => {
+    const mr = await newMergeRequest('merged-by-code', {}, developer.token);
+    const { inTransaction } = await import('../../src/db/connection.js');
+    const { findMergeRequestById, updateMergeRequestRow } = await import('../../src/db/tables/merge-requests.js');
+    const { findProjectById } = await import('../../src/db/tables/projects.js');
+    const { findUserById } = await import('../../src/db/tables/users.js');
+    const { announceMergeRequestChange, mergeRequestChange } = await import('../../src/services/merge-requests/changes.js');
+    const { db } = site.site;
+    inTransaction(db, () => {
+      const before = findMergeRequestById(db, mr.id)!;
+      updateMergeRequestRow(db, mr.id, { state: 'merged', merged_by_id: owner.id, merged_at: new Date().toISOString(), merge_commit_sha: before.head_sha });
+      announceMergeRequestChange(site.site.ctx, mergeRequestChange('merged', findUserById(db, owner.id)!, findProjectById(db, project.id)!, before, findMergeRequestById(db, mr.id)!));
+    });
+    const url = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    expect((await site.api(url, { as: owner.token })).body).toMatchObject({ state: 'merged', merged_by: { id: owner.id }, merged_at: expect.any(String) });
+    expect((await site.api(`${url}/notes?per_page=1`, { as: owner.token })).body[0]).toMatchObject({ system: true, body: 'merged' });
+    expect((await site.api(`${url}/resource_state_events`, { as: owner.token })).body.map((e: any) => e.state)).toEqual(['merged']);
+    expect(db.prepare("SELECT action FROM events WHERE target_type = 'MergeRequest' AND target_id = ? ORDER BY id DESC LIMIT 1").get(mr.id)).toEqual({ action: 'merged' });
+    await waitFor(() => deliveriesTo('/mr').some((d) => d.body.object_attributes.action === 'merge' && d.body.object_attributes.iid === mr.iid), { message: 'merge hook' });
+    expect((await site.api(`/projects/${project.id}/merge_requests?state=merged`, { as: owner.token })).body.map((m: any) => m.iid)).toContain(mr.iid);
+  });
+
   it('records opened, closed and reopened events, shown by the project events list', async () => {
     const mr = await newMergeRequest('evented', {}, developer.token);
     const url = `/projects/${project.id}/merge_requests/${mr.iid}`;
