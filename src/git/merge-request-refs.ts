@@ -1,7 +1,7 @@
 import { git } from './in-repository.js';
 
 /** The ref the target repository keeps for a merge request's source head, so its commits stay reachable (GitLab's refs/merge-requests/<iid>/head). */
-export const mergeRequestHeadRef = (iid: number): string => `refs/merge-requests/${iid}/head`;
+const mergeRequestHeadRef = (iid: number): string => `refs/merge-requests/${iid}/head`;
 
 /**
  * Points refs/merge-requests/<iid>/head of the target repository at `sha`. A fork's commit is

@@ -153,6 +153,29 @@ describe('notes, discussions and award emoji on merge requests', () => {
   });
 });
 
+describe('time tracking', () => {
+  it('estimates and spends time with system notes, resets both, and refuses guests (403) and bad durations (400)', async () => {
+    const mr = await newMergeRequest('timed');
+    const url = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    expect((await site.api(`${url}/time_estimate`, { method: 'POST', body: { duration: '3h30m' }, as: developer.token })).body).toMatchObject({ time_estimate: 12600, human_time_estimate: '3h 30m' });
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: { duration: '1h' }, as: developer.token })).body).toMatchObject({ total_time_spent: 3600 });
+    expect((await site.api(`${url}/time_stats`, { as: guest.token })).body).toMatchObject({ time_estimate: 12600, total_time_spent: 3600 });
+    expect((await site.api(url, { as: guest.token })).body.time_stats).toMatchObject({ human_total_time_spent: '1h' });
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: { duration: '1h' }, as: guest.token })).status).toBe(403);
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: { duration: 'soon' }, as: developer.token })).status).toBe(400);
+    expect((await site.api(`${url}/add_spent_time`, { method: 'POST', body: {}, as: developer.token })).status).toBe(400);
+    expect((await site.api(`${url}/reset_spent_time`, { method: 'POST', as: developer.token })).body.total_time_spent).toBe(0);
+    expect((await site.api(`${url}/reset_time_estimate`, { method: 'POST', as: developer.token })).body.time_estimate).toBe(0);
+    const notes = await site.api(`${url}/notes?sort=asc`, { as: owner.token });
+    expect(notes.body.filter((n: any) => n.system).map((n: any) => n.body)).toEqual([
+      'changed time estimate to 3h 30m',
+      'added 1h of time spent',
+      'removed time spent',
+      'removed time estimate',
+    ]);
+  });
+});
+
 describe('webhooks and events', () => {
   it('calls merge_requests_events hooks with GitLab payload on open, update, close, reopen and push, and note hooks for comments', async () => {
     const before = deliveriesTo('/mr').length;
@@ -205,6 +228,28 @@ describe('webhooks and events', () => {
       object_attributes: { note: 'hook me', noteable_type: 'MergeRequest', url: `${site.url}/${project.path_with_namespace}/merge_requests/${mr.iid}#note_${note.body.id}` },
       merge_request: { id: mr.id, iid: mr.iid, title: 'Renamed' },
     });
+  });
+
+  it('announces a merge (what the merge code calls): the merged event, system note, state event and merge hook', async () => {
+    const mr = await newMergeRequest('merged-by-code', {}, developer.token);
+    const { inTransaction } = await import('../../src/db/connection.js');
+    const { findMergeRequestById, updateMergeRequestRow } = await import('../../src/db/tables/merge-requests.js');
+    const { findProjectById } = await import('../../src/db/tables/projects.js');
+    const { findUserById } = await import('../../src/db/tables/users.js');
+    const { announceMergeRequestChange, mergeRequestChange } = await import('../../src/services/merge-requests/changes.js');
+    const { db } = site.site;
+    inTransaction(db, () => {
+      const before = findMergeRequestById(db, mr.id)!;
+      updateMergeRequestRow(db, mr.id, { state: 'merged', merged_by_id: owner.id, merged_at: new Date().toISOString(), merge_commit_sha: before.head_sha });
+      announceMergeRequestChange(site.site.ctx, mergeRequestChange('merged', findUserById(db, owner.id)!, findProjectById(db, project.id)!, before, findMergeRequestById(db, mr.id)!));
+    });
+    const url = `/projects/${project.id}/merge_requests/${mr.iid}`;
+    expect((await site.api(url, { as: owner.token })).body).toMatchObject({ state: 'merged', merged_by: { id: owner.id }, merged_at: expect.any(String) });
+    expect((await site.api(`${url}/notes?per_page=1`, { as: owner.token })).body[0]).toMatchObject({ system: true, body: 'merged' });
+    expect((await site.api(`${url}/resource_state_events`, { as: owner.token })).body.map((e: any) => e.state)).toEqual(['merged']);
+    expect(db.prepare("SELECT action FROM events WHERE target_type = 'MergeRequest' AND target_id = ? ORDER BY id DESC LIMIT 1").get(mr.id)).toEqual({ action: 'merged' });
+    await waitFor(() => deliveriesTo('/mr').some((d) => d.body.object_attributes.action === 'merge' && d.body.object_attributes.iid === mr.iid), { message: 'merge hook' });
+    expect((await site.api(`/projects/${project.id}/merge_requests?state=merged`, { as: owner.token })).body.map((m: any) => m.iid)).toContain(mr.iid);
   });
 
   it('records opened, closed and reopened events, shown by the project events list', async () => {

@@ -244,6 +244,39 @@ describe('diff versions and refs/merge-requests/<iid>/head', () => {
     expect((await site.api(`/projects/${project.id}/merge_requests/${mr.iid}`, { method: 'PUT', body: { state_event: 'reopen' }, as: owner.token })).body.state).toBe('closed');
   });
 
+  it('records versions for pushes and a force-push over git smart HTTP', async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const { gitClient, remoteUrl } = await import('../helpers/git.js');
+    const home = await mkdtemp(path.join(tmpdir(), 'geoforge-mr-push-'));
+    const git = gitClient(home, 60_000);
+    const work = path.join(home, 'work');
+    try {
+      await git(['clone', '--quiet', remoteUrl(site.url, project, owner), work]);
+      await git(['checkout', '--quiet', '-b', 'pushed'], work);
+      await writeFile(path.join(work, 'pushed.txt'), 'one\n');
+      await git(['add', '-A'], work);
+      await git(['commit', '--quiet', '-m', 'first push'], work);
+      await git(['push', '--quiet', 'origin', 'pushed'], work);
+      const mr = await newMergeRequest({ source_branch: 'pushed', target_branch: 'master', title: 'Pushed over HTTP' });
+      await writeFile(path.join(work, 'pushed.txt'), 'two\n');
+      await git(['commit', '--quiet', '-am', 'second push'], work);
+      await git(['push', '--quiet', 'origin', 'pushed'], work);
+      await git(['commit', '--quiet', '--amend', '-m', 'second push, rewritten'], work);
+      await git(['push', '--quiet', '--force', 'origin', 'pushed'], work);
+      const head = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+      const versions = await site.api(`/projects/${project.id}/merge_requests/${mr.iid}/versions`, { as: owner.token });
+      expect(versions.body).toHaveLength(3);
+      expect(versions.body[0].head_commit_sha).toBe(head);
+      const commits = await site.api(`/projects/${project.id}/merge_requests/${mr.iid}/commits`, { as: owner.token });
+      expect(commits.body.map((c: any) => c.title)).toEqual(['second push, rewritten', 'first push']);
+      expect(await refOf(project.id, `refs/merge-requests/${mr.iid}/head`)).toBe(head);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it('marks a version over the limits as overflow, with real_size 1000+, and collapses a file over 100 KiB', async () => {
     await pushFiles(project, 'feature-big', 1001);
     const mr = await newMergeRequest({ source_branch: 'feature-big', target_branch: 'master', title: 'Big' });

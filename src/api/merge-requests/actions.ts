@@ -3,6 +3,7 @@ import { projectFullPaths } from '../../db/tables/project-relations.js';
 import { pipelineBasic } from '../../entities/ci.js';
 import { issueBasic } from '../../entities/issues.js';
 import { diffCommitEntity, diffFileEntity, mergeRequestChanges, mergeRequestDiffFull, mergeRequestDiffView } from '../../entities/merge-requests.js';
+import { timeStats } from '../../entities/time-stats.js';
 import { todoView } from '../../entities/todos.js';
 import { userBasic } from '../../entities/users.js';
 import { loadTodoRelations } from '../../services/issuables/todo-relations.js';
@@ -11,7 +12,10 @@ import { closingIssuesVisibleTo, mergeRequestsClosingIssue } from '../../service
 import { mergeRequestParticipants } from '../../services/merge-requests/participants.js';
 import { loadMergeRequestRelations } from '../../services/merge-requests/relations.js';
 import { setMergeRequestSubscription } from '../../services/merge-requests/subscriptions.js';
+import { logMergeRequestSpentTime, setMergeRequestTimeEstimate } from '../../services/merge-requests/time-tracking.js';
 import { markMergeRequestTodo } from '../../services/merge-requests/todos.js';
+import { parseDuration } from '../../services/issuables/time-tracking.js';
+import { durationParams } from '../issuables/issue-params.js';
 import { mergeRequestCommits, mergeRequestFiles, mergeRequestFilesPage, mergeRequestPipelines, mergeRequestVersion, mergeRequestVersions } from '../../services/merge-requests/versions.js';
 import type { SiteContext } from '../../site-context.js';
 import { readableIssue } from '../issuables/issue-guards.js';
@@ -102,4 +106,25 @@ export function markTodo(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
   const todo = markMergeRequestTodo(ctx.db, actor, projectOf(req), namedMergeRequest.of(req));
   sendJson(res, 201, todoView(todo, loadTodoRelations(ctx.db, actor, [todo]), ctx));
+}
+
+/** GET .../time_stats. */
+export function showTimeStats(_ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 200, timeStats(readableMergeRequest.of(req)));
+}
+
+/** POST .../time_estimate (a duration) and .../reset_time_estimate. */
+export function estimateTime(reset: boolean) {
+  return (ctx: SiteContext, req: Request, res: Response): void => {
+    const seconds = reset ? 0 : parseDuration(durationParams.of(req));
+    sendJson(res, 201, timeStats(setMergeRequestTimeEstimate(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
+  };
+}
+
+/** POST .../add_spent_time (a duration, negative to subtract) and .../reset_spent_time. */
+export function spendTime(reset: boolean) {
+  return (ctx: SiteContext, req: Request, res: Response): void => {
+    const seconds = reset ? 'reset' : parseDuration(durationParams.of(req));
+    sendJson(res, 201, timeStats(logMergeRequestSpentTime(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
+  };
 }

@@ -1,4 +1,5 @@
 import { issueIid, readableIssue } from '../issuables/issue-guards.js';
+import { durationParams } from '../issuables/issue-params.js';
 import { noteableRoutes } from '../issuables/note-routes.js';
 import { valueGuard } from '../middleware/value-guards.js';
 import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
@@ -12,10 +13,13 @@ import {
   listParticipants,
   listPipelines,
   listVersions,
+  estimateTime,
   markTodo,
   mergeRequestSubscriber,
   showChanges,
+  showTimeStats,
   showVersion,
+  spendTime,
 } from './actions.js';
 import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
 import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
@@ -27,6 +31,17 @@ import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, merg
 const base = '/projects/:id/merge_requests/:merge_request_iid';
 /** The routes of one merge request: signed in (401), its iid (400), a visible project (404), read_merge_request (403), then the merge request (404). */
 const oneMergeRequest = [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), readableMergeRequest];
+
+/** Time tracking changes: signed in (401), the duration read (400), then the merge request (404), then admin_merge_request (403). */
+const timeTracking = (duration: boolean) => [
+  signedIn,
+  mergeRequestIid,
+  ...(duration ? [durationParams] : []),
+  loadProject(),
+  requireAbility('read_merge_request'),
+  readableMergeRequest,
+  requireAbility('admin_merge_request'),
+];
 
 /** A merge request the caller may read, as a noteable: `404 Merge Request Not Found` otherwise. */
 const mergeRequestAsNoteable = valueGuard('mergeRequestNoteable', (_ctx, req) => mergeRequestNoteable(projectOf(req), namedMergeRequest.of(req)));
@@ -56,6 +71,11 @@ export const mergeRequestsRoutes: readonly Route[] = [
   { method: 'post', path: `${base}/subscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(true) },
   { method: 'post', path: `${base}/unsubscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(false) },
   { method: 'post', path: `${base}/todo`, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest], handler: markTodo },
+  { method: 'get', path: `${base}/time_stats`, guards: oneMergeRequest, handler: showTimeStats },
+  { method: 'post', path: `${base}/time_estimate`, guards: timeTracking(true), handler: estimateTime(false) },
+  { method: 'post', path: `${base}/reset_time_estimate`, guards: timeTracking(false), handler: estimateTime(true) },
+  { method: 'post', path: `${base}/add_spent_time`, guards: timeTracking(true), handler: spendTime(false) },
+  { method: 'post', path: `${base}/reset_spent_time`, guards: timeTracking(false), handler: spendTime(true) },
   ...noteableRoutes({
     base,
     load: [mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest, mergeRequestAsNoteable],

@@ -141,10 +141,6 @@ export function moveMergeRequestActorsTo(db: Db, fromUserId: number, toUserId: n
   prepare(db, 'UPDATE merge_requests SET closed_by_id = ? WHERE closed_by_id = ?').run(toUserId, fromUserId);
 }
 
-export function clearMilestoneOfMergeRequests(db: Db, milestoneId: number): void {
-  prepare(db, 'UPDATE merge_requests SET milestone_id = NULL WHERE milestone_id = ?').run(milestoneId);
-}
-
 /** A page of merge requests for a list built by the service (FROM/WHERE over `merge_requests m` and ORDER BY, with named parameters). */
 export function mergeRequestPage(db: Db, fromWhere: string, order: string, params: Record<string, unknown>, limit: number, offset: number): MergeRequestRow[] {
   return prepare(db, `SELECT m.* ${fromWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({ ...params, limit, offset }) as MergeRequestRow[];

@@ -41,6 +41,8 @@ export interface MergeRequestChange {
   /** Each column whose value the write changed, as [before, after] (GitLab's `changes` of a hook payload). */
   readonly changes: Readonly<Partial<Record<keyof MergeRequestRow, readonly [unknown, unknown]>>>;
   readonly labels: { readonly added: readonly LabelRow[]; readonly removed: readonly LabelRow[] };
+  /** Seconds of time logged by this write (negative when subtracted), or `reset`; absent when none. */
+  readonly spentTime?: number | 'reset' | null;
 }
 
 export type MergeRequestChangeListener = (ctx: SiteContext, change: MergeRequestChange) => void;

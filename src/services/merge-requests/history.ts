@@ -10,13 +10,13 @@ import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
 import { mergeRequestNoteable } from '../issuables/noteables.js';
 import { addSystemNote } from '../issuables/notes.js';
-import { assigneesChangeText, labelChangeText, milestoneChangeText, titleChangeText } from '../issuables/system-note-texts.js';
+import { assigneesChangeText, labelChangeText, milestoneChangeText, timeEstimateText, timeSpentText, titleChangeText } from '../issuables/system-note-texts.js';
 import type { MergeRequestChange } from './changes.js';
 
 /**
  * The listener that writes a merge request's history, as the tracker's writeIssueHistory does for
- * issues: GitLab's system notes (state, title and work in progress, description, lock, target
- * branch, milestone, labels, assignee, commits added by a push) and the resource_state_events,
+ * issues: GitLab's system notes (state, title and work in progress, description, time tracking,
+ * lock, target branch, milestone, labels, assignee, commits added by a push) and the resource_state_events,
  * resource_milestone_events and resource_label_events rows (merge_request_id). `merged` (announced
  * by the merge code) writes "merged" and its state event.
  */
@@ -41,6 +41,8 @@ export function writeMergeRequestHistory(ctx: SiteContext, change: MergeRequestC
     if (isWorkInProgress(before) !== isWorkInProgress(mergeRequest.title)) note(`${isWorkInProgress(mergeRequest.title) ? 'marked' : 'unmarked'} as a **Work In Progress**`);
   }
   if (updating && changes.description) note('changed the description');
+  if (updating && changes.time_estimate) note(timeEstimateText(mergeRequest.time_estimate));
+  if (change.spentTime !== undefined && change.spentTime !== null) note(timeSpentText(change.spentTime));
   if (updating && changes.discussion_locked) note(`${mergeRequest.discussion_locked === 1 ? 'locked' : 'unlocked'} this merge request`);
   if (updating && changes.target_branch) note(`changed target branch from \`${String(changes.target_branch[0])}\` to \`${mergeRequest.target_branch}\``);
   if (changes.milestone_id && (updating || mergeRequest.milestone_id !== null)) {

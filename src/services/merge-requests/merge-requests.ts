@@ -81,7 +81,7 @@ function approvalsBeforeMerge(target: ProjectRow, asked: number | undefined): nu
 }
 
 /** Makes the merge request's labels exactly `labels`; returns those added and removed. */
-export function replaceMergeRequestLabels(db: Db, mergeRequestId: number, current: readonly LabelRow[], labels: readonly LabelRow[], now: string) {
+function replaceMergeRequestLabels(db: Db, mergeRequestId: number, current: readonly LabelRow[], labels: readonly LabelRow[], now: string) {
   const added = labels.filter((label) => !current.some((old) => old.id === label.id));
   const removed = current.filter((old) => !labels.some((label) => label.id === old.id));
   for (const label of added) addLabelLink(db, 'MergeRequest', mergeRequestId, label.id, now);
@@ -143,7 +143,7 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
 }
 
 /** The labels of one merge request, for the edit and the views. */
-export function labelsOfMergeRequest(db: Db, mergeRequestId: number): LabelRow[] {
+function labelsOfMergeRequest(db: Db, mergeRequestId: number): LabelRow[] {
   return labelsOfTargets(db, 'MergeRequest', [mergeRequestId]).get(mergeRequestId) ?? [];
 }
 
