@@ -332,6 +332,8 @@ describe('merge when pipeline succeeds', () => {
     try {
       await status(head, 'failed', 'ci-required');
       expect((await accept(created.iid)).status).toBe(405);
+      // Asking to wait for a pipeline that is no longer running does not get around the requirement.
+      expect((await accept(created.iid, { merge_when_pipeline_succeeds: true })).status).toBe(405);
       await status(head, 'running', 'ci-required').then(() => undefined);
       const other = await commit('ci-required', { 'ci-required-2.txt': 'x\n' });
       await status(other, 'success', 'ci-required');

@@ -50,7 +50,8 @@ const notOpen = () => new AppError('not_acceptable', '406 Method Not Allowed');
 /**
  * GitLab's mergeable_state? without the open check: not a work in progress, every discussion
  * resolved when the project requires it, the head pipeline succeeded when the project requires it
- * (skipped when the merge waits for the pipeline), and in the ee edition no approval missing.
+ * (skipped when the merge is to wait for that pipeline, still running), and in the ee edition no
+ * approval missing.
  */
 function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeRequest: MergeRequestRow, pipeline: PipelineRow | undefined, skipCiCheck: boolean): void {
   if (isWorkInProgress(mergeRequest.title)) throw methodNotAllowed();
@@ -72,8 +73,6 @@ function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeReques
 export async function acceptMergeRequest(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): Promise<MergeRequestRow> {
   if (!can(ctx.db, actor, 'push_code', project)) throw new AppError('unauthorized');
   if (mergeRequest.state !== 'opened') throw notOpen();
-  // The pipeline of the head the merge request shows (GitLab's head_pipeline, by diff_head_sha); the merge reads the heads again.
-  assertMergeableState(ctx, project, mergeRequest, headPipeline(ctx, mergeRequest, null), !!params.mergeWhenPipelineSucceeds);
   return mergeNow(ctx, project, actor, mergeRequest, params);
 }
 
@@ -113,9 +112,10 @@ const MERGE_ATTEMPTS = 3;
 
 /**
  * Merges now: under the target branch's lock, re-reads the merge request (a concurrent accept that
- * won makes this a 406), takes the current heads (405 when a branch is gone or the check of these
- * heads found a conflict, 409 on a `sha` mismatch; with `merge_when_pipeline_succeeds` and an
- * active pipeline on the source head, flags it instead), builds the merge or squash commit and
+ * won makes this a 406), takes the current heads, checks the merge request as it is now (405 for
+ * its state, as assertMergeableState; 405 when a branch is gone or the check of these heads found
+ * a conflict; 409 on a `sha` mismatch; with `merge_when_pipeline_succeeds` and an active pipeline
+ * on the source head, flags it instead), builds the merge or squash commit and
  * moves the target branch by compare-and-swap from the exact head it was built on, then stores the
  * merged state. After the lock: the after-push path (webhooks, events, Geo, other merge requests' checks)
  * and the source branch's removal when asked for. Either the branch moved and the merge request
@@ -132,14 +132,15 @@ async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Actor, mer
       const current = findMergeRequestById(ctx.db, mergeRequest.id);
       if (!current || current.state !== 'opened') throw notOpen();
       const heads = await currentMergeHeads(ctx, current);
+      // The merge request as it is now (approvals, discussions, the title), with the pipeline of its current head.
+      const pipeline = headPipeline(ctx, current, heads.source);
+      const waits = !!params.mergeWhenPipelineSucceeds && !!pipeline && isActive(pipeline);
+      assertMergeableState(ctx, project, current, pipeline, waits);
       if (!heads.source || !heads.target) throw cannotBeMerged();
       const checked = checkedOn(current, heads);
       if (checked && current.merge_status === 'cannot_be_merged') throw cannotBeMerged();
       if (params.sha !== undefined && params.sha !== heads.source) throw shaMismatch(heads.source);
-      if (params.mergeWhenPipelineSucceeds) {
-        const pipeline = headPipeline(ctx, current, heads.source);
-        if (pipeline && isActive(pipeline)) return { kind: 'flagged', row: setMergeWhenPipelineSucceeds(ctx, project, actor, current, params, heads.source) };
-      }
+      if (waits) return { kind: 'flagged', row: setMergeWhenPipelineSucceeds(ctx, project, actor, current, params, heads.source) };
       const message = squash ? params.squashCommitMessage || current.title : params.mergeCommitMessage || defaultMergeCommitMessage(ctx, current, closingReferencesOf(ctx, actor, current));
       // The check of these very heads already merged their trees into the merge ref: its tree is the merge's.
       const mergedTree = checked && current.merge_status === 'can_be_merged' && current.merge_ref_sha ? `${current.merge_ref_sha}^{tree}` : undefined;
