@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,19 @@ describe('git version', () => {
     expect(isSupportedGitVersion([2, 38, 0])).toBe(true);
     expect(isSupportedGitVersion([3, 0, 0])).toBe(true);
     expect(await requireGitVersion()).toMatch(/^2\.\d+\.\d+$/);
+  });
+
+  it('refuses an older git with a message that says what is needed', async () => {
+    const bin = path.join(root, 'old-git');
+    await mkdir(bin);
+    await writeFile(path.join(bin, 'git'), '#!/bin/sh\necho "git version 2.37.1"\n', { mode: 0o755 });
+    const saved = process.env.PATH;
+    process.env.PATH = `${bin}:${saved}`;
+    try {
+      await expect(requireGitVersion()).rejects.toThrow('git version 2.37.1 is too old: geoforge needs git >= 2.38 (merge requests merge with "git merge-tree --write-tree")');
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../src/git/in-repository.js';
+import { mergeabilityChecksSettled, scheduleUncheckedMergeRequests } from '../../src/services/merge-requests/mergeability.js';
 import { repositoryPath } from '../../src/storage/layout.js';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { startHookReceiver } from '../helpers/git.js';
@@ -168,6 +169,19 @@ describe('mergeability and accept', () => {
     const forced = await openMergeRequest({ source_branch: 'forced', title: 'Forced removal', remove_source_branch: true });
     expect((await accept(forced.iid)).status).toBe(200);
     expect((await site.api(`/projects/${project.id}/repository/branches/forced`, { as: owner.token })).status).toBe(404);
+  });
+});
+
+describe('the unchecked sweep', () => {
+  it('checks open merge requests left unchecked (a restart cut their check short)', async () => {
+    await commit('swept', { 'swept.txt': 'x\n' }, { start: 'master' });
+    const created = await openMergeRequest({ source_branch: 'swept', title: 'Swept' });
+    await checked(created.iid);
+    await mergeabilityChecksSettled(site.site.ctx);
+    site.site.db.prepare("UPDATE merge_requests SET merge_status = 'unchecked' WHERE id = ?").run(created.id);
+    expect((await site.api(mrPath(created.iid), { as: owner.token })).body.merge_status).toBe('unchecked');
+    scheduleUncheckedMergeRequests(site.site.ctx);
+    expect((await checked(created.iid)).merge_status).toBe('can_be_merged');
   });
 });
 
