@@ -140,6 +140,18 @@ describe('mergeability and accept', () => {
     expect(matched.body.state).toBe('merged');
   });
 
+  it('answers 406 to an accept and 405 to a cancel of a closed merge request, and merges it once reopened', async () => {
+    await commit('closed-one', { 'closed.txt': 'x\n' }, { start: 'master' });
+    const created = await openMergeRequest({ source_branch: 'closed-one', title: 'Closed for now' });
+    expect((await site.api(mrPath(created.iid), { method: 'PUT', as: owner.token, body: { state_event: 'close' } })).body.state).toBe('closed');
+    const before = await revParse('refs/heads/master');
+    expect(await accept(created.iid)).toMatchObject({ status: 406, body: { message: '406 Method Not Allowed' } });
+    expect((await site.api(mrPath(created.iid, '/cancel_merge_when_pipeline_succeeds'), { method: 'PUT', as: developer.token, body: {} })).status).toBe(405);
+    expect(await revParse('refs/heads/master')).toBe(before);
+    expect((await site.api(mrPath(created.iid), { method: 'PUT', as: owner.token, body: { state_event: 'reopen' } })).body.state).toBe('opened');
+    expect((await accept(created.iid)).body.state).toBe('merged');
+  });
+
   it('squashes into one commit on the target head', async () => {
     await commit('squashed', { 's1.txt': '1\n' }, { start: 'master', message: 'first' });
     await commit('squashed', { 's2.txt': '2\n' }, { message: 'second' });
