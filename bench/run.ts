@@ -12,11 +12,13 @@ import { issuesList } from './scenarios/issues-list.js';
 import { issuesWrite } from './scenarios/issues-write.js';
 import { lfsTransfer } from './scenarios/lfs-transfer.js';
 import { listsDeepPage } from './scenarios/lists-deep-page.js';
+import { mrList } from './scenarios/mr-list.js';
+import { mrMerge } from './scenarios/mr-merge.js';
 import { replicationCatchup } from './scenarios/replication-catchup.js';
 import { replicationLag } from './scenarios/replication-lag.js';
 import { usersRead } from './scenarios/users-read.js';
 
-const scenarios: readonly Scenario[] = [usersRead, listsDeepPage, issuesList, issuesWrite, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync];
+const scenarios: readonly Scenario[] = [usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync];
 
 function select(args: readonly string[]): readonly Scenario[] {
   if (args.length > 1) usage(`expected at most one scenario name, got ${args.length}`);

@@ -31,6 +31,8 @@ import { startSchedule } from './jobs/schedule.js';
 import type { SiteContext } from './site-context.js';
 import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
+import { requireGitVersion } from './git/git-version.js';
+import { settleMergeRequestWork } from './services/merge-requests/background.js';
 
 export interface Site {
   readonly ctx: SiteContext;
@@ -45,6 +47,12 @@ export interface Site {
 export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
+  // Merges run `git merge-tree --write-tree` (git >= 2.38): an older git stops the boot with a
+  // message saying so, rather than failing the first merge request.
+  const gitVersion = await requireGitVersion().catch((error: unknown) => {
+    log.fatal({ err: error }, 'unsupported git');
+    throw error;
+  });
   const db = openDatabase(databasePath(config.dataDir));
   migrate(db);
   const baseUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
@@ -85,7 +93,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
           ctx.webhooks.start();
           ctx.imports.start();
           stopJobs = startSchedule(ctx, geo);
-          log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName }, 'geoforge listening');
+          log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName, git: gitVersion }, 'geoforge listening');
           resolve(ctx.externalUrl);
         });
         listening.once('error', reject);
@@ -104,6 +112,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));
       }
+      // Merge request work in the background (checks, merges, rebases) ends before the database closes.
+      await settleMergeRequestWork(ctx);
       // Deliveries in flight are cancelled and stay queued for the next start.
       await ctx.webhooks.stop();
       // Clones in flight are killed and stay `started`, resumed at the next start.

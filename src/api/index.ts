@@ -6,6 +6,7 @@ import { eventsRoutes } from './issuables/events.js';
 import { issuablesRoutes } from './issuables/index.js';
 import { todosRoutes } from './issuables/todos.js';
 import { membersRoutes } from './members/index.js';
+import { mergeRequestsRoutes } from './merge-requests/index.js';
 import { planningRoutes } from './planning/index.js';
 import { projectsRoutes } from './projects/index.js';
 import { commitNoteRoutes, repositoryRoutes } from './repository/index.js';
@@ -36,6 +37,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...issuablesRoutes,
     ...eventsRoutes,
     ...todosRoutes,
+    ...mergeRequestsRoutes,
     ...planningRoutes,
     ...settingsRoutes,
     ...wikisRoutes(reads),

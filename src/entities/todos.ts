@@ -4,7 +4,9 @@ import type { ProjectRow } from '../db/tables/projects.js';
 import type { TodoRow } from '../db/tables/todos.js';
 import type { UserRow } from '../db/tables/users.js';
 import { isoTime } from './column-values.js';
+import type { MergeRequestRow } from '../db/tables/merge-requests.js';
 import { issueBasic, type IssueRelations } from './issues.js';
+import { mergeRequestView, type MergeRequestRelations } from './merge-requests.js';
 import { userBasic, type EntityContext } from './users.js';
 
 /** What the Todo views need beyond the rows, loaded for a whole page (services/issuables/todo-relations.ts). */
@@ -14,6 +16,8 @@ export interface TodoRelations {
   readonly namespaces: ReadonlyMap<number, NamespaceRow>;
   readonly issues: ReadonlyMap<number, IssueRow>;
   readonly issueRelations: IssueRelations;
+  readonly mergeRequests: ReadonlyMap<number, MergeRequestRow>;
+  readonly mergeRequestRelations: MergeRequestRelations;
 }
 
 /** GitLab's ProjectIdentity, as a todo names its project. */
@@ -30,22 +34,24 @@ function projectIdentity(project: ProjectRow, namespace: NamespaceRow | undefine
 }
 
 /**
- * GitLab's Todo entity: its project, author, action, the target (an issue, as the issue lists
- * show it) and its URL (with the note's anchor for a mention in a note), body, state, created_at.
+ * GitLab's Todo entity: its project, author, action, the target (an issue as the issue lists
+ * show it, a merge request as the MergeRequest entity, GITLAB-NOTES 2.3 Todo) and its URL (with the note's anchor for a mention in a note), body, state, created_at.
  */
 export function todoView(row: TodoRow, rel: TodoRelations, ctx: EntityContext) {
   const project = row.project_id === null ? undefined : rel.projects.get(row.project_id);
   const author = rel.authors.get(row.author_id);
   const issue = row.target_type === 'Issue' && row.target_id !== null ? rel.issues.get(row.target_id) : undefined;
   const projectUrl = project ? `${ctx.externalUrl}/${rel.namespaces.get(project.namespace_id)?.full_path ?? ''}/${project.path}` : ctx.externalUrl;
-  const targetUrl = issue ? `${projectUrl}/issues/${issue.iid}${row.note_id !== null ? `#note_${row.note_id}` : ''}` : null;
+  const mergeRequest = row.target_type === 'MergeRequest' && row.target_id !== null ? rel.mergeRequests.get(row.target_id) : undefined;
+  const anchor = row.note_id !== null ? `#note_${row.note_id}` : '';
+  const targetUrl = issue ? `${projectUrl}/issues/${issue.iid}${anchor}` : mergeRequest ? `${projectUrl}/merge_requests/${mergeRequest.iid}${anchor}` : null;
   return {
     id: row.id,
     project: project ? projectIdentity(project, rel.namespaces.get(project.namespace_id)) : null,
     author: author ? userBasic(author, ctx) : null,
     action_name: row.action,
     target_type: row.target_type,
-    target: issue ? issueBasic(issue, rel.issueRelations, ctx) : null,
+    target: issue ? issueBasic(issue, rel.issueRelations, ctx) : mergeRequest ? mergeRequestView(mergeRequest, rel.mergeRequestRelations, ctx) : null,
     target_url: targetUrl,
     body: row.body,
     state: row.state,

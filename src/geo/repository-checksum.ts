@@ -47,16 +47,22 @@ async function readRefs(repository: string): Promise<Map<string, string>> {
   return refs;
 }
 
+/**
+ * Reads the loose refs of a directory all at once: a repository whose refs were never packed
+ * (every merge request adds its own) holds hundreds, and one read after the other made the
+ * checksum of each push and merge wait tens of milliseconds.
+ */
 async function readLooseRefs(repository: string, prefix: string, values: Map<string, string>): Promise<void> {
   const entries = await readdir(path.join(repository, prefix), { withFileTypes: true }).catch(ignoreMissing);
-  for (const entry of entries ?? []) {
-    const name = `${prefix}/${entry.name}`;
-    if (entry.isDirectory()) await readLooseRefs(repository, name, values);
-    else if (entry.isFile() && !entry.name.endsWith('.lock')) {
+  await Promise.all(
+    (entries ?? []).map(async (entry) => {
+      const name = `${prefix}/${entry.name}`;
+      if (entry.isDirectory()) return readLooseRefs(repository, name, values);
+      if (!entry.isFile() || entry.name.endsWith('.lock')) return;
       const content = await readFile(path.join(repository, name), 'utf8').catch(ignoreMissing);
       if (content !== null) values.set(name, content.trim());
-    }
-  }
+    }),
+  );
 }
 
 /** The object a ref names, following `ref: <name>` links; null for a broken or dangling ref. */

@@ -13,11 +13,17 @@ export interface GitOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Kills git (SIGKILL) when aborted: a site that stops must not wait out a long clone. */
   readonly signal?: AbortSignal;
+  /** runGit writes this to git's stdin (a commit message for commit-tree), instead of closing it empty. */
+  readonly input?: string | Buffer;
+  /** Exit codes besides 0 that are answers, not failures (merge-tree's 1: the merge conflicts); runGit resolves with them. */
+  readonly answerExitCodes?: readonly number[];
 }
 
 export interface GitResult {
   readonly stdout: string;
   readonly stderr: string;
+  /** 0, or one of the options' answerExitCodes. */
+  readonly exitCode: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -43,7 +49,7 @@ export class GitError extends Error {
 export function runGit(args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   const git = startGit(args, options, DEFAULT_TIMEOUT_MS);
-  git.stdin.end();
+  git.stdin.end(options.input);
   const out: Buffer[] = [];
   let outBytes = 0;
   git.stdout.on('data', (chunk: Buffer) => {
@@ -51,7 +57,7 @@ export function runGit(args: readonly string[], options: GitOptions = {}): Promi
     if (outBytes > maxOutput) return git.stop(`stdout exceeded ${maxOutput} bytes`);
     out.push(chunk);
   });
-  return git.done.then(({ stderr }) => ({ stdout: Buffer.concat(out).toString('utf8'), stderr }));
+  return git.done.then(({ stderr, exitCode }) => ({ stdout: Buffer.concat(out).toString('utf8'), stderr, exitCode }));
 }
 
 function spawnOptions(options: GitOptions) {
@@ -124,7 +130,7 @@ function startGit(args: readonly string[], options: GitOptions, defaultTimeoutMs
   });
   // A git that exits before reading all its input closes the pipe: that is reported by `done`, not as an EPIPE crash.
   child.stdin.on('error', () => undefined);
-  const done = new Promise<{ stderr: string }>((resolve, reject) => {
+  const done = new Promise<{ stderr: string; exitCode: number }>((resolve, reject) => {
     const settle = () => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
@@ -137,8 +143,9 @@ function startGit(args: readonly string[], options: GitOptions, defaultTimeoutMs
       settle();
       const stderr = Buffer.concat(err).toString('utf8');
       if (failure !== null) return reject(new GitError(args, code, `${failure}${stderr ? `; ${stderr}` : ''}`));
-      if (code !== 0) return reject(new GitError(args, code, stderr));
-      resolve({ stderr });
+      const answer = code === 0 || (code !== null && !!options.answerExitCodes?.includes(code));
+      if (!answer) return reject(new GitError(args, code, stderr));
+      resolve({ stderr, exitCode: code ?? 0 });
     });
   });
   return { stdin: child.stdin, stdout: child.stdout, done, stop, pid: child.pid };

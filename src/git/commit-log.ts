@@ -102,6 +102,12 @@ export async function commitsBetween(repository: string, from: string, to: strin
   return parseLog(stdout).map(({ commit }) => commit);
 }
 
+/** The newest `limit` commits reachable from `head` but from none of `excluded`, newest first (a merge request's commits). */
+export async function commitsExcluding(repository: string, head: string, excluded: readonly string[], limit: number): Promise<CommitRecord[]> {
+  const { stdout } = await git(repository, ['log', FORMAT, `--max-count=${limit}`, head, ...(excluded.length ? ['--not', ...excluded] : []), '--']);
+  return parseLog(stdout).map(({ commit }) => commit);
+}
+
 /** The newest `limit` commits of `git log <revisions>` with the paths each changed, oldest first (a push's commits). */
 export async function logWithChanges(repository: string, revisions: readonly string[], limit: number): Promise<CommitWithChanges[]> {
   const { stdout } = await git(repository, ['log', '--no-renames', '--name-status', FORMAT, `--max-count=${limit}`, ...revisions, '--']);

@@ -2,6 +2,7 @@ import type { Config, Role } from '../config.js';
 import type { GeoRuntime, PrimaryGeo, SecondaryGeo } from '../geo/runtime.js';
 import { syncLdap } from '../services/groups/ldap/sync.js';
 import { pruneHookLogs } from '../services/hooks/prune-logs.js';
+import { scheduleUncheckedMergeRequests } from '../services/merge-requests/mergeability.js';
 import type { SiteContext } from '../site-context.js';
 import { startJobs, type Job } from './start-jobs.js';
 
@@ -36,6 +37,8 @@ const SCHEDULE: readonly (ScheduledJob<'primary'> | ScheduledJob<'secondary'>)[]
   { name: 'geo-prune-event-log', role: 'primary', when: () => '0 * * * * *', run: ({ geo }) => void geo.pruneEventLog() },
   // At start too: a primary upgraded with existing projects lists them within seconds, not a minute.
   { name: 'geo-repository-states', role: 'primary', when: () => '30 * * * * *', atStart: true, run: ({ geo }) => geo.fillRepositoryStates() },
+  // Merge requests left `unchecked` (a restart cut their background check short) are checked again.
+  { name: 'merge-requests-unchecked', role: 'primary', when: () => '15 * * * * *', atStart: true, run: ({ ctx }) => scheduleUncheckedMergeRequests(ctx) },
   { name: 'geo-status-report', role: 'secondary', when: (config) => everySeconds(config.geo.statusIntervalSeconds), run: ({ geo }) => geo.reportStatus() },
   { name: 'geo-backfill', role: 'secondary', when: (config) => everySeconds(config.geo.backfillSeconds), run: ({ geo }) => geo.backfill() },
   { name: 'geo-reverify', role: 'secondary', when: (config) => everySeconds(config.geo.backfillSeconds), run: ({ geo }) => geo.reverify() },

@@ -50,6 +50,7 @@ export interface ProjectRef {
   readonly public_jobs: number;
   readonly issues_enabled: number;
   readonly wiki_enabled: number;
+  readonly merge_requests_enabled: number;
 }
 
 /** The actor's access level on a group (0 for anonymous callers); admins count as owners. */
@@ -102,6 +103,12 @@ const whenIssuesEnabled =
   (rule: Rule<ProjectRef>): Rule<ProjectRef> =>
   (db, actor, project, access) =>
     project.issues_enabled === 1 && rule(db, actor, project, access);
+
+/** Merge requests switched off (`merge_requests_enabled` false) refuse every merge request ability, as GitLab's feature does. */
+const whenMergeRequestsEnabled =
+  (rule: Rule<ProjectRef>): Rule<ProjectRef> =>
+  (db, actor, project, access) =>
+    project.merge_requests_enabled === 1 && rule(db, actor, project, access);
 
 /** What may be done to a project and who may (GITLAB-NOTES 2.2), under GitLab's ability names. */
 const PROJECT_RULES = {
@@ -161,6 +168,20 @@ const PROJECT_RULES = {
   read_wiki: whenWikiEnabled(readProject),
   create_wiki: whenWikiEnabled(unlessArchived(atLeast(ACCESS.developer))),
   admin_wiki: whenWikiEnabled(unlessArchived(atLeast(ACCESS.maintainer))),
+  /**
+   * Merge requests (GitLab's ProjectPolicy, GITLAB-NOTES 2.3): whoever may download the code reads
+   * them (public and internal readers, reporters of a private project); opening one from a branch
+   * of this project (create_merge_request_from) is for developers; a fork's merge request lands in
+   * its upstream (create_merge_request_in) for whoever reads the upstream's merge requests;
+   * developers edit any merge request (update, admin: labels, milestone, assignee) and its author
+   * edits their own (services/merge-requests); owners and admins delete them.
+   */
+  read_merge_request: whenMergeRequestsEnabled(visibleOr(ACCESS.reporter)),
+  create_merge_request_from: whenMergeRequestsEnabled(unlessArchived(atLeast(ACCESS.developer))),
+  create_merge_request_in: whenMergeRequestsEnabled(unlessArchived(visibleOr(ACCESS.reporter))),
+  update_merge_request: whenMergeRequestsEnabled(unlessArchived(atLeast(ACCESS.developer))),
+  admin_merge_request: whenMergeRequestsEnabled(unlessArchived(atLeast(ACCESS.developer))),
+  destroy_merge_request: whenMergeRequestsEnabled(atLeast(ACCESS.owner)),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
@@ -203,6 +224,35 @@ export function can(db: Db, actor: Actor | null, ability: ProjectAbility | Group
     return PROJECT_RULES[ability](db, actor, project, () => projectAccess(db, actor, project));
   }
   return GROUP_RULES[ability](db, actor, subject, () => groupAccess(db, actor, subject));
+}
+
+/** What the merge request rules read of a merge request: who wrote it and who it is assigned to. */
+export interface MergeRequestRef {
+  readonly author_id: number;
+  readonly assignee_id: number | null;
+}
+
+/** Whether the actor may read the merge request: read_merge_request on its target project (GitLab's MergeRequestPolicy). */
+export function canReadMergeRequest(db: Db, actor: Actor | null, project: ProjectRef): boolean {
+  return can(db, actor, 'read_merge_request', project);
+}
+
+/**
+ * Whether the actor may edit the merge request (title, description, state, branches, flags):
+ * update_merge_request on its target project (developers), or its author or assignee who can
+ * read it, in a project that is not archived (GitLab's IssuablePolicy).
+ */
+export function canUpdateMergeRequest(db: Db, actor: Actor | null, project: ProjectRef, mergeRequest: MergeRequestRef): boolean {
+  const access = accessOnce(db, actor, project);
+  if (!PROJECT_RULES.read_merge_request(db, actor, project, access)) return false;
+  if (PROJECT_RULES.update_merge_request(db, actor, project, access)) return true;
+  return !!actor && !project.archived && (mergeRequest.author_id === actor.user.id || mergeRequest.assignee_id === actor.user.id);
+}
+
+/** Whether `user` (not the caller) may read the target project's merge requests: who may be assigned or listed as a participant. */
+export function userCanReadMergeRequest(db: Db, user: UserRow, project: ProjectRef): boolean {
+  if (user.state !== 'active' || user.ghost) return false;
+  return canReadMergeRequest(db, { user, via: 'session', scopes: ['api'], sudoFrom: null }, project);
 }
 
 /** What the issue rules read of an issue: who wrote it, who it is assigned to, whether it is confidential. */
@@ -326,6 +376,22 @@ export function readableIssuesAnywhere(actor: Actor | null): SqlCondition {
       `p.issues_enabled = 1 AND (p.visibility_level >= ${minVisible} OR p.id IN (${AUTHORIZED_PROJECT_IDS})) ` +
       `AND ${confidentialCondition(actor, projectIdsWithAccessAtLeast('@reporter'))}`,
     params: { user: actor.user.id, reader: actor.user.id, today: today(), reporter: ACCESS.reporter },
+  };
+}
+
+/**
+ * canReadMergeRequest for merge requests of any project `p` (joined on their target project), as
+ * SQL: projects with merge requests on that the actor may download from (public ones, internal ones
+ * for signed-in users who are not external, and those where they are reporters or above; all for
+ * admins).
+ */
+export function readableMergeRequestsAnywhere(actor: Actor | null): SqlCondition {
+  if (isAdmin(actor)) return { sql: 'p.merge_requests_enabled = 1', params: {} };
+  if (!actor) return { sql: `p.merge_requests_enabled = 1 AND p.visibility_level = ${VISIBILITY.public}`, params: {} };
+  const minVisible = actor.user.external ? VISIBILITY.public : VISIBILITY.internal;
+  return {
+    sql: `p.merge_requests_enabled = 1 AND (p.visibility_level >= ${minVisible} OR p.id IN (${projectIdsWithAccessAtLeast('@reporter')}))`,
+    params: { user: actor.user.id, today: today(), reporter: ACCESS.reporter },
   };
 }
 

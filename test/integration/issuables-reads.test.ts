@@ -1,21 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../src/api/index.js';
+import { mergeabilityChecksSettled } from '../../src/services/merge-requests/mergeability.js';
 import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
- * Every GET route of the tracker (issues, labels, milestones, notes, discussions, award emoji,
- * resource events, todos, events), read from the route table itself, answers without a 5xx and
+ * Every GET route of the tracker (issues, merge requests, labels, milestones, notes, discussions,
+ * award emoji, resource events, todos, events), read from the route table itself, answers without a 5xx and
  * writes nothing that replicates: a secondary serves these reads from its own copy, and a GET that
  * wrote would differ there (DESIGN, "No writes on reads").
  */
-const TRACKER = /\/(issues|labels|milestones|notes|discussions|award_emoji|resource_\w+_events|todos|events)\b/;
+const TRACKER = /\/(issues|merge_requests|labels|milestones|notes|discussions|award_emoji|resource_\w+_events|todos|events)\b/;
 
 let site: TestSite;
 let member: TestUser;
 const params: Record<string, string> = {};
 /** What the epic routes (issue 16) name instead: the epic and its own notes and awards. */
 const epicParams: Record<string, string> = {};
+/** What the merge request routes (issue 15) name instead: the merge request, its version, notes, awards and events. */
+const mergeRequestParams: Record<string, string> = {};
 
 beforeAll(async () => {
   site = await startSite();
@@ -52,6 +55,33 @@ beforeAll(async () => {
   const epicDiscussion = await post(`/groups/${group.id}/epics/${epic.iid}/discussions`, { body: 'An epic thread' });
   const epicAward = await post(`/groups/${group.id}/epics/${epic.iid}/award_emoji`, { name: 'thumbsup' });
   const epicNoteAward = await post(`/groups/${group.id}/epics/${epic.iid}/notes/${epicNote.id}/award_emoji`, { name: 'tada' });
+  // A merge request (issue 15) with two versions, a label event, a note, a diff thread and awards.
+  const commit = (branch: string, file: string, start?: string) =>
+    post(`/projects/${project.id}/repository/commits`, { branch, commit_message: file, actions: [{ action: 'create', file_path: file, content: `${file}\n` }], ...(start ? { start_branch: start } : {}) });
+  await commit('master', 'README.md');
+  await commit('topic', 'a.txt', 'master');
+  const mergeRequest = await post(`/projects/${project.id}/merge_requests`, { source_branch: 'topic', target_branch: 'master', title: `Fixes #${issue.iid}` });
+  await commit('topic', 'b.txt');
+  await site.api(`/projects/${project.id}/merge_requests/${mergeRequest.iid}`, { method: 'PUT', body: { labels: 'bug', milestone_id: milestone.id } });
+  await site.api(`/projects/${project.id}/merge_requests/${mergeRequest.iid}`, { method: 'PUT', body: { state_event: 'close' } });
+  const mergeRequestNote = await post(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/notes`, { body: 'on the merge request' });
+  const position = { ...mergeRequest.diff_refs, position_type: 'text', new_path: 'a.txt', new_line: 1 };
+  const mergeRequestDiscussion = await post(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/discussions`, { body: 'A diff thread', position });
+  const mergeRequestAward = await post(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/award_emoji`, { name: 'thumbsup' });
+  const mergeRequestNoteAward = await post(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/notes/${mergeRequestNote.id}/award_emoji`, { name: 'tada' });
+  const eventOf = async (kind: string) => String((await site.api(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/resource_${kind}_events`)).body[0].id);
+  const versions = await site.api(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/versions`);
+  Object.assign(mergeRequestParams, {
+    merge_request_iid: String(mergeRequest.iid),
+    version_id: String(versions.body[1].id),
+    note_id: String(mergeRequestNote.id),
+    discussion_id: mergeRequestDiscussion.id,
+    award_id: String(mergeRequestAward.id),
+    note_award_id: String(mergeRequestNoteAward.id),
+    label_event_id: await eventOf('label'),
+    milestone_event_id: await eventOf('milestone'),
+    state_event_id: await eventOf('state'),
+  });
   Object.assign(epicParams, {
     epic_iid: String(epic.iid),
     note_id: String(epicNote.id),
@@ -90,8 +120,12 @@ function fill(path: string): string {
   const onGroup = path.startsWith('/groups/');
   const onNote = path.includes('/notes/:note_id/award_emoji');
   const onEpic = path.includes('/epics/');
+  const onMergeRequest = path.includes('/merge_requests/');
   const value = (name: string) => {
     if (name === 'id') return id;
+    if (onMergeRequest && name === 'award_id' && onNote) return mergeRequestParams.note_award_id!;
+    if (onMergeRequest && name === 'event_id') return mergeRequestParams[`${/resource_(\w+)_events/.exec(path)![1]}_event_id`]!;
+    if (onMergeRequest && name in mergeRequestParams) return mergeRequestParams[name]!;
     if (onEpic && name === 'award_id' && onNote) return epicParams.note_award_id!;
     if (onEpic && name in epicParams) return epicParams[name]!;
     if (name === 'award_id' && onNote) return params.note_award_id!;
@@ -104,14 +138,19 @@ function fill(path: string): string {
 }
 
 describe('GET routes of the tracker', () => {
-  // A commit's notes and discussions are the repository's reads (repository-reads.test.ts).
-  const routes = apiRoutes('test', [], null).filter((route) => route.method === 'get' && TRACKER.test(route.path) && !route.path.includes('/repository/'));
+  // A commit's notes and discussions are the repository's reads (repository-reads.test.ts); the merging reads
+  // (merge_ref, approvals) answer by the merge request's state: merge-request-merges-reads.test.ts covers them.
+  const routes = apiRoutes('test', [], null).filter(
+    (route) => route.method === 'get' && TRACKER.test(route.path) && !route.path.includes('/repository/') && !/\/(merge_ref|approvals)$/.test(route.path),
+  );
 
   it('are found in the route table', () => {
     expect(routes.length).toBeGreaterThan(30);
   });
 
   it('answer below 500 and write no replicated row, for an admin, a member and anonymous callers', async () => {
+    // The background mergeability check of the seeded merge request writes on its own; it is done before the reads start.
+    await mergeabilityChecksSettled(site.site.ctx);
     const before = eventLogHead();
     for (const route of routes) {
       for (const as of [undefined, member.token, null]) {

@@ -633,7 +633,7 @@ describe('participants, closed_by and user_agent_detail', () => {
     ]);
   });
 
-  it('answers empty closed_by and related_merge_requests lists until merge requests exist', async () => {
+  it('answers empty closed_by and related_merge_requests lists when no merge request closes the issue', async () => {
     const response = await site.api(`/projects/${project.id}/issues/1/closed_by`, { as: owner.token });
     expect(response).toMatchObject({ status: 200, body: [] });
     expect(response.headers['x-total']).toBe('0');

@@ -3,6 +3,7 @@ import { commitStatusView } from '../../entities/ci.js';
 import { badRequest } from '../../errors.js';
 import { loadCiRelations } from '../../services/ci/jobs.js';
 import { createCommitStatus, listCommitStatuses, STATUS_STATES } from '../../services/ci/statuses.js';
+import { pipelineStatusChanged } from '../../services/merge-requests/merge-when-pipeline-succeeds.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { valueGuard } from '../middleware/value-guards.js';
@@ -35,7 +36,9 @@ export const statusQuery = valueGuard('statusQuery', (_ctx, req) => {
 /** A commit status is a job of the commit's pipeline (GITLAB-NOTES 5, "Commit statuses / pipelines"). */
 export async function addStatus(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const project = projectOf(req);
-  const { job } = await createCommitStatus(ctx.db, ctx.config.dataDir, requireActor(req), project, String(req.params.sha), statusParams.of(req));
+  const { job, pipeline } = await createCommitStatus(ctx.db, ctx.config.dataDir, requireActor(req), project, String(req.params.sha), statusParams.of(req));
+  // A pipeline that succeeded merges the merge requests waiting for it, in the background (issue 15, item 6).
+  pipelineStatusChanged(ctx, pipeline);
   const rel = await loadCiRelations(ctx.db, ctx.config.dataDir, project, { jobs: [job] });
   sendJson(res, 201, commitStatusView(job, rel, ctx));
 }

@@ -5,7 +5,6 @@ import {
   addSpentTime,
   estimateTime,
   issueSubscriber,
-  listClosingMergeRequests,
   listParticipants,
   moveIssueTo,
   resetSpentTime,
@@ -55,8 +54,6 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/issues/:issue_iid/unsubscribe', guards: [signedIn, ...oneIssue], handler: issueSubscriber(false) },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/move', guards: [signedIn, issueIid, moveParams, loadProject(), requireAbility('read_issue'), namedIssue], handler: moveIssueTo },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/participants', guards: oneIssue, handler: listParticipants },
-  { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: oneIssue, handler: listClosingMergeRequests },
-  { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: oneIssue, handler: listClosingMergeRequests },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/user_agent_detail', guards: [admin, ...oneIssue], handler: showUserAgentDetail },
   ...issueNoteRoutes,
 

@@ -65,16 +65,6 @@ export function listParticipants(ctx: SiteContext, req: Request, res: Response):
   sendPage(req, res, ctx.externalUrl, page, rows, users.length);
 }
 
-/**
- * GET .../closed_by (the merge requests that close the issue when merged) and
- * .../related_merge_requests (those that mention it). Merge requests arrive with the next issue of
- * the tracker; until then no merge request exists, so both lists are empty.
- */
-export function listClosingMergeRequests(ctx: SiteContext, req: Request, res: Response): void {
-  readableIssue.of(req);
-  sendPage(req, res, ctx.externalUrl, readPage(req.input), [], 0);
-}
-
 /** GET .../user_agent_detail (admins): what created the issue; 404 `UserAgentDetail` when nothing was recorded. */
 export function showUserAgentDetail(ctx: SiteContext, req: Request, res: Response): void {
   const detail = getUserAgentDetail(ctx.db, readableIssue.of(req).issue);

@@ -5,7 +5,10 @@ import { promoteMilestone } from '../../services/issuables/milestone-promotion.j
 import { createMilestone, deleteMilestone, getMilestone, listMilestones, milestoneOwnerPaths, updateMilestone, type MilestoneOwner } from '../../services/issuables/milestones.js';
 import { listIssues } from '../../services/issuables/issue-lists.js';
 import { groupMilestoneScope, projectMilestoneScope } from '../../services/issuables/scopes.js';
+import { listMergeRequests } from '../../services/merge-requests/lists.js';
+import { can } from '../../services/permissions.js';
 import type { SiteContext } from '../../site-context.js';
+import { sendMergeRequestPage } from '../merge-requests/response.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
 import { pathId, valueGuard } from '../middleware/value-guards.js';
 import { readPage, sendPage } from '../pagination.js';
@@ -102,13 +105,14 @@ export const milestoneHandlers = (kind: MilestoneParentKind) => {
       const source = kind === 'project' ? { project: projectOf(req) } : { group: groupOf(req) };
       sendIssuePage(ctx, req, res, page, listIssues(ctx.db, req.actor, source, { milestone: milestone.title, orderBy: 'label_priority', sort: 'asc' }, page));
     },
-    /**
-     * GET .../merge_requests: merge requests arrive with the next issue of the tracker; until then
-     * no merge request exists, so the list is empty (the milestone is still looked up: 404).
-     */
+    /** GET .../merge_requests: the merge requests of the milestone's title in the project or group that the caller may read, newest first. */
     mergeRequests(ctx: SiteContext, req: Request, res: Response): void {
-      find(ctx, req);
-      sendPage(req, res, ctx.externalUrl, readPage(req.input), [], 0);
+      const milestone = find(ctx, req);
+      const page = readPage(req.input);
+      const source = kind === 'project' ? { project: projectOf(req) } : { group: groupOf(req) };
+      const readable = kind === 'group' || can(ctx.db, req.actor, 'read_merge_request', projectOf(req));
+      const result = readable ? listMergeRequests(ctx.db, req.actor, source, { milestone: milestone.title }, page) : { rows: [], total: 0 };
+      sendMergeRequestPage(ctx, req, res, page, result, false);
     },
   };
 };

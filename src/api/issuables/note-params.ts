@@ -1,7 +1,7 @@
 import { valueGuard } from '../middleware/value-guards.js';
 import { readPage } from '../pagination.js';
 import { badRequest } from '../../errors.js';
-import { bool, datetime, oneOf, readParams, required, str } from '../params.js';
+import { bool, datetime, hash, oneOf, readParams, required, str } from '../params.js';
 
 /** GET .../notes: GitLab's order_by (created_at, updated_at) and sort, newest first by default. */
 export const noteListParams = valueGuard('noteListParams', (_ctx, req) => {
@@ -9,10 +9,32 @@ export const noteListParams = valueGuard('noteListParams', (_ctx, req) => {
   return { order: { orderBy: params.order_by ?? 'created_at', sort: params.sort ?? 'desc' }, page: readPage(req.input) };
 });
 
-/** A new note or thread: `body` (400 `body is missing`), and `created_at` (kept for owners and admins only). */
+/** The keys of a diff note's position GitLab requires (Grape: `position[base_sha] is missing`...). */
+const POSITION_REQUIRED = ['base_sha', 'start_sha', 'head_sha', 'position_type'] as const;
+const POSITION_KEYS = [...POSITION_REQUIRED, 'new_path', 'old_path', 'new_line', 'old_line', 'width', 'height', 'x', 'y'] as const;
+
+/** A diff note's `position` hash (merge request threads), its lines as numbers; undefined when absent. */
+function readPosition(raw: Record<string, string> | undefined) {
+  if (raw === undefined) return undefined;
+  for (const key of POSITION_REQUIRED) if (!raw[key]) throw badRequest(`position[${key}] is missing`);
+  if (!['text', 'image'].includes(raw.position_type!)) throw badRequest('position[position_type] does not have a valid value');
+  const position: Record<string, string | number | null> = {};
+  for (const key of POSITION_KEYS) {
+    const value = raw[key];
+    if (value === undefined || value === '') position[key] = null;
+    else if (['new_line', 'old_line', 'width', 'height', 'x', 'y'].includes(key)) {
+      if (!/^\d+$/.test(value)) throw badRequest(`position[${key}] is invalid`);
+      position[key] = Number(value);
+    } else position[key] = value;
+  }
+  return position;
+}
+
+/** A new note or thread: `body` (400 `body is missing`), `created_at` (kept for owners and admins only), and a thread's diff `position`. */
 export const noteCreateParams = valueGuard('noteCreateParams', (_ctx, req) => {
-  const params = readParams(req.input, { body: required(str()), created_at: datetime() });
-  return { body: params.body, ...(params.created_at !== undefined ? { createdAt: params.created_at } : {}) };
+  const params = readParams(req.input, { body: required(str()), created_at: datetime(), position: hash() });
+  const position = readPosition(params.position);
+  return { body: params.body, ...(params.created_at !== undefined ? { createdAt: params.created_at } : {}), ...(position ? { position } : {}) };
 });
 
 /** PUT of a note: `body` (400 `body is missing`). */
@@ -34,3 +56,6 @@ export const discussionNoteUpdateParams = valueGuard('discussionNoteUpdateParams
   const change: { readonly resolved: boolean } | { readonly body: string } = params.resolved !== undefined ? { resolved: params.resolved } : { body: params.body! };
   return change;
 });
+
+/** PUT .../discussions/:discussion_id: `resolved` (400 `resolved is missing`). */
+export const discussionResolveParams = valueGuard('discussionResolveParams', (_ctx, req) => readParams(req.input, { resolved: required(bool()) }).resolved);

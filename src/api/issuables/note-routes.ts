@@ -6,7 +6,7 @@ import { valueGuard, type ValueGuard } from '../middleware/value-guards.js';
 import type { Guard, Route } from '../routes.js';
 import { awardHandlers, awardId } from './award-emoji.js';
 import { issueIid, namedIssue } from './issue-guards.js';
-import { awardParams, discussionNoteUpdateParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
+import { awardParams, discussionNoteUpdateParams, discussionResolveParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 import { noteHandlers, noteId } from './notes.js';
 import { eventId, resourceEventHandlers } from './resource-events.js';
 
@@ -19,11 +19,13 @@ export interface NoteableScope {
   readonly gate?: readonly Guard[];
   /** Whether the kind has the resource label, milestone and state event APIs (issues do; epics do not here). */
   readonly resourceEvents: boolean;
+  /** Whether its threads resolve as a whole (PUT .../discussions/:discussion_id `resolved`): merge requests. */
+  readonly resolvableDiscussions?: boolean;
 }
 
 /**
  * The notes, discussions, award emoji and resource event routes of one kind of noteable (issue 14, items 4-5;
- * merge requests reuse them with their own scope). Every row is for signed-in callers (401, as
+ * merge requests reuse them with their own scope, api/merge-requests/index.ts). Every row is for signed-in callers (401, as
  * GitLab's notes, discussions and award emoji APIs `authenticate!` first), then reads its
  * parameters (400), then loads the noteable (404, a confidential issue the caller may not read
  * included); who may write (403, a locked discussion) is asked by the services.
@@ -51,6 +53,7 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
     { method: 'get', path: `${base}/discussions`, guards: [...gate, signedIn, ...load], handler: notes.listDiscussions },
     { method: 'post', path: `${base}/discussions`, guards: [...gate, signedIn, noteCreateParams, ...load], handler: notes.startDiscussion },
     { method: 'get', path: discussion, guards: [...gate, signedIn, ...load], handler: notes.showDiscussion },
+    ...(scope.resolvableDiscussions ? [{ method: 'put' as const, path: discussion, guards: [...gate, signedIn, discussionResolveParams, ...load], handler: notes.resolveThread }] : []),
     { method: 'get', path: `${discussion}/notes`, guards: [...gate, signedIn, ...load], handler: notes.discussionNotes },
     { method: 'post', path: `${discussion}/notes`, guards: [...gate, signedIn, noteCreateParams, ...load], handler: notes.reply },
     { method: 'get', path: `${discussion}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.show },

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { NoteRow } from '../../db/tables/notes.js';
 import { discussionView, noteView } from '../../entities/notes.js';
-import { getDiscussion, isIndividualNote, listDiscussions, replyToDiscussion, startDiscussion, type Discussion } from '../../services/issuables/discussions.js';
+import { getDiscussion, isIndividualNote, listDiscussions, replyToDiscussion, resolveDiscussion, startDiscussion, type Discussion } from '../../services/issuables/discussions.js';
 import type { Noteable } from '../../services/issuables/noteables.js';
 import { createNote, deleteNote, getNote, listNotes, loadNoteRelations, resolveNote, updateNote } from '../../services/issuables/notes.js';
 import type { SiteContext } from '../../site-context.js';
@@ -9,7 +9,7 @@ import { requireActor } from '../middleware/guards.js';
 import { pathId, type ValueGuard } from '../middleware/value-guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
-import { discussionNoteUpdateParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
+import { discussionNoteUpdateParams, discussionResolveParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 
 /** The `:note_id` of a route (400 `note_id is invalid`). */
 export const noteId = pathId('note_id');
@@ -82,6 +82,12 @@ export function noteHandlers(noteable: ValueGuard<Noteable>) {
       const { notes } = getDiscussion(ctx.db, subject, discussionIdOf(req), 'Notes');
       const rel = loadNoteRelations(ctx.db, subject, notes);
       sendJson(res, 200, notes.map((note) => noteView(note, rel, ctx)));
+    },
+    /** PUT .../discussions/:discussion_id (merge requests): `resolved` for the whole thread. */
+    resolveThread(ctx: SiteContext, req: Request, res: Response): void {
+      const subject = noteable.of(req);
+      const discussion = resolveDiscussion(ctx, requireActor(req), subject, discussionIdOf(req), discussionResolveParams.of(req));
+      sendJson(res, 200, discussionJson(ctx, subject, [discussion])[0]);
     },
     reply(ctx: SiteContext, req: Request, res: Response): void {
       const subject = noteable.of(req);

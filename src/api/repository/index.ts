@@ -3,6 +3,7 @@ import type { Route } from '../routes.js';
 import { addBranch, listProjectBranches, protectOneBranch, removeBranch, removeMergedBranches, showBranch, unprotectOneBranch } from './branches.js';
 import { downloadArchive, showBlob, showContributors, showMergeBase, showRawBlob, showTree } from './browse.js';
 import { addCommit, listProjectCommits, showCommit, showCommitDiff, showCommitRefs, showCommitSignature } from './commits.js';
+import { cherryPickCommit, revertCommit } from './commit-changes.js';
 import { showCompare } from './compare.js';
 import { addFile, editFile, removeFile, showFile, showFileBlame, showRawFile } from './files.js';
 import {
@@ -67,6 +68,8 @@ export const repositoryRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/commits/:sha/refs`, guards: reader, handler: showCommitRefs },
   { method: 'get', path: `${base}/commits/:sha/signature`, guards: reader, handler: showCommitSignature },
   { method: 'post', path: `${base}/commits`, guards: writer, handler: addCommit },
+  { method: 'post', path: `${base}/commits/:sha/cherry_pick`, guards: writer, handler: cherryPickCommit },
+  { method: 'post', path: `${base}/commits/:sha/revert`, guards: writer, handler: revertCommit },
 
   { method: 'get', path: `${base}/compare`, guards: reader, handler: showCompare },
 

@@ -11,9 +11,14 @@ import { geoBlobs } from './0009_geo_blobs.js';
 import { issuables } from './0010_issuables.js';
 import { boards } from './0011_boards.js';
 import { epics } from './0012_epics.js';
+import { mergeRequests } from './0013_merge_requests.js';
 import { protectedRefs } from './0014_protected_refs.js';
 import { deployKeys } from './0015_deploy_keys.js';
 import { settings } from './0016_settings.js';
+import { mergeRequestMerges } from './0018_merge_request_merges.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics, protectedRefs, deployKeys, settings];
+export const migrations: readonly Migration[] = [
+  users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
+  mergeRequests, protectedRefs, deployKeys, settings, mergeRequestMerges,
+];

@@ -114,6 +114,11 @@ export function listPipelines(db: Db, projectId: number, filters: PipelineFilter
   return selectPage<PipelineRow>(db, '*', `FROM ci_pipelines WHERE ${where.join(' AND ')}`, order, params, page);
 }
 
+/** A project's pipelines on any of these commits, newest first (a merge request's pipelines; index ci_pipelines_project_sha). */
+export function listPipelinesForShas(db: Db, projectId: number, shas: readonly string[], page: Page): Paged<PipelineRow> {
+  return selectPage<PipelineRow>(db, '*', 'FROM ci_pipelines WHERE project_id = ? AND sha IN (SELECT value FROM json_each(?))', 'id DESC', [projectId, JSON.stringify(shas)], page);
+}
+
 /* Jobs */
 
 export function findJob(db: Db, projectId: number, id: number): JobRow | undefined {

@@ -68,3 +68,16 @@ export function issueCountsOfLabels(
   ).all({ ...readable.params, label_ids: JSON.stringify(labelIds) }) as { id: number; opened: number; closed: number }[];
   return new Map(rows.map((row) => [row.id, { opened: row.opened, closed: row.closed }]));
 }
+
+/** The open merge requests each label is on, counting only those `readable` lets through (its SQL reads `m` and the target project `p`). */
+export function openMergeRequestCountsOfLabels(db: Db, labelIds: readonly number[], readable: { readonly sql: string; readonly params: Record<string, unknown> }): Map<number, number> {
+  if (!labelIds.length) return new Map();
+  const rows = prepare(
+    db,
+    `SELECT ll.label_id AS id, count(*) AS opened
+     FROM label_links ll JOIN merge_requests m ON m.id = ll.target_id JOIN projects p ON p.id = m.target_project_id
+     WHERE ll.target_type = 'MergeRequest' AND ll.label_id IN (SELECT value FROM json_each(@label_ids)) AND m.state = 'opened' AND ${readable.sql}
+     GROUP BY ll.label_id`,
+  ).all({ ...readable.params, label_ids: JSON.stringify(labelIds) }) as { id: number; opened: number }[];
+  return new Map(rows.map((row) => [row.id, row.opened]));
+}

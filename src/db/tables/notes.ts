@@ -189,3 +189,11 @@ export function notesOfCommitDiscussions(db: Db, projectId: number, commitId: st
     JSON.stringify(discussionIds),
   ) as NoteRow[];
 }
+
+/** Whether a noteable has a resolvable note not yet resolved (GitLab's discussions_to_be_resolved?); index notes_noteable. */
+export function hasUnresolvedNotes(db: Db, noteableType: 'Issue' | 'MergeRequest', noteableId: number): boolean {
+  return (
+    prepare(db, 'SELECT 1 FROM notes WHERE noteable_type = ? AND noteable_id = ? AND resolvable = 1 AND resolved_at IS NULL LIMIT 1').get(noteableType, noteableId) !==
+    undefined
+  );
+}

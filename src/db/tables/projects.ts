@@ -32,6 +32,7 @@ export interface ProjectRow {
   star_count: number;
   /** Opened issues, kept by the issue services (GitLab's counter cache). */
   open_issues_count: number;
+  merge_requests_count: number;
   forked_from_project_id: number | null;
   import_url: string | null;
   import_status: 'none' | 'scheduled' | 'started' | 'finished' | 'failed';

@@ -28,3 +28,12 @@ export function copyTimelogToIssue(db: Db, log: TimelogRow, issueId: number): vo
 export function deleteIssueTimelogs(db: Db, issueId: number): void {
   prepare(db, 'DELETE FROM timelogs WHERE issue_id = ?').run(issueId);
 }
+
+export function insertMergeRequestTimelog(db: Db, mergeRequestId: number, userId: number, seconds: number, now: string): void {
+  prepare(db, 'INSERT INTO timelogs (merge_request_id, user_id, time_spent, spent_at, created_at) VALUES (?, ?, ?, ?, ?)').run(mergeRequestId, userId, seconds, now, now);
+}
+
+/** A merge request's reset: its logs go. */
+export function deleteMergeRequestTimelogs(db: Db, mergeRequestId: number): void {
+  prepare(db, 'DELETE FROM timelogs WHERE merge_request_id = ?').run(mergeRequestId);
+}

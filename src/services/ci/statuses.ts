@@ -134,7 +134,7 @@ export async function createCommitStatus(
       const { id: _id, ...row } = next;
       job = insertJob(db, row);
     }
-    // The MR head_pipeline link (and merge when pipeline succeeds) hooks in here once merge requests exist.
+    // Merge when pipeline succeeds hears of the pipeline from the route (services/merge-requests/merge-when-pipeline-succeeds.ts).
     return { job, pipeline: refreshPipeline(db, pipeline) };
   });
 }

@@ -272,6 +272,119 @@ export function issueNotePayload(input: IssueNoteHookInput) {
   };
 }
 
+/** The merge request as a hook sees it: the attributes GitLab's hook_attrs keeps (SAFE_HOOK_ATTRIBUTES). */
+export interface HookMergeRequest {
+  readonly id: number;
+  readonly iid: number;
+  readonly title: string;
+  readonly description: string | null;
+  readonly state: string;
+  readonly author_id: number;
+  readonly assignee_id: number | null;
+  readonly milestone_id: number | null;
+  readonly source_project_id: number | null;
+  readonly target_project_id: number;
+  readonly source_branch: string;
+  readonly target_branch: string;
+  readonly merge_status: string;
+  readonly merge_error: string | null;
+  readonly merge_commit_sha: string | null;
+  readonly merge_when_pipeline_succeeds: number;
+  readonly merge_user_id: number | null;
+  readonly merge_params: string | null;
+  readonly head_pipeline_id: number | null;
+  readonly last_edited_at: string | null;
+  readonly last_edited_by_id: number | null;
+  readonly time_estimate: number;
+  readonly total_time_spent: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export interface MergeRequestHookInput {
+  readonly user: HookUser;
+  /** The target project. */
+  readonly project: HookProject;
+  /** The source project (a fork), or the target for a merge request within one project; null once the fork is gone. */
+  readonly source: HookProject | null;
+  readonly mergeRequest: HookMergeRequest;
+  readonly workInProgress: boolean;
+  /** The source head commit, when known. */
+  readonly lastCommit: HookCommit | null;
+  readonly labels: readonly HookLabel[];
+  readonly assignee: HookUser | null;
+}
+
+/** MergeRequest#hook_attrs: the safe attributes with its URL, source and target projects, last commit, work in progress flag and human times. */
+function mergeRequestHookAttrs(input: MergeRequestHookInput) {
+  const { mergeRequest, project } = input;
+  const lastCommit = input.lastCommit;
+  return {
+    ...mergeRequest,
+    merge_when_pipeline_succeeds: mergeRequest.merge_when_pipeline_succeeds === 1,
+    merge_params: mergeRequest.merge_params ? (JSON.parse(mergeRequest.merge_params) as unknown) : {},
+    url: `${project.web_url}/merge_requests/${mergeRequest.iid}`,
+    source: input.source ? hookProjectAttrs(input.source) : null,
+    target: hookProjectAttrs(project),
+    last_commit: lastCommit
+      ? { id: lastCommit.id, message: lastCommit.message, timestamp: lastCommit.timestamp, url: `${(input.source ?? project).web_url}/commit/${lastCommit.id}`, author: lastCommit.author }
+      : null,
+    work_in_progress: input.workInProgress,
+    human_time_estimate: humanDuration(mergeRequest.time_estimate),
+    human_total_time_spent: humanDuration(mergeRequest.total_time_spent),
+    assignee_ids: input.assignee ? [input.assignee.id] : [],
+  };
+}
+
+/**
+ * The "Merge Request Hook" payload (Gitlab::HookData::MergeRequestBuilder): object_kind and
+ * event_type `merge_request`, the merge request's hook attributes with `action` (open, update,
+ * close, reopen, merge, approved...) and, for a push, `oldrev`; its labels, what the write changed
+ * as {previous, current}, and the assignee when there is one.
+ */
+export function mergeRequestPayload(input: MergeRequestHookInput, action: string, changes: Readonly<Record<string, readonly [unknown, unknown]>>, oldrev: string | null) {
+  const project = hookProjectAttrs(input.project);
+  const changed: Record<string, { previous: unknown; current: unknown }> = {};
+  for (const [key, [previous, current]] of Object.entries(changes)) changed[key] = { previous, current };
+  const payload = {
+    object_kind: 'merge_request',
+    event_type: 'merge_request',
+    user: hookUserAttrs(input.user),
+    project,
+    object_attributes: { ...mergeRequestHookAttrs(input), action, ...(oldrev ? { oldrev } : {}) },
+    labels: input.labels.map(hookLabel),
+    changes: changed,
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+  };
+  return input.assignee ? { ...payload, assignees: [hookUserAttrs(input.assignee)], assignee: hookUserAttrs(input.assignee) } : payload;
+}
+
+/** The "Note Hook" payload of a comment on a merge request: the note's attributes with its URL, and the merge request's hook attributes under `merge_request`. */
+export function mergeRequestNotePayload(input: MergeRequestHookInput, note: HookNote, position: unknown) {
+  const project = hookProjectAttrs(input.project);
+  const { body, ...attrs } = note;
+  return {
+    object_kind: 'note',
+    event_type: 'note',
+    user: hookUserAttrs(input.user),
+    project_id: input.project.id,
+    project,
+    object_attributes: {
+      ...attrs,
+      note: body,
+      noteable_type: 'MergeRequest',
+      system: note.system === 1,
+      attachment: null,
+      line_code: null,
+      st_diff: null,
+      position,
+      url: `${input.project.web_url}/merge_requests/${input.mergeRequest.iid}#note_${note.id}`,
+    },
+    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+    merge_request: mergeRequestHookAttrs(input),
+  };
+}
+
 export interface CommitNoteHookInput {
   readonly user: HookUser;
   readonly project: HookProject;

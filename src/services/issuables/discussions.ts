@@ -6,7 +6,7 @@ import { badRequest, notFound } from '../../errors.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import type { Noteable } from './noteables.js';
-import { createNote, type NoteInput } from './notes.js';
+import { createNote, resolveNote, type NoteInput } from './notes.js';
 
 /** A discussion: the notes sharing a discussion id, oldest first. */
 export interface Discussion {
@@ -53,3 +53,18 @@ export function replyToDiscussion(ctx: SiteContext, actor: Actor, noteable: Note
 
 /** Whether a discussion is a single note that nobody answered (GitLab's IndividualNoteDiscussion). */
 export const isIndividualNote = (discussion: Discussion): boolean => discussion.notes.length === 1 && discussion.notes[0].type === null;
+
+/**
+ * Resolves or unresolves a whole thread of a merge request (PUT .../discussions/:discussion_id
+ * with `resolved`): each resolvable note of it, as the actor may resolve them (403 otherwise);
+ * 400 `Discussion is not resolvable` when none is.
+ */
+export function resolveDiscussion(ctx: SiteContext, actor: Actor, noteable: Noteable, discussionId: string, resolved: boolean): Discussion {
+  const discussion = getDiscussion(ctx.db, noteable, discussionId);
+  const resolvable = discussion.notes.filter((note) => note.resolvable === 1);
+  if (!resolvable.length) throw badRequest('400 (Bad request) "Discussion is not resolvable" not given');
+  inTransaction(ctx.db, () => {
+    for (const note of resolvable) resolveNote(ctx, actor, noteable, note.id, resolved);
+  });
+  return getDiscussion(ctx.db, noteable, discussionId);
+}

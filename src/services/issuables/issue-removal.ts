@@ -10,6 +10,7 @@ import { deleteNotesOf, noteIdsOf } from '../../db/tables/notes.js';
 import { deleteSubscriptionsOf } from '../../db/tables/subscriptions.js';
 import { deleteTodosOfTargets } from '../../db/tables/todos.js';
 import { deleteUserAgentDetailsOf } from '../../db/tables/user-agent-details.js';
+import { removeProjectMergeRequests } from '../merge-requests/removal.js';
 
 /**
  * Deletes issues with every row that points at them by type and id, which no foreign key removes:
@@ -36,11 +37,12 @@ export function removeIssueRows(db: Db, issueIds: readonly number[]): void {
 
 /**
  * What a project delete must remove of the tracker before its row goes (projects/projects.ts
- * calls it in its transaction): its issues with their polymorphic rows, and the subscriptions to
+ * calls it in its transaction): its issues and merge requests with their polymorphic rows, and the subscriptions to
  * its labels. Milestones, labels and the rest follow the project through foreign keys.
  */
 export function removeProjectIssuables(db: Db, projectId: number): void {
   removeIssueRows(db, issueIdsOfProject(db, projectId));
+  removeProjectMergeRequests(db, projectId);
   deleteSubscriptionsOf(db, 'Label', labelIdsOfProject(db, projectId));
 }
 

@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { selectPage, type Page, type Paged } from '../../db/page.js';
 import { deleteListsOfLabel } from '../../db/tables/board-lists.js';
-import { deleteLabelLinksOfLabel, issueCountsOfLabels } from '../../db/tables/label-links.js';
+import { deleteLabelLinksOfLabel, issueCountsOfLabels, openMergeRequestCountsOfLabels } from '../../db/tables/label-links.js';
 import { deleteLabelPriorities, labelPrioritiesIn, removeLabelPriority, setLabelPriority } from '../../db/tables/label-priorities.js';
 import {
   deleteLabelRow,
@@ -20,7 +20,7 @@ import { deleteSubscriptionsOf } from '../../db/tables/subscriptions.js';
 import type { LabelFacts } from '../../entities/labels.js';
 import { conflict, invalid, notFound, type FieldErrors } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
-import { readableIssuesAnywhere } from '../permissions.js';
+import { readableIssuesAnywhere, readableMergeRequestsAnywhere } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { labelColor } from './css-colors.js';
 import { subscribedLabelIds } from './subscriptions.js';
@@ -39,12 +39,13 @@ const TITLE_MAX = 255;
 
 /**
  * The facts of each label for the caller, one query per kind: issue counts (only issues the caller
- * may read), open merge requests (none until merge requests exist), subscriptions and priorities
+ * may read), open merge requests (only those the caller may read), subscriptions and priorities
  * (site-wide or in `projectId`).
  */
 export function withLabelFacts(db: Db, actor: Actor | null, labels: readonly LabelRow[], projectId: number | null): LabelWithFacts[] {
   const ids = labels.map((label) => label.id);
   const counts = issueCountsOfLabels(db, ids, readableIssuesAnywhere(actor));
+  const openMergeRequests = openMergeRequestCountsOfLabels(db, ids, readableMergeRequestsAnywhere(actor));
   const subscribed = subscribedLabelIds(db, actor, labels, projectId);
   const priorities = projectId === null ? new Map<number, number>() : labelPrioritiesIn(db, projectId, ids);
   return labels.map((label) => ({
@@ -52,7 +53,7 @@ export function withLabelFacts(db: Db, actor: Actor | null, labels: readonly Lab
     facts: {
       openIssues: counts.get(label.id)?.opened ?? 0,
       closedIssues: counts.get(label.id)?.closed ?? 0,
-      openMergeRequests: 0,
+      openMergeRequests: openMergeRequests.get(label.id) ?? 0,
       subscribed: subscribed.has(label.id),
     },
     priority: priorities.get(label.id) ?? null,

@@ -2,6 +2,7 @@ import type { NoteRow } from '../../db/tables/notes.js';
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { noteHooks } from './issue-hooks.js';
+import { mergeRequestNotes } from '../merge-requests/note-listener.js';
 import type { Noteable } from './noteables.js';
 import { noteTodos } from './todos.js';
 
@@ -23,7 +24,7 @@ export interface NoteChange {
 
 export type NoteChangeListener = (ctx: SiteContext, change: NoteChange) => void;
 
-const NOTE_CHANGE_LISTENERS: readonly NoteChangeListener[] = [noteTodos, noteHooks];
+const NOTE_CHANGE_LISTENERS: readonly NoteChangeListener[] = [noteTodos, noteHooks, mergeRequestNotes];
 
 /** Tells every listener what a write did to a user's note; call it inside the write's transaction, after the rows are written. */
 export function announceNoteChange(ctx: SiteContext, change: NoteChange): void {

@@ -3,6 +3,7 @@ import type { EpicRow } from '../../db/tables/epics.js';
 import { updateEpicRow } from '../../db/tables/epics.js';
 import type { IssueRow } from '../../db/tables/issues.js';
 import { updateIssueRow } from '../../db/tables/issues.js';
+import { touchMergeRequest, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { NoteHome } from '../permissions.js';
@@ -18,14 +19,22 @@ interface NoteableFields {
 
 /**
  * What notes, discussions, award emoji and system notes are written on: an issue of a project, an
- * epic of a group (issue 16); merge requests add their kind here and a case to touchNoteable.
- * The route that names the noteable has already checked that the caller may read it.
+ * epic of a group (issue 16), a merge request of its target project (issue 15). The route that
+ * names the noteable has already checked that the caller may read it.
  */
-export type Noteable = (NoteableFields & { readonly type: 'Issue'; readonly project: ProjectRow }) | (NoteableFields & { readonly type: 'Epic'; readonly group: NamespaceRow });
+export type Noteable =
+  | (NoteableFields & { readonly type: 'Issue' | 'MergeRequest'; readonly project: ProjectRow })
+  | (NoteableFields & { readonly type: 'Epic'; readonly group: NamespaceRow });
 
 /** An issue of its project as a noteable. */
 export function issueNoteable(project: ProjectRow, issue: IssueRow) {
   return { type: 'Issue', id: issue.id, iid: issue.iid, title: issue.title, author_id: issue.author_id, discussion_locked: issue.discussion_locked, project } as const;
+}
+
+/** A merge request of its target project as a noteable. */
+export function mergeRequestNoteable(project: ProjectRow, mergeRequest: MergeRequestRow): Noteable {
+  const { id, iid, title, author_id, discussion_locked } = mergeRequest;
+  return { type: 'MergeRequest', id, iid, title, author_id, discussion_locked, project };
 }
 
 /** An epic of its group as a noteable (epics have no discussion lock here). */
@@ -50,6 +59,9 @@ export function touchNoteable(db: Db, noteable: Noteable, at: string): void {
       return;
     case 'Epic':
       updateEpicRow(db, noteable.id, { updated_at: at });
+      return;
+    case 'MergeRequest':
+      touchMergeRequest(db, noteable.id, at);
       return;
   }
 }

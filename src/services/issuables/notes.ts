@@ -9,6 +9,7 @@ import {
   findNoteById,
   findNoteOf,
   insertNote,
+  notesOfDiscussions,
   notesPage,
   setNoteResolved,
   updateNoteBody,
@@ -59,10 +60,11 @@ export function loadNoteRelations(db: Db, noteable: Noteable, notes: readonly No
   return { users: usersByIds(db, [...new Set(ids)]), noteableIid: noteable.iid };
 }
 
-/** A comment's text and, for owners and admins, its backdated creation time. */
+/** A comment's text and, for owners and admins, its backdated creation time; on a merge request, a new thread may sit on a diff `position`. */
 export interface NoteInput {
   readonly body: string;
   readonly createdAt?: string;
+  readonly position?: Readonly<Record<string, string | number | null>>;
 }
 
 /** Where a new note goes: on its own (`note`), opening a thread (`discussion`), or into an existing discussion. */
@@ -72,6 +74,8 @@ export type NotePlace = { readonly kind: 'note' } | { readonly kind: 'discussion
  * Writes a user's note on a noteable the actor may read (GitLab's Notes::CreateService): 403 unless
  * the actor may comment (a locked discussion takes members only), the noteable's updated_at moves,
  * and a `commented` event is recorded. A reply to a single note turns that note into a thread.
+ * Threads on a merge request are resolvable; one opened on a diff `position` is a DiffNote, and
+ * its replies keep that type and position.
  */
 export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, input: NoteInput, place: NotePlace): NoteRow {
   const { db } = ctx;
@@ -81,6 +85,7 @@ export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, i
     const now = nowIso();
     const createdAt = input.createdAt !== undefined && canSetNoteCreatedAt(db, actor, noteHomeOf(noteable)) ? input.createdAt : now;
     const threaded = place.kind !== 'note';
+    const thread = threadShape(db, noteable, input, place);
     const id = insertNote(db, {
       project_id: noteProjectIdOf(noteable),
       noteable_type: noteable.type,
@@ -90,11 +95,11 @@ export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, i
       body: input.body,
       system: 0,
       discussion_id: place.kind === 'reply' ? place.discussionId : newDiscussionId(),
-      type: threaded ? 'DiscussionNote' : null,
-      resolvable: 0,
+      type: thread.type ?? (threaded ? 'DiscussionNote' : null),
+      resolvable: noteable.type === 'MergeRequest' && threaded ? 1 : 0,
       resolved_at: null,
       resolved_by_id: null,
-      position: null,
+      position: thread.position,
       created_at: createdAt,
       updated_at: createdAt,
     });
@@ -104,6 +109,15 @@ export function createNote(ctx: SiteContext, actor: Actor, noteable: Noteable, i
     announceNoteChange(ctx, { action: 'created', actor: actor.user, noteable, note, previousBody: null });
     return note;
   });
+}
+
+/** The type and position a new note takes from its place: a DiffNote on a merge request's position, or the thread it replies to. */
+function threadShape(db: Db, noteable: Noteable, input: NoteInput, place: NotePlace): { type: 'DiffNote' | null; position: string | null } {
+  if (noteable.type !== 'MergeRequest') return { type: null, position: null };
+  if (place.kind === 'discussion' && input.position) return { type: 'DiffNote', position: JSON.stringify(input.position) };
+  if (place.kind !== 'reply') return { type: null, position: null };
+  const [first] = notesOfDiscussions(db, noteable.type, noteable.id, [place.discussionId]);
+  return first?.type === 'DiffNote' ? { type: 'DiffNote', position: first.position } : { type: null, position: null };
 }
 
 /**

@@ -7,14 +7,22 @@ import { findIssueLabelEvent, issueLabelEventsPage, type ResourceLabelEventRow }
 import { findIssueMilestoneEvent, issueMilestoneEventsPage, type ResourceMilestoneEventRow } from '../../db/tables/resource-milestone-events.js';
 import { findIssueStateEvent, issueStateEventsPage, type ResourceStateEventRow } from '../../db/tables/resource-state-events.js';
 import type { ResourceEventRelations } from '../../entities/resource-events.js';
+import {
+  findMergeRequestLabelEvent,
+  findMergeRequestMilestoneEvent,
+  findMergeRequestStateEvent,
+  mergeRequestLabelEventsPage,
+  mergeRequestMilestoneEventsPage,
+  mergeRequestStateEventsPage,
+} from '../../db/tables/merge-request-resource-events.js';
 import { notFound } from '../../errors.js';
 import { milestoneOwnerPaths } from './milestones.js';
 import type { Noteable } from './noteables.js';
 
 /**
  * The resource events of a noteable (GitLab's ResourceLabelEvents, ResourceMilestoneEvents and
- * ResourceStateEvents APIs), oldest first, paged in SQL on their per-issue indexes. Merge
- * requests add their own column's queries here.
+ * ResourceStateEvents APIs), oldest first, paged in SQL on their per-issue and per-merge-request
+ * indexes.
  */
 export interface ResourceEventKind<Row> {
   page(db: Db, noteable: Noteable, page: Page): Paged<Row>;
@@ -22,20 +30,28 @@ export interface ResourceEventKind<Row> {
   one(db: Db, noteable: Noteable, id: number): Row;
 }
 
-function kind<Row>(pageOf: (db: Db, issueId: number, page: Page) => Paged<Row>, find: (db: Db, issueId: number, id: number) => Row | undefined): ResourceEventKind<Row> {
+type PageOf<Row> = (db: Db, noteableId: number, page: Page) => Paged<Row>;
+type FindOf<Row> = (db: Db, noteableId: number, id: number) => Row | undefined;
+
+/** One kind of event: the issue queries and the merge request queries, picked by the noteable's type. */
+function kind<Row>(issues: [PageOf<Row>, FindOf<Row>], mergeRequests: [PageOf<Row>, FindOf<Row>]): ResourceEventKind<Row> {
+  const queries = (noteable: Noteable) => (noteable.type === 'MergeRequest' ? mergeRequests : issues);
   return {
-    page: (db, noteable, page) => pageOf(db, noteable.id, page),
+    page: (db, noteable, page) => queries(noteable)[0](db, noteable.id, page),
     one: (db, noteable, id) => {
-      const row = find(db, noteable.id, id);
+      const row = queries(noteable)[1](db, noteable.id, id);
       if (!row) throw notFound();
       return row;
     },
   };
 }
 
-export const labelEvents: ResourceEventKind<ResourceLabelEventRow> = kind(issueLabelEventsPage, findIssueLabelEvent);
-export const milestoneEvents: ResourceEventKind<ResourceMilestoneEventRow> = kind(issueMilestoneEventsPage, findIssueMilestoneEvent);
-export const stateEvents: ResourceEventKind<ResourceStateEventRow> = kind(issueStateEventsPage, findIssueStateEvent);
+export const labelEvents: ResourceEventKind<ResourceLabelEventRow> = kind([issueLabelEventsPage, findIssueLabelEvent], [mergeRequestLabelEventsPage, findMergeRequestLabelEvent]);
+export const milestoneEvents: ResourceEventKind<ResourceMilestoneEventRow> = kind(
+  [issueMilestoneEventsPage, findIssueMilestoneEvent],
+  [mergeRequestMilestoneEventsPage, findMergeRequestMilestoneEvent],
+);
+export const stateEvents: ResourceEventKind<ResourceStateEventRow> = kind([issueStateEventsPage, findIssueStateEvent], [mergeRequestStateEventsPage, findMergeRequestStateEvent]);
 
 /** What the views of a page of events need: users, labels, milestones and their owners' paths, one query per kind. */
 export function loadResourceEventRelations(

@@ -95,12 +95,13 @@ function mentionTodos(db: Db, target: TodoTarget, author: UserRow, text: string 
   createTodos(db, target, author, mentioned, 'mentioned', noteId, body, now);
 }
 
-/** The users a text mentions, by `@username` or through an `@group` the author can see. */
-function mentionedUsers(db: Db, text: string | null, author: UserRow): UserRow[] {
+/** The users a text mentions, by `@username` or through an `@group` the author can see (merge request todos read it too). */
+export function mentionedUsers(db: Db, text: string | null, author: UserRow): UserRow[] {
   return usersOfNames(db, mentionedUsernames(text), author);
 }
 
-function usersOfNames(db: Db, names: readonly string[], author: UserRow): UserRow[] {
+/** The users `names` name: users by username, else the members of a group the author can see. */
+export function usersOfNames(db: Db, names: readonly string[], author: UserRow): UserRow[] {
   if (!names.length) return [];
   const byId = new Map<number, UserRow>();
   for (const user of usersByUsernames(db, names)) byId.set(user.id, user);

@@ -4,7 +4,9 @@ import { deleteEventsOfTargets, moveEventsToAuthor } from '../../db/tables/event
 import { epicIdsAuthoredBy, moveEpicsToAuthor } from '../../db/tables/epics.js';
 import { issuesAuthoredBy, moveIssuesToAuthor } from '../../db/tables/issues.js';
 import { moveNotesToAuthor, noteIdsAuthoredBy } from '../../db/tables/notes.js';
+import { mergeRequestsAuthoredBy, moveMergeRequestActorsTo, moveMergeRequestsToAuthor } from '../../db/tables/merge-requests.js';
 import { moveTodosToAuthor } from '../../db/tables/todos.js';
+import { removeMergeRequestRows } from '../merge-requests/removal.js';
 import { removeEpicRows } from '../planning/epics.js';
 import { removeIssueRows } from './issue-removal.js';
 import { keepOpenIssuesCount } from './issues.js';
@@ -12,11 +14,14 @@ import { keepOpenIssuesCount } from './issues.js';
 /**
  * What the tracker does with a deleted user's contributions (services/users calls these in the
  * deletion's transaction, before the user row goes). GitLab's Users::MigrateToGhostUserService:
- * the issues, epics and notes they wrote, the award emoji they gave, the todos they caused and their
- * events move to the ghost user. Their own todos, subscriptions and assignments go with them.
+ * the issues, merge requests, epics and notes they wrote, the merges and closes they did, the award
+ * emoji they gave, the todos they caused and their events move to the ghost user. Their own todos,
+ * subscriptions and assignments go with them.
  */
 export function moveTrackerContributions(db: Db, userId: number, ghostId: number): void {
   moveIssuesToAuthor(db, userId, ghostId);
+  moveMergeRequestsToAuthor(db, userId, ghostId);
+  moveMergeRequestActorsTo(db, userId, ghostId);
   moveEpicsToAuthor(db, userId, ghostId);
   moveNotesToAuthor(db, userId, ghostId);
   moveAwardsToUser(db, userId, ghostId);
@@ -25,7 +30,7 @@ export function moveTrackerContributions(db: Db, userId: number, ghostId: number
 }
 
 /**
- * A hard delete (`hard_delete=true`): the user's issues and epics go with everything that points at them
+ * A hard delete (`hard_delete=true`): the user's issues, merge requests and epics go with everything that points at them
  * (projects' open_issues_count follows), and the notes they wrote elsewhere with their award emoji
  * and events, none of which a foreign key removes. Their awards, todos and events go with the user
  * row through the author columns' cascades.
@@ -34,6 +39,7 @@ export function removeTrackerContributions(db: Db, userId: number): void {
   const issues = issuesAuthoredBy(db, userId);
   for (const issue of issues) keepOpenIssuesCount(db, issue.project_id, issue, null);
   removeIssueRows(db, issues.map((issue) => issue.id));
+  removeMergeRequestRows(db, mergeRequestsAuthoredBy(db, userId).map((mergeRequest) => mergeRequest.id));
   removeEpicRows(db, epicIdsAuthoredBy(db, userId));
   const noteIds = noteIdsAuthoredBy(db, userId);
   if (!noteIds.length) return;

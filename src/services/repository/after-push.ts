@@ -16,13 +16,15 @@ import { fireProjectHooks } from '../hooks/fire.js';
 import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import { recordPushEvents } from '../issuables/push-events.js';
 import { protectDefaultBranch } from './protected-refs.js';
+import { refreshMergeRequestsAfterPush } from '../merge-requests/heads.js';
 import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit } from '../hooks/payloads.js';
 
 /**
  * What follows a push that changed refs (GitLab's PostReceive): the project's activity time, the
  * push events the activity lists show, and the push / tag push hooks, one per ref, after the Geo
- * repository event. Later work (merge
- * requests marked unchecked) belongs here too. Git has already moved the refs: nothing here can refuse.
+ * repository event; then the merge requests from and into each pushed branch (new diff versions,
+ * refs/merge-requests/<iid>/head, merge_status back to unchecked). Git has already moved the refs:
+ * nothing here can refuse.
  */
 export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Actor, updates: readonly RefUpdate[]): Promise<void> {
   if (updates.length === 0) return;
@@ -65,6 +67,9 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
       fireProjectHooks(ctx, current, event, event === 'push' ? pushPayload(input) : tagPushPayload(input));
     }
   });
+  for (const { event, update } of events) {
+    if (event === 'push') await refreshMergeRequestsAfterPush(ctx, project, actor, update.ref.slice('refs/heads/'.length), update.after);
+  }
 }
 
 /** A blank sha of any length becomes BLANK_SHA, what payloads carry. */

@@ -1,0 +1,130 @@
+import type { Request, Response } from 'express';
+import { projectFullPaths } from '../../db/tables/project-relations.js';
+import { pipelineBasic } from '../../entities/ci.js';
+import { issueBasic } from '../../entities/issues.js';
+import { diffCommitEntity, diffFileEntity, mergeRequestChanges, mergeRequestDiffFull, mergeRequestDiffView } from '../../entities/merge-requests.js';
+import { timeStats } from '../../entities/time-stats.js';
+import { todoView } from '../../entities/todos.js';
+import { userBasic } from '../../entities/users.js';
+import { loadTodoRelations } from '../../services/issuables/todo-relations.js';
+import { loadIssueRelations } from '../../services/issuables/issue-relations.js';
+import { closingIssuesVisibleTo, mergeRequestsClosingIssue } from '../../services/merge-requests/closing-issues.js';
+import { mergeRequestParticipants } from '../../services/merge-requests/participants.js';
+import { loadMergeRequestRelations } from '../../services/merge-requests/relations.js';
+import { setMergeRequestSubscription } from '../../services/merge-requests/subscriptions.js';
+import { logMergeRequestSpentTime, setMergeRequestTimeEstimate } from '../../services/merge-requests/time-tracking.js';
+import { markMergeRequestTodo } from '../../services/merge-requests/todos.js';
+import { parseDuration } from '../../services/issuables/time-tracking.js';
+import { durationParams } from '../issuables/issue-params.js';
+import { mergeRequestCommits, mergeRequestFiles, mergeRequestFilesPage, mergeRequestPipelines, mergeRequestVersion, mergeRequestVersions } from '../../services/merge-requests/versions.js';
+import type { SiteContext } from '../../site-context.js';
+import { readableIssue } from '../issuables/issue-guards.js';
+import { projectOf, requireActor } from '../middleware/guards.js';
+import { readPage, sendPage } from '../pagination.js';
+import { sendJson } from '../respond.js';
+import { namedMergeRequest, readableMergeRequest } from './guards.js';
+import { versionId } from './params.js';
+import { sendMergeRequest, sendMergeRequestPage } from './response.js';
+
+/** GET .../participants: the users taking part who may read it, paged. */
+export function listParticipants(ctx: SiteContext, req: Request, res: Response): void {
+  const users = mergeRequestParticipants(ctx.db, projectOf(req), readableMergeRequest.of(req));
+  const page = readPage(req.input);
+  sendPage(req, res, ctx.externalUrl, page, users.slice(page.offset, page.offset + page.perPage).map((user) => userBasic(user, ctx)), users.length);
+}
+
+/** GET .../commits: the latest version's commits, newest first. */
+export function listCommits(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  const result = mergeRequestCommits(ctx.db, readableMergeRequest.of(req), page);
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map(diffCommitEntity), result.total);
+}
+
+/** GET .../changes: the merge request with its latest version's files. */
+export function showChanges(ctx: SiteContext, req: Request, res: Response): void {
+  const mergeRequest = readableMergeRequest.of(req);
+  const rel = loadMergeRequestRelations(ctx.db, req.actor, [mergeRequest], { single: true });
+  sendJson(res, 200, mergeRequestChanges(mergeRequest, rel, ctx, mergeRequestFiles(ctx.db, mergeRequest)));
+}
+
+/** GET .../diffs: the latest version's files, paged. */
+export function listDiffs(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  const result = mergeRequestFilesPage(ctx.db, readableMergeRequest.of(req), page);
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map(diffFileEntity), result.total);
+}
+
+/** GET .../versions: newest first. */
+export function listVersions(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  const result = mergeRequestVersions(ctx.db, readableMergeRequest.of(req), page);
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map(mergeRequestDiffView), result.total);
+}
+
+/** GET .../versions/:version_id: one version with its commits and diffs. */
+export function showVersion(ctx: SiteContext, req: Request, res: Response): void {
+  const { version, commits, files } = mergeRequestVersion(ctx.db, readableMergeRequest.of(req), versionId.of(req));
+  sendJson(res, 200, mergeRequestDiffFull(version, commits, files));
+}
+
+/** GET .../closes_issues: the issues merging would close that the caller may see. */
+export function listClosesIssues(ctx: SiteContext, req: Request, res: Response): void {
+  const issues = closingIssuesVisibleTo(ctx.db, req.actor, readableMergeRequest.of(req));
+  const page = readPage(req.input);
+  const rows = issues.slice(page.offset, page.offset + page.perPage);
+  const rel = loadIssueRelations(ctx.db, req.actor, rows);
+  sendPage(req, res, ctx.externalUrl, page, rows.map((issue) => issueBasic(issue, rel, ctx)), issues.length);
+}
+
+/** GET .../pipelines: the source project's pipelines on the merge request's commits. */
+export function listPipelines(ctx: SiteContext, req: Request, res: Response): void {
+  const page = readPage(req.input);
+  const mergeRequest = readableMergeRequest.of(req);
+  const result = mergeRequestPipelines(ctx.db, req.actor, mergeRequest, page);
+  const paths = projectFullPaths(ctx.db, result.rows.map((row) => row.project_id));
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => pipelineBasic(row, { projectPath: paths.get(row.project_id) ?? '' }, ctx)), result.total);
+}
+
+/** POST .../subscribe and .../unsubscribe: the merge request, or 304 when that is already so. */
+export function mergeRequestSubscriber(subscribed: boolean) {
+  return (ctx: SiteContext, req: Request, res: Response): void => {
+    const mergeRequest = readableMergeRequest.of(req);
+    setMergeRequestSubscription(ctx.db, requireActor(req), mergeRequest, subscribed);
+    sendMergeRequest(ctx, req, res, 201, mergeRequest);
+  };
+}
+
+/** GET /projects/:id/issues/:issue_iid/closed_by (and related_merge_requests): the merge requests that close the issue when merged. */
+export function listIssueClosers(ctx: SiteContext, req: Request, res: Response): void {
+  const rows = mergeRequestsClosingIssue(ctx.db, req.actor, readableIssue.of(req).issue);
+  const page = readPage(req.input);
+  sendMergeRequestPage(ctx, req, res, page, { rows: rows.slice(page.offset, page.offset + page.perPage), total: rows.length }, false);
+}
+
+/** POST .../todo: 201 with the new `marked` todo, 304 when the caller has a pending one about it. */
+export function markTodo(ctx: SiteContext, req: Request, res: Response): void {
+  const actor = requireActor(req);
+  const todo = markMergeRequestTodo(ctx.db, actor, projectOf(req), namedMergeRequest.of(req));
+  sendJson(res, 201, todoView(todo, loadTodoRelations(ctx.db, actor, [todo]), ctx));
+}
+
+/** GET .../time_stats. */
+export function showTimeStats(_ctx: SiteContext, req: Request, res: Response): void {
+  sendJson(res, 200, timeStats(readableMergeRequest.of(req)));
+}
+
+/** POST .../time_estimate (a duration) and .../reset_time_estimate. */
+export function estimateTime(reset: boolean) {
+  return (ctx: SiteContext, req: Request, res: Response): void => {
+    const seconds = reset ? 0 : parseDuration(durationParams.of(req));
+    sendJson(res, 201, timeStats(setMergeRequestTimeEstimate(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
+  };
+}
+
+/** POST .../add_spent_time (a duration, negative to subtract) and .../reset_spent_time. */
+export function spendTime(reset: boolean) {
+  return (ctx: SiteContext, req: Request, res: Response): void => {
+    const seconds = reset ? 'reset' : parseDuration(durationParams.of(req));
+    sendJson(res, 201, timeStats(logMergeRequestSpentTime(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
+  };
+}

@@ -1,0 +1,105 @@
+import { issueIid, readableIssue } from '../issuables/issue-guards.js';
+import { durationParams } from '../issuables/issue-params.js';
+import { noteableRoutes } from '../issuables/note-routes.js';
+import { valueGuard } from '../middleware/value-guards.js';
+import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
+import { loadGroup, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import type { Route } from '../routes.js';
+import {
+  listClosesIssues,
+  listCommits,
+  listDiffs,
+  listIssueClosers,
+  listParticipants,
+  listPipelines,
+  listVersions,
+  estimateTime,
+  markTodo,
+  mergeRequestSubscriber,
+  showChanges,
+  showTimeStats,
+  showVersion,
+  spendTime,
+} from './actions.js';
+import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
+import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
+import { eeRoute } from '../planning/board-guards.js';
+import { approve, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
+import { acceptMerge, acceptParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
+import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
+
+const base = '/projects/:id/merge_requests/:merge_request_iid';
+/** The routes of one merge request: signed in (401), its iid (400), a visible project (404), read_merge_request (403), then the merge request (404). */
+const oneMergeRequest = [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), readableMergeRequest];
+
+/** Time tracking changes: signed in (401), the duration read (400), then the merge request (404), then admin_merge_request (403). */
+const timeTracking = (duration: boolean) => [
+  signedIn,
+  mergeRequestIid,
+  ...(duration ? [durationParams] : []),
+  loadProject(),
+  requireAbility('read_merge_request'),
+  readableMergeRequest,
+  requireAbility('admin_merge_request'),
+];
+
+/** A merge request the caller may read, as a noteable: `404 Merge Request Not Found` otherwise. */
+const mergeRequestAsNoteable = valueGuard('mergeRequestNoteable', (_ctx, req) => mergeRequestNoteable(projectOf(req), namedMergeRequest.of(req)));
+
+/**
+ * Merge requests (issue 15, items 1-4 and 8). Every route needs a signed-in caller (SPEC: "Every
+ * call requires authentication"), then GitLab's order: 400 for a bad parameter, 404 for a missing
+ * or invisible project or merge request, 403 for an ability the caller lacks. The merge itself,
+ * approvals, rebase and merge when pipeline succeeds are the merge code's rows.
+ */
+export const mergeRequestsRoutes: readonly Route[] = [
+  { method: 'get', path: '/merge_requests', guards: [signedIn, myMergeRequestListParams], handler: listMyMergeRequests },
+  { method: 'get', path: '/groups/:id/merge_requests', guards: [signedIn, mergeRequestListParams, loadGroup()], handler: listGroupMergeRequests },
+  { method: 'get', path: '/projects/:id/merge_requests', guards: [signedIn, mergeRequestListParams, loadProject(), requireAbility('read_merge_request')], handler: listProjectMergeRequests },
+  { method: 'post', path: '/projects/:id/merge_requests', guards: [signedIn, mergeRequestCreateParams, loadProject(), requireAbility('create_merge_request_from')], handler: addMergeRequest },
+  { method: 'get', path: base, guards: oneMergeRequest, handler: showMergeRequest },
+  { method: 'put', path: base, guards: [signedIn, mergeRequestIid, mergeRequestUpdateParams, loadProject(), requireAbility('read_merge_request'), editableMergeRequest], handler: editMergeRequest },
+  { method: 'delete', path: base, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest, requireAbility('destroy_merge_request')], handler: removeMergeRequest },
+  { method: 'get', path: `${base}/participants`, guards: oneMergeRequest, handler: listParticipants },
+  { method: 'get', path: `${base}/commits`, guards: oneMergeRequest, handler: listCommits },
+  { method: 'get', path: `${base}/changes`, guards: oneMergeRequest, handler: showChanges },
+  { method: 'get', path: `${base}/diffs`, guards: oneMergeRequest, handler: listDiffs },
+  { method: 'get', path: `${base}/versions`, guards: oneMergeRequest, handler: listVersions },
+  { method: 'get', path: `${base}/versions/:version_id`, guards: [signedIn, mergeRequestIid, versionId, loadProject(), requireAbility('read_merge_request'), readableMergeRequest], handler: showVersion },
+  { method: 'get', path: `${base}/closes_issues`, guards: oneMergeRequest, handler: listClosesIssues },
+  { method: 'get', path: `${base}/pipelines`, guards: oneMergeRequest, handler: listPipelines },
+  { method: 'post', path: `${base}/subscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(true) },
+  { method: 'post', path: `${base}/unsubscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(false) },
+  { method: 'post', path: `${base}/todo`, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest], handler: markTodo },
+  { method: 'get', path: `${base}/time_stats`, guards: oneMergeRequest, handler: showTimeStats },
+  { method: 'post', path: `${base}/time_estimate`, guards: timeTracking(true), handler: estimateTime(false) },
+  { method: 'post', path: `${base}/reset_time_estimate`, guards: timeTracking(false), handler: estimateTime(true) },
+  { method: 'post', path: `${base}/add_spent_time`, guards: timeTracking(true), handler: spendTime(false) },
+  { method: 'post', path: `${base}/reset_spent_time`, guards: timeTracking(false), handler: spendTime(true) },
+  ...noteableRoutes({
+    base,
+    load: [mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest, mergeRequestAsNoteable],
+    noteable: mergeRequestAsNoteable,
+    resourceEvents: true,
+    resolvableDiscussions: true,
+  }),
+  // The issue side of closing references (item 4): the merge requests that close an issue when merged.
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },
+
+  // Merging (items 5-6): the service checks the rest in the SPEC's order (401, 406, 405, 409).
+  { method: 'put', path: `${base}/merge`, guards: [signedIn, mergeRequestIid, acceptParams, ...oneMergeRequest.slice(2)], handler: acceptMerge },
+  { method: 'put', path: `${base}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
+  { method: 'post', path: `${base}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
+  { method: 'put', path: `${base}/rebase`, guards: oneMergeRequest, handler: rebaseMerge },
+  { method: 'post', path: `${base}/rebase`, guards: oneMergeRequest, handler: rebaseMerge },
+  { method: 'get', path: `${base}/merge_ref`, guards: oneMergeRequest, handler: showMergeRef },
+
+  // Approvals (item 7, ee: 404 as an unknown route in ce).
+  { method: 'get', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest], handler: showApprovals },
+  { method: 'post', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request')], handler: changeApprovalsRequired },
+  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest], handler: approve },
+  { method: 'post', path: `${base}/unapprove`, guards: [eeRoute, ...oneMergeRequest], handler: unapprove },
+  { method: 'get', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('read_merge_request')], handler: showProjectApprovals },
+  { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project')], handler: changeProjectApprovals },
+];

@@ -1,0 +1,44 @@
+import type { Request, Response } from 'express';
+import { listMergeRequests, type MergeRequestListSource } from '../../services/merge-requests/lists.js';
+import { createMergeRequest, deleteMergeRequest, updateMergeRequest } from '../../services/merge-requests/merge-requests.js';
+import type { SiteContext } from '../../site-context.js';
+import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
+import { sendNoContent } from '../respond.js';
+import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
+import { mergeRequestCreateParams, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams } from './params.js';
+import { sendMergeRequest, sendMergeRequestPage } from './response.js';
+
+function sendList(ctx: SiteContext, req: Request, res: Response, source: MergeRequestListSource, read: ReturnType<typeof mergeRequestListParams.of>): void {
+  sendMergeRequestPage(ctx, req, res, read.page, listMergeRequests(ctx.db, req.actor, source, read.filters, read.page), read.simple);
+}
+
+export function listProjectMergeRequests(ctx: SiteContext, req: Request, res: Response): void {
+  sendList(ctx, req, res, { project: projectOf(req) }, mergeRequestListParams.of(req));
+}
+
+export function listGroupMergeRequests(ctx: SiteContext, req: Request, res: Response): void {
+  sendList(ctx, req, res, { group: groupOf(req) }, mergeRequestListParams.of(req));
+}
+
+export function listMyMergeRequests(ctx: SiteContext, req: Request, res: Response): void {
+  sendList(ctx, req, res, { everywhere: true }, myMergeRequestListParams.of(req));
+}
+
+export function showMergeRequest(ctx: SiteContext, req: Request, res: Response): void {
+  sendMergeRequest(ctx, req, res, 200, readableMergeRequest.of(req));
+}
+
+export async function addMergeRequest(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const created = await createMergeRequest(ctx, requireActor(req), projectOf(req), mergeRequestCreateParams.of(req));
+  sendMergeRequest(ctx, req, res, 201, created);
+}
+
+export async function editMergeRequest(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const updated = await updateMergeRequest(ctx, requireActor(req), projectOf(req), editableMergeRequest.of(req), mergeRequestUpdateParams.of(req));
+  sendMergeRequest(ctx, req, res, 200, updated);
+}
+
+export function removeMergeRequest(ctx: SiteContext, req: Request, res: Response): void {
+  deleteMergeRequest(ctx, requireActor(req), projectOf(req), namedMergeRequest.of(req));
+  sendNoContent(res);
+}

@@ -1,0 +1,126 @@
+import type { Presence } from '../../services/issuables/issue-lists.js';
+import type { MergeRequestInput } from '../../services/merge-requests/attributes.js';
+import type { MergeRequestFilters } from '../../services/merge-requests/lists.js';
+import type { MergeRequestCreate, MergeRequestUpdate } from '../../services/merge-requests/merge-requests.js';
+import { pathId, valueGuard } from '../middleware/value-guards.js';
+import { readPage } from '../pagination.js';
+import { bool, datetime, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input, type Reader } from '../params.js';
+
+/** The `:merge_request_iid` of a route (400 `merge_request_iid is invalid`), read before the project is found, as Grape does. */
+export const mergeRequestIid = pathId('merge_request_iid');
+
+/** An id where an empty value means 0 (SPEC: `assignee_id` and `milestone_id` "0 or empty unassigns"). */
+const idOrEmpty: Reader<number | undefined> = (raw, name) => (raw === '' ? 0 : int({ min: 0 })(raw, name));
+
+/** The attributes a create and an edit share (GitLab's merge request params), typed. */
+function readMergeRequestInput(input: Input): MergeRequestInput {
+  const params = readParams(input, {
+    title: str(),
+    description: str(),
+    target_branch: str(),
+    assignee_id: idOrEmpty,
+    milestone_id: idOrEmpty,
+    labels: list(str()),
+    remove_source_branch: bool(),
+    squash: bool(),
+    discussion_locked: bool(),
+    allow_maintainer_to_push: bool(),
+    allow_collaboration: bool(),
+  });
+  const { allow_collaboration, labels, ...rest } = params;
+  const entries = Object.entries({
+    ...rest,
+    labels: labels?.map((title) => title.trim()).filter(Boolean),
+    allow_maintainer_to_push: rest.allow_maintainer_to_push ?? allow_collaboration,
+  }).filter(([, value]) => value !== undefined);
+  return Object.fromEntries(entries) as MergeRequestInput;
+}
+
+/** POST /projects/:id/merge_requests: `source_branch`, `target_branch` and `title` are required (400 `<name> is missing`). */
+export const mergeRequestCreateParams = valueGuard('mergeRequestCreateParams', (_ctx, req): MergeRequestCreate => {
+  const required_ = readParams(req.input, { source_branch: required(str()), target_branch: required(str()), title: required(str()) });
+  const extra = readParams(req.input, { target_project_id: int(), approvals_before_merge: int({ min: 0 }) });
+  return {
+    ...readMergeRequestInput(req.input),
+    ...required_,
+    ...(extra.target_project_id !== undefined ? { target_project_id: extra.target_project_id } : {}),
+    ...(extra.approvals_before_merge !== undefined ? { approvals_before_merge: extra.approvals_before_merge } : {}),
+  };
+});
+
+/** What an edit may change; at least one of them (decision 14: 400 naming them). */
+const UPDATE_ATTRIBUTES = ['target_branch', 'title', 'assignee_id', 'milestone_id', 'labels', 'description', 'state_event', 'remove_source_branch', 'squash', 'discussion_locked', 'allow_maintainer_to_push'];
+
+/** PUT /projects/:id/merge_requests/:merge_request_iid. */
+export const mergeRequestUpdateParams = valueGuard('mergeRequestUpdateParams', (_ctx, req): MergeRequestUpdate => {
+  const { state_event } = readParams(req.input, { state_event: oneOf(['close', 'reopen'] as const) });
+  const update: MergeRequestUpdate = { ...readMergeRequestInput(req.input), ...(state_event ? { state_event } : {}) };
+  requireAtLeastOne({ ...update }, UPDATE_ATTRIBUTES);
+  return update;
+});
+
+/** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
+function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
+  return (raw, name) => {
+    if (typeof raw === 'string' && /^(none|any)$/i.test(raw.trim())) return raw.trim().toLowerCase() as Presence;
+    return reader(raw, name);
+  };
+}
+
+const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
+
+/** The filters and page of a merge request list (SPEC "Merge requests" list parameters), read before the project or group is found. */
+function readMergeRequestList(input: Input, defaultScope: MergeRequestFilters['scope']) {
+  const params = readParams(input, {
+    state: oneOf(['opened', 'closed', 'merged', 'locked', 'all'] as const),
+    order_by: oneOf(['created_at', 'updated_at'] as const),
+    sort: oneOf(['asc', 'desc'] as const),
+    milestone: orPresence(str()),
+    view: oneOf(['simple'] as const),
+    labels: orPresence(list(str())),
+    created_after: datetime(),
+    created_before: datetime(),
+    updated_after: datetime(),
+    updated_before: datetime(),
+    scope: oneOf(SCOPES),
+    author_id: int(),
+    assignee_id: orPresence(int()),
+    my_reaction_emoji: orPresence(str()),
+    search: str(),
+    source_branch: str(),
+    target_branch: str(),
+    wip: oneOf(['yes', 'no'] as const),
+    iids: list(int()),
+  });
+  const labels = Array.isArray(params.labels) ? params.labels.map((title) => title.trim()).filter(Boolean) : params.labels;
+  const filters: MergeRequestFilters = {
+    state: params.state === 'all' ? undefined : params.state,
+    labels: Array.isArray(labels) && !labels.length ? undefined : labels,
+    milestone: params.milestone || undefined,
+    iids: params.iids,
+    scope: (params.scope?.replace(/-/g, '_') as MergeRequestFilters['scope']) ?? defaultScope,
+    authorId: params.author_id,
+    assigneeId: params.assignee_id,
+    myReactionEmoji: params.my_reaction_emoji || undefined,
+    search: params.search || undefined,
+    sourceBranch: params.source_branch || undefined,
+    targetBranch: params.target_branch || undefined,
+    wip: params.wip,
+    createdAfter: params.created_after,
+    createdBefore: params.created_before,
+    updatedAfter: params.updated_after,
+    updatedBefore: params.updated_before,
+    orderBy: params.order_by,
+    sort: params.sort,
+  };
+  return { filters, simple: params.view === 'simple', page: readPage(input) };
+}
+
+/** A project's or group's merge request list: every scope by default. */
+export const mergeRequestListParams = valueGuard('mergeRequestListParams', (_ctx, req) => readMergeRequestList(req.input, 'all'));
+
+/** GET /merge_requests: the caller's own by default (SPEC: "The global list returns by default only merge requests created by the caller"). */
+export const myMergeRequestListParams = valueGuard('myMergeRequestListParams', (_ctx, req) => readMergeRequestList(req.input, 'created_by_me'));
+
+/** GET .../versions/:version_id (400 `version_id is invalid`). */
+export const versionId = pathId('version_id');

@@ -1,0 +1,200 @@
+import type { PipelineRow } from '../db/tables/ci.js';
+import type { LabelRow } from '../db/tables/labels.js';
+import type { MergeRequestDiffCommitRow, MergeRequestDiffFileRow, MergeRequestDiffRow } from '../db/tables/merge-request-diffs.js';
+import type { MergeRequestRow } from '../db/tables/merge-requests.js';
+import type { MilestoneRow } from '../db/tables/milestones.js';
+import type { UserRow } from '../db/tables/users.js';
+import { flag, isoTime } from './column-values.js';
+import { milestoneView } from './milestones.js';
+import { timeStats } from './time-stats.js';
+import { userBasic, type EntityContext } from './users.js';
+
+/**
+ * Everything the merge request views need beyond the row, loaded by
+ * services/merge-requests/relations.ts for a whole page, one query per kind: entities never query.
+ */
+export interface MergeRequestRelations {
+  /** Authors, assignees, mergers and closers, by user id. */
+  readonly users: ReadonlyMap<number, UserRow>;
+  readonly labels: ReadonlyMap<number, readonly LabelRow[]>;
+  readonly milestones: ReadonlyMap<number, MilestoneRow>;
+  /** Full paths of the target projects (and of the projects of project milestones), and of the groups of group milestones, by id. */
+  readonly projectPaths: ReadonlyMap<number, string>;
+  readonly groupPaths: ReadonlyMap<number, string>;
+  readonly userNotesCounts: ReadonlyMap<number, number>;
+  readonly votes: ReadonlyMap<number, { readonly upvotes: number; readonly downvotes: number }>;
+  /** The merge requests the caller follows; loaded for the single views only, as GitLab does. */
+  readonly subscribed: ReadonlySet<number>;
+  /** Latest diff versions by id (single views: `changes_count`). */
+  readonly diffs: ReadonlyMap<number, MergeRequestDiffRow>;
+  /** Head pipelines by merge request id (single views: `pipeline`), only for callers who may read them. */
+  readonly pipelines: ReadonlyMap<number, PipelineRow>;
+}
+
+/** GitLab's work in progress prefixes (`WIP:`, `[WIP]`, `WIP `, and the later `Draft:`, `[Draft]`, `(Draft)`): such a merge request cannot be merged. */
+const WIP_PREFIX = /^\s*(?:\[wip\]\s*|wip:\s*|wip\s+|\[draft\]\s*|draft:\s*|\(draft\)\s*|draft\s+-\s*)+/i;
+
+export const isWorkInProgress = (title: string): boolean => WIP_PREFIX.test(title);
+
+/** The number of changed files as GitLab shows it: a string, `1000+` over the cap (SPEC "changes_count"). */
+export const CHANGES_COUNT_CAP = 1000;
+
+function pathOf(row: MergeRequestRow, rel: MergeRequestRelations): string {
+  const path = rel.projectPaths.get(row.target_project_id);
+  if (path === undefined) throw new Error(`merge request ${row.id}: project ${row.target_project_id} was not preloaded`);
+  return path;
+}
+
+function userOf(id: number | null, rel: MergeRequestRelations, ctx: EntityContext) {
+  if (id === null) return null;
+  const user = rel.users.get(id);
+  return user ? userBasic(user, ctx) : null;
+}
+
+function milestoneOf(row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) {
+  const milestone = row.milestone_id === null ? undefined : rel.milestones.get(row.milestone_id);
+  if (!milestone) return null;
+  const ownerPath = milestone.project_id !== null ? rel.projectPaths.get(milestone.project_id) : rel.groupPaths.get(milestone.group_id!);
+  return milestoneView(milestone, ownerPath ?? '', ctx);
+}
+
+const webUrl = (row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) => `${ctx.externalUrl}/${pathOf(row, rel)}/merge_requests/${row.iid}`;
+
+/** MergeRequestSimple (`view=simple` in lists): id, iid, project, title, description, state, times and URL. */
+export function mergeRequestSimple(row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) {
+  return {
+    id: row.id,
+    iid: row.iid,
+    project_id: row.target_project_id,
+    title: row.title,
+    description: row.description,
+    state: row.state,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+    web_url: webUrl(row, rel, ctx),
+  };
+}
+
+/** MergeRequestBasic (ENT, EE fields included): the list view. */
+export function mergeRequestBasic(row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) {
+  const votes = rel.votes.get(row.id);
+  const forFork = row.source_project_id !== row.target_project_id;
+  return {
+    id: row.id,
+    iid: row.iid,
+    project_id: row.target_project_id,
+    title: row.title,
+    description: row.description,
+    state: row.state,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+    target_branch: row.target_branch,
+    source_branch: row.source_branch,
+    upvotes: votes?.upvotes ?? 0,
+    downvotes: votes?.downvotes ?? 0,
+    author: userOf(row.author_id, rel, ctx),
+    assignee: userOf(row.assignee_id, rel, ctx),
+    source_project_id: row.source_project_id,
+    target_project_id: row.target_project_id,
+    labels: (rel.labels.get(row.id) ?? []).map((label) => label.title).sort(),
+    work_in_progress: isWorkInProgress(row.title),
+    milestone: milestoneOf(row, rel, ctx),
+    merge_when_pipeline_succeeds: flag(row.merge_when_pipeline_succeeds),
+    merge_status: row.merge_status,
+    sha: row.head_sha,
+    merge_commit_sha: row.merge_commit_sha,
+    user_notes_count: rel.userNotesCounts.get(row.id) ?? 0,
+    discussion_locked: row.discussion_locked === null ? null : flag(row.discussion_locked),
+    should_remove_source_branch: row.should_remove_source_branch === null ? null : flag(row.should_remove_source_branch),
+    force_remove_source_branch: flag(row.force_remove_source_branch),
+    ...(forFork ? { allow_collaboration: flag(row.allow_maintainer_to_push), allow_maintainer_to_push: flag(row.allow_maintainer_to_push) } : {}),
+    web_url: webUrl(row, rel, ctx),
+    time_stats: timeStats(row),
+    squash: flag(row.squash),
+    approvals_before_merge: row.approvals_before_merge,
+  };
+}
+
+/** A version's `real_size` as the views show it. */
+function changesCount(row: MergeRequestRow, rel: MergeRequestRelations): string | null {
+  const diff = row.latest_merge_request_diff_id === null ? undefined : rel.diffs.get(row.latest_merge_request_diff_id);
+  return diff?.real_size ?? null;
+}
+
+/** MergeRequest (ENT): one merge request, with the caller's subscription, its size, who merged or closed it, its head pipeline and diff refs. */
+export function mergeRequestView(row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) {
+  const pipeline = rel.pipelines.get(row.id);
+  return Object.assign(mergeRequestBasic(row, rel, ctx), {
+    subscribed: rel.subscribed.has(row.id),
+    changes_count: changesCount(row, rel),
+    merged_by: userOf(row.merged_by_id, rel, ctx),
+    merged_at: isoTime(row.merged_at),
+    closed_by: userOf(row.closed_by_id, rel, ctx),
+    closed_at: isoTime(row.closed_at),
+    latest_build_started_at: isoTime(pipeline?.started_at),
+    latest_build_finished_at: isoTime(pipeline?.finished_at),
+    first_deployed_to_production_at: null,
+    pipeline: pipeline ? { id: pipeline.id, sha: pipeline.sha, ref: pipeline.ref, status: pipeline.status, web_url: `${ctx.externalUrl}/${pathOf(row, rel)}/pipelines/${pipeline.id}` } : null,
+    diff_refs: row.head_sha ? { base_sha: row.base_sha, head_sha: row.head_sha, start_sha: row.start_sha } : null,
+    rebase_in_progress: flag(row.rebase_in_progress),
+  });
+}
+
+/** A stored commit of a version as GitLab's Commit entity. */
+export function diffCommitEntity(commit: MergeRequestDiffCommitRow) {
+  const message = commit.message;
+  return {
+    id: commit.sha,
+    short_id: commit.sha.slice(0, 8),
+    title: message.split('\n', 1)[0]!.trim(),
+    created_at: isoTime(commit.committed_date),
+    parent_ids: JSON.parse(commit.parent_ids) as string[],
+    message,
+    author_name: commit.author_name,
+    author_email: commit.author_email,
+    authored_date: isoTime(commit.authored_date),
+    committer_name: commit.committer_name,
+    committer_email: commit.committer_email,
+    committed_date: isoTime(commit.committed_date),
+  };
+}
+
+/** A stored file diff as GitLab's Diff entity; a collapsed (too large) file shows no text. */
+export function diffFileEntity(file: MergeRequestDiffFileRow) {
+  return {
+    old_path: file.old_path,
+    new_path: file.new_path,
+    a_mode: file.a_mode,
+    b_mode: file.b_mode,
+    new_file: flag(file.new_file),
+    renamed_file: flag(file.renamed_file),
+    deleted_file: flag(file.deleted_file),
+    diff: file.diff,
+    too_large: flag(file.too_large),
+    collapsed: flag(file.collapsed),
+  };
+}
+
+/** MergeRequestChanges: the merge request with the files of its latest version. */
+export function mergeRequestChanges(row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext, files: readonly MergeRequestDiffFileRow[]) {
+  return Object.assign(mergeRequestView(row, rel, ctx), { changes: files.map(diffFileEntity) });
+}
+
+/** MergeRequestDiff: one version in the versions list. */
+export function mergeRequestDiffView(diff: MergeRequestDiffRow) {
+  return {
+    id: diff.id,
+    head_commit_sha: diff.head_commit_sha,
+    base_commit_sha: diff.base_commit_sha,
+    start_commit_sha: diff.start_commit_sha,
+    created_at: isoTime(diff.created_at),
+    merge_request_id: diff.merge_request_id,
+    state: diff.state,
+    real_size: diff.real_size,
+  };
+}
+
+/** MergeRequestDiffFull: one version with its commits (newest first) and its files. */
+export function mergeRequestDiffFull(diff: MergeRequestDiffRow, commits: readonly MergeRequestDiffCommitRow[], files: readonly MergeRequestDiffFileRow[]) {
+  return Object.assign(mergeRequestDiffView(diff), { commits: commits.map(diffCommitEntity), diffs: files.map(diffFileEntity) });
+}
