@@ -36,6 +36,8 @@ describe('cherry-pick and revert through the API', () => {
     await addMember(site, 'projects', project.id, reporter, 20, owner.token);
     receiver = await startHookReceiver();
     expect((await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: receiver.url, push_events: true } })).status).toBe(201);
+    // Developers push to main here; its first push would otherwise protect it for maintainers only.
+    expect((await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'main', push_access_level: 30, merge_access_level: 30 } })).status).toBe(201);
     expect((await commit('main', 'README.md', 'one\ntwo\nthree\n', 'readme')).status).toBe(201);
     added = (await commit('feature', 'feature.txt', 'feature\n', 'add feature', 'main')).body.id;
     feature = (await commit('feature', 'feature.txt', 'feature v2\n', 'feature v2')).body.id;
@@ -117,5 +119,12 @@ describe('cherry-pick and revert through the API', () => {
     expect(noCommit).toMatchObject({ status: 404, body: { message: '404 Commit Not Found' } });
     const noBranch = await site.api(path, { method: 'POST', as: developer.token, body: { branch: 'nope' } });
     expect(noBranch).toMatchObject({ status: 404, body: { message: '404 Branch Not Found' } });
+    // A branch whose protection lets maintainers push only refuses a developer's cherry-pick, unchanged.
+    expect((await site.api(repo('/branches'), { method: 'POST', as: owner.token, body: { branch: 'locked', ref: 'main' } })).status).toBe(201);
+    expect((await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'locked', push_access_level: 40 } })).status).toBe(201);
+    const before = await headOf('locked');
+    const protectedBranch = await site.api(path, { method: 'POST', as: developer.token, body: { branch: 'locked' } });
+    expect(protectedBranch).toMatchObject({ status: 400, body: { message: 'You are not allowed to push into this branch' } });
+    expect(await headOf('locked')).toBe(before);
   });
 });

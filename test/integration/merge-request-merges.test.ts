@@ -61,6 +61,9 @@ beforeAll(async () => {
   project = await createProject(site, { name: 'merges', visibility: 'private' }, owner.token);
   await addMember(site, 'projects', project.id, developer, 30, owner.token);
   await addMember(site, 'projects', project.id, reporter, 20, owner.token);
+  // Developers merge into master here ("Developers can merge"); the first push would otherwise protect it for maintainers only.
+  const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'master', push_access_level: 40, merge_access_level: 30 } });
+  expect(protection.status, protection.text).toBe(201);
   await commit('master', { 'README.md': 'one\ntwo\nthree\n' });
   // Approvals are tested on their own below; elsewhere none are required (the project default is 0).
 });
@@ -118,6 +121,19 @@ describe('mergeability and accept', () => {
     expect(refused.body).toEqual({ message: 'Branch cannot be merged' });
     expect(await revParse('refs/heads/master')).toBe(before);
     expect((await site.api(mrPath(created.iid, '/merge_ref'), { as: owner.token })).status).toBe(400);
+  });
+
+  it("answers 401 to a developer merging into a branch whose protection lets maintainers merge only, and merges the maintainer's accept", async () => {
+    expect((await site.api(`/projects/${project.id}/repository/branches`, { method: 'POST', as: owner.token, body: { branch: 'stable', ref: 'master' } })).status).toBe(201);
+    const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'stable', push_access_level: 40, merge_access_level: 40 } });
+    expect(protection.status, protection.text).toBe(201);
+    await commit('for-stable', { 'stable.txt': 'x\n' }, { start: 'master' });
+    const created = await openMergeRequest({ source_branch: 'for-stable', target_branch: 'stable', title: 'To stable' });
+    await checked(created.iid);
+    expect(await accept(created.iid)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    const merged = await accept(created.iid, {}, owner.token);
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.state).toBe('merged');
   });
 
   it('answers 401 to a reporter, 404 to an outsider, 409 on a sha mismatch and 405 on a work in progress', async () => {

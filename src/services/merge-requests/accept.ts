@@ -14,6 +14,7 @@ import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
 import { can } from '../permissions.js';
 import { notifyPush } from '../repository/commit-writer.js';
+import { canMergeToBranch, refPolicyFor } from '../repository/ref-policy.js';
 import type { Actor } from '../users/authentication.js';
 import { isApproved } from './approvals.js';
 import { announceMergeRequestChange, mergeRequestChange } from './changes.js';
@@ -63,7 +64,8 @@ function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeReques
 
 /**
  * PUT .../merge (issue 15, item 5), with the checks in the order GITLAB-NOTES 2.3 records and the
- * codes of decision 1: 401 unless the caller may push to the target project; 406 unless open;
+ * codes of decision 1: 401 unless the caller may push or merge to the target branch (its
+ * protection's levels); 406 unless open;
  * 405 for a work in progress, unresolved discussions, a pipeline that has not succeeded or missing
  * approvals; 405 `Branch cannot be merged` when the current heads conflict or a branch is gone;
  * 409 when `sha` is not the source head. With `merge_when_pipeline_succeeds` and an active head
@@ -71,7 +73,7 @@ function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeReques
  * merge request as stored afterwards.
  */
 export async function acceptMergeRequest(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow, params: AcceptParams): Promise<MergeRequestRow> {
-  if (!can(ctx.db, actor, 'push_code', project)) throw new AppError('unauthorized');
+  if (!canMergeToBranch(refPolicyFor(ctx.db, actor, project), mergeRequest.target_branch)) throw new AppError('unauthorized');
   if (mergeRequest.state !== 'opened') throw notOpen();
   return mergeNow(ctx, project, actor, mergeRequest, params);
 }

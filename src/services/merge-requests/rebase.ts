@@ -8,7 +8,7 @@ import { branchCommit } from '../../git/refs.js';
 import { withRefLock } from '../../git/ref-lock.js';
 import { rebaseCommits } from '../../git/replay.js';
 import type { SiteContext } from '../../site-context.js';
-import { can } from '../permissions.js';
+import { canPushToBranch, refPolicyFor } from '../repository/ref-policy.js';
 import { notifyPush } from '../repository/commit-writer.js';
 import type { Actor } from '../users/authentication.js';
 
@@ -23,7 +23,7 @@ const REBASE_ERROR = 'Rebase failed. Please rebase locally';
 export async function startRebase(ctx: SiteContext, actor: Actor, mergeRequest: MergeRequestRow): Promise<void> {
   const source = mergeRequest.source_project_id === null ? undefined : findProjectById(ctx.db, mergeRequest.source_project_id);
   if (!source || !(await branchCommit(repositoryOf(ctx, source), mergeRequest.source_branch))) throw forbidden('Source branch does not exist');
-  if (!can(ctx.db, actor, 'push_code', source)) throw forbidden('Cannot push to source branch');
+  if (!canPushToBranch(refPolicyFor(ctx.db, actor, source), mergeRequest.source_branch)) throw forbidden('Cannot push to source branch');
   inTransaction(ctx.db, () => {
     const current = findMergeRequestById(ctx.db, mergeRequest.id)!;
     if (current.rebase_in_progress) throw conflict('Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.');

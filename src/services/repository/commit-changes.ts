@@ -9,6 +9,7 @@ import { cherryPickCommit, revertCommit, type PickResult } from '../../git/repla
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { notifyPush } from './commit-writer.js';
+import { canPushToBranch, refPolicyFor } from './ref-policy.js';
 
 /** The two changes a commit can be carried over as (GitLab's Commits::CherryPickService and RevertService). */
 export type CommitChange = 'cherry_pick' | 'revert';
@@ -30,6 +31,8 @@ export async function applyCommitChange(ctx: SiteContext, project: ProjectRow, a
   const sha = await resolveCommit(repository, ref);
   if (!sha) throw notFound('Commit');
   if (!(await branchCommit(repository, branch))) throw notFound('Branch');
+  // Commits::ChangeService validates as a commit does: a protected branch takes commits from those who may push to it.
+  if (!canPushToBranch(refPolicyFor(ctx.db, actor, project), branch)) throw badRequest('You are not allowed to push into this branch');
   const commit = await readCommit(repository, sha);
   const committer = { name: actor.user.name, email: actor.user.email };
   const moved = await withRefLock(repository, `refs/heads/${branch}`, async () => {

@@ -75,6 +75,21 @@ export function branchProtection(policy: RefPolicy, name: string) {
   };
 }
 
+/** Whether the actor may push to this branch (GitLab's UserAccess#can_push_to_branch?). */
+export function canPushToBranch(policy: RefPolicy, name: string): boolean {
+  return branchProtection(policy, name).canPush;
+}
+
+/**
+ * Whether the actor may merge into this branch (GitLab's MergeRequest#can_be_merged_by?: may push
+ * to it, or may merge to it): push access to an unprotected branch, else the push or merge level
+ * of a protection that matches it.
+ */
+export function canMergeToBranch(policy: RefPolicy, name: string): boolean {
+  const matching = policy.branches.filter((rule) => matchesRefPattern(rule.pattern, name));
+  return policy.pushCode && (matching.length === 0 || matching.some((rule) => rule.push || rule.merge));
+}
+
 export const isTagProtected = (policy: RefPolicy, name: string): boolean => policy.tags.some((rule) => matchesRefPattern(rule.pattern, name));
 
 export interface RefChange {
