@@ -36,6 +36,8 @@ const SCHEDULE: readonly (ScheduledJob<'primary'> | ScheduledJob<'secondary'>)[]
   { name: 'geo-prune-event-log', role: 'primary', when: () => '0 * * * * *', run: ({ geo }) => void geo.pruneEventLog() },
   // At start too: a primary upgraded with existing projects lists them within seconds, not a minute.
   { name: 'geo-repository-states', role: 'primary', when: () => '30 * * * * *', atStart: true, run: ({ geo }) => geo.fillRepositoryStates() },
+  // An old primary that comes back learns it was replaced; a new one tells the others its epoch.
+  { name: 'geo-epoch-exchange', role: 'primary', when: (config) => everySeconds(config.geo.statusIntervalSeconds), run: ({ geo }) => geo.exchangeEpochs() },
   { name: 'geo-status-report', role: 'secondary', when: (config) => everySeconds(config.geo.statusIntervalSeconds), run: ({ geo }) => geo.reportStatus() },
   { name: 'geo-backfill', role: 'secondary', when: (config) => everySeconds(config.geo.backfillSeconds), run: ({ geo }) => geo.backfill() },
   { name: 'geo-reverify', role: 'secondary', when: (config) => everySeconds(config.geo.backfillSeconds), run: ({ geo }) => geo.reverify() },

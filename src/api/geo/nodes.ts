@@ -6,6 +6,8 @@ import { secondaryNodeStatus, statusOfNode, type StatusSources } from '../../geo
 import { getGeoNode, listGeoNodes } from '../../geo/nodes.js';
 import { FAILURE_KINDS, FAILURE_TYPES, listCurrentNodeFailures } from '../../geo/registry/failures.js';
 import type { SiteContext } from '../../site-context.js';
+import type { PromoteOptions, PromotionProgress, PromotionReport } from '../../geo/promote.js';
+import { badRequest } from '../../errors.js';
 import { admin } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
 import { bool, int, oneOf, pathInt, readParams, required, str } from '../params.js';
@@ -18,8 +20,9 @@ import type { Handler, Route } from '../routes.js';
  * `status` and `current/failures` are declared before `:id`, which must be an integer. The
  * statuses come from `sources`: the serving site's live figures, or the reports nodes sent.
  */
-export function geoNodeRoutes(sources: StatusSources): readonly Route[] {
+export function geoNodeRoutes(sources: StatusSources, promote: Promote | null): readonly Route[] {
   return [
+    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin], handler: promoteNode(promote) },
     { method: 'get', path: '/geo_nodes', guards: [admin], handler: listNodes },
     { method: 'get', path: '/geo_nodes/status', guards: [admin], handler: listNodeStatuses(sources) },
     { method: 'get', path: '/geo_nodes/current/failures', guards: [admin], handler: listFailures },
@@ -96,6 +99,25 @@ function removeNode(ctx: SiteContext, req: Request, res: Response): void {
 
 function repairNode(ctx: SiteContext, req: Request, res: Response): void {
   sendJson(res, 201, geoNode(repairGeoNode(ctx.db, pathInt(req.params.id, 'id')), view(ctx, req)));
+}
+
+/** A secondary's promotion (geo/runtime.ts); null on a primary. */
+export type Promote = (options: PromoteOptions, progress: (line: PromotionProgress) => void) => Promise<PromotionReport>;
+
+/**
+ * POST /geo_nodes/:id/promote (issue 18, item 1; GitLab has only `gitlab-ctl geo promote`): on the
+ * secondary named by :id, which is never forwarded to the primary (api/geo/forward-writes.ts).
+ * Planned unless `force`; 201 with the report, or 409 with what the site lacks.
+ */
+function promoteNode(promote: Promote | null): Handler {
+  return async (ctx, req, res) => {
+    const node = getGeoNode(ctx.db, pathInt(req.params.id, 'id'));
+    const { force, timeout_ms: timeoutMs } = readParams(req.input, { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
+    if (!promote) throw badRequest(node.name === ctx.nodeName ? 'This node is the primary already' : `Promote a secondary on that secondary: ${node.url}`);
+    if (node.name !== ctx.nodeName) throw badRequest(`Promote a secondary on that secondary: this site is ${ctx.nodeName}, the node is at ${node.url}`);
+    const by = req.actor?.user.username ?? 'unknown';
+    sendJson(res, 201, await promote({ force: force ?? false, timeoutMs: timeoutMs ?? 120_000, by }, (line) => ctx.log.info({ ...line }, 'geo promotion progress')));
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { geoBlobs } from './0009_geo_blobs.js';
 import { issuables } from './0010_issuables.js';
 import { boards } from './0011_boards.js';
 import { epics } from './0012_epics.js';
+import { geoFailover } from './0017_geo_failover.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics];
+export const migrations: readonly Migration[] = [users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics, geoFailover];
