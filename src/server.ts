@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
+import { syncCaptureTriggers } from './db/capture.js';
 import { createAppServer } from './api/app-server.js';
 import { authenticate } from './api/middleware/authenticate.js';
 import { errorHandler, unknownRoute } from './api/middleware/error-handler.js';
@@ -164,6 +165,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
 /** The part of a site that depends on its role: context, Geo runtime, routes and middleware. */
 async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: string, nodeName: string | null): Promise<RoleInstance> {
   const { log } = base;
+  // A fenced primary writes nothing (its last event must stay its last): no resumed imports, no root upkeep.
+  const writes = config.role === 'primary' && !base.fence.fenced();
   const ctx: SiteContext = {
     config,
     db,
@@ -172,12 +175,14 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     externalUrl,
     nodeName: nodeName ?? externalUrl,
     webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log }),
-    imports: new ProjectImportWorker({ role: config.role, db: () => ctx.db, dataDir: config.dataDir, log }),
+    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log }),
     fence: base.fence,
     switchRole: base.switchRole,
   };
-  // A secondary's users, root included, arrive from the primary.
-  if (config.role === 'primary') await ensureRoot(db, config, log);
+  // A secondary's users, root included, arrive from the primary. A promoted site's capture triggers
+  // go in first, so whatever ensuring root writes replicates.
+  if (config.role === 'primary') syncCaptureTriggers(db, true);
+  if (writes) await ensureRoot(db, config, log);
   const geo = createGeoRuntime(ctx, base.revision);
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
   ctx.metrics.geoFailover.observe(() => ({ epoch: ctx.fence.epoch, fenced: ctx.fence.fenced() }));
