@@ -155,7 +155,8 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
   const waiter = new CursorWaiter(cursorOf);
   let swapping = false;
   const client = new PrimaryClient(primaryUrl, geoSecret, () => ctx.nodeName, () => ctx.fence.claims(ctx.externalUrl));
-  const blobs = createBlobReplication(ctx, client, () => ready());
+  // Nudging the agent re-polls at once, telling the primary what is synced; only a primary waiting for that needs it.
+  const blobs = createBlobReplication(ctx, client, () => ready(), () => agent.nudge());
   const agent = new GeoAgent(
     {
       dataDir: ctx.config.dataDir,
@@ -185,6 +186,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
         // Row events alone add no registry work: waking the scheduler for each would cost a claim per batch.
         if (blobEvents) blobs.onApplied();
       },
+      blobsPendingSince: () => blobs.pendingSince(),
     },
     client,
   );

@@ -25,8 +25,9 @@ export interface SyncReplicationState {
  * dead secondary must not add the timeout to every write.
  */
 export class ReplicaPositions {
-  private readonly nodes = new Map<string, { applied: number; seenAt: number }>();
-  private readonly waiters = new Set<{ eventId: number; done: (outcome: SyncOutcome) => void }>();
+  /** Per secondary: the last event applied, when it last asked, and the primary's time of its oldest unsynced blob event (null: none; undefined: not reported). */
+  private readonly nodes = new Map<string, { applied: number; seenAt: number; blobsPendingSince: number | null | undefined }>();
+  private readonly waiters = new Set<{ eventId: number; blobsAt: number | null; done: (outcome: SyncOutcome) => void }>();
   private degradedSince: number | null = null;
   /** The newest event when degradation began: synchronous again once enough secondaries applied it. */
   private resumeAt = 0;
@@ -45,34 +46,46 @@ export class ReplicaPositions {
     return this.required > 0;
   }
 
-  /** A secondary asked for events after `eventId`: it has applied everything up to it. */
-  applied(node: string, eventId: number): void {
+  /**
+   * A secondary asked for events after `eventId`: it has applied everything up to it, and its
+   * blobs are synced up to `blobsPendingSince` (the time of its oldest unsynced blob event).
+   */
+  applied(node: string, eventId: number, blobsPendingSince?: number | null): void {
     const now = Date.now();
     const known = this.nodes.get(node);
-    this.nodes.set(node, { applied: Math.max(eventId, known?.applied ?? 0), seenAt: now });
+    this.nodes.set(node, { applied: Math.max(eventId, known?.applied ?? 0), seenAt: now, blobsPendingSince });
     if (!this.enabled) return;
-    if (this.degradedSince !== null && this.confirmed(this.resumeAt, now)) {
+    if (this.degradedSince !== null && this.confirmed(this.resumeAt, null, now)) {
       this.degradedSince = null;
       this.metrics.synchronous.set(1);
     }
-    for (const waiter of [...this.waiters]) if (this.confirmed(waiter.eventId, now)) waiter.done('applied');
+    for (const waiter of [...this.waiters]) if (this.confirmed(waiter.eventId, waiter.blobsAt, now)) waiter.done('applied');
   }
 
-  private confirmed(eventId: number, now: number): boolean {
+  /** Enough live secondaries applied `eventId`, and when the write changed blobs (their newest event at `blobsAt`), synced them too. */
+  private confirmed(eventId: number, blobsAt: number | null, now: number): boolean {
     let count = 0;
-    for (const position of this.nodes.values()) if (position.applied >= eventId && now - position.seenAt <= LIVE_MS) count++;
+    for (const position of this.nodes.values()) {
+      if (position.applied < eventId || now - position.seenAt > LIVE_MS) continue;
+      if (blobsAt !== null && (position.blobsPendingSince === undefined || (position.blobsPendingSince !== null && position.blobsPendingSince <= blobsAt))) continue;
+      count++;
+    }
     return count >= this.required;
   }
 
-  /** Resolves once `required` live secondaries applied `eventId`, on timeout, or at once when off or degraded. */
-  waitFor(eventId: number): Promise<SyncOutcome> {
+  /**
+   * Resolves once `required` live secondaries applied `eventId` (and, for a write that changed blobs
+   * with its newest blob event at `blobsAt`, synced them), on timeout, or at once when off or degraded.
+   */
+  waitFor(eventId: number, blobsAt: number | null = null): Promise<SyncOutcome> {
     if (!this.enabled) return Promise.resolve('off');
-    if (this.confirmed(eventId, Date.now())) return this.count('applied', 0);
+    if (this.confirmed(eventId, blobsAt, Date.now())) return this.count('applied', 0);
     if (this.degradedSince !== null) return this.count('unconfirmed', 0);
     const started = Date.now();
     return new Promise((resolve) => {
       const waiter = {
         eventId,
+        blobsAt,
         done: (outcome: SyncOutcome) => {
           clearTimeout(timer);
           this.waiters.delete(waiter);

@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonOut } from '../helpers/failover.js';
+import { jsonOut, projectWithCommit } from '../helpers/failover.js';
+import { refsChecksum } from '../../src/geo/repository-checksum.js';
+import { repositoryPath } from '../../src/storage/layout.js';
 import { startCluster, type SiteProcess } from '../helpers/multisite.js';
 
 interface Answered {
@@ -71,6 +73,40 @@ describe('unplanned failover: the primary is SIGKILLed during a burst of writes,
     const metrics = (await a.api('/-/metrics', { as: null })).text;
     expect(metrics).toMatch(/^geo_fencing_epoch 1$/m);
     expect((await a.api('/users', { method: 'POST', body: { username: 'afterkill1', email: 'afterkill1@example.com', name: 'After', reset_password: true } })).status).toBe(201);
+  }, 120_000);
+
+  it('with geoSyncReplicas=1 a push is answered once the secondary synced the repository, and an API write once it applied the event', async () => {
+    cluster = await startCluster(1, { primaryEnv: { GEOFORGE_GEO_SYNC_REPLICAS: '1', GEOFORGE_GEO_SYNC_TIMEOUT_MS: '3000' } });
+    const { primary } = cluster;
+    const [a] = cluster.secondaries;
+    const write = await primary.api('/users', { method: 'POST', body: { username: 'syncwrite', email: 'syncwrite@example.com', name: 'Sync', reset_password: true } });
+    expect(write.status).toBe(201);
+    expect(write.headers['x-geoforge-sync-replication']).toBe('applied');
+    for (let i = 0; i < 3; i++) {
+      // No wait here: when git push returns, the secondary already has the same refs.
+      const project = await projectWithCommit(primary, `sync-push-${i}`);
+      expect(await refsChecksum(repositoryPath(a.dataDir, project.id))).toBe(await refsChecksum(repositoryPath(primary.dataDir, project.id)));
+    }
+    const metrics = (await primary.api('/-/metrics', { as: null })).text;
+    expect(metrics).toMatch(/^geo_sync_replication_synchronous 1$/m);
+    expect(metrics).toMatch(/^geo_sync_replication_writes_total\{outcome="timeout"\} 0$/m);
+
+    // The secondary stops: writes wait out the timeout once, are counted, and the primary says it is degraded.
+    a.child!.kill('SIGSTOP');
+    try {
+      const slow = await primary.api('/users', { method: 'POST', body: { username: 'syncslow', email: 'syncslow@example.com', name: 'Slow', reset_password: true } });
+      expect(slow.status).toBe(201);
+      expect(slow.headers['x-geoforge-sync-replication']).toBe('timeout');
+      const next = await primary.api('/users', { method: 'POST', body: { username: 'syncnext', email: 'syncnext@example.com', name: 'Next', reset_password: true } });
+      expect(next.headers['x-geoforge-sync-replication']).toBe('unconfirmed');
+      const own = (await primary.api('/geo_nodes')).body.find((node: any) => node.primary);
+      const status = (await primary.api(`/geo_nodes/${own.id}/status`)).body;
+      expect(status.health).toMatch(/Synchronous replication degraded/);
+      expect(status.sync_replication).toMatchObject({ mode: 'degraded', replicas_required: 1, writes_timed_out: 1 });
+      expect((await primary.api('/-/metrics', { as: null })).text).toMatch(/^geo_sync_replication_writes_total\{outcome="timeout"\} 1$/m);
+    } finally {
+      a.child?.kill('SIGCONT');
+    }
   }, 120_000);
 
   it('with geoSyncReplicas=0 the lost writes are exactly those after the last applied event, and promote reports the events it knows it lacks', async () => {

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { lastEventId } from '../../geo/event-log.js';
+import { lastEventId, newestBlobEventAt } from '../../geo/event-log.js';
 import type { GeoRuntime } from '../../geo/runtime.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Route } from '../routes.js';
@@ -39,7 +39,14 @@ export function geoHttp(ctx: SiteContext, geo: GeoRuntime): GeoHttp {
         geoHeaders(() => ctx.nodeName, { position: () => lastEventId(ctx.db), written: () => geo.events.notify() }),
         primaryWriteGate(ctx.fence, () => geo.ready()),
         ...(geo.replicas.enabled
-          ? [holdWritesForReplicas({ position: () => lastEventId(ctx.db), notify: () => geo.events.notify(), wait: (eventId) => geo.replicas.waitFor(eventId) })]
+          ? [
+              holdWritesForReplicas({
+                position: () => lastEventId(ctx.db),
+                blobsAt: (after, through) => newestBlobEventAt(ctx.db, after, through),
+                notify: () => geo.events.notify(),
+                wait: (eventId, blobsAt) => geo.replicas.waitFor(eventId, blobsAt),
+              }),
+            ]
           : []),
       ],
       apiRouter: Router().use(geoFailoverRouter(ctx, geo)).use(geoSiteRouter(ctx, geo.events, geo.replicas)),

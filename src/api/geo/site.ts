@@ -59,14 +59,19 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter, replicas: R
   router.get('/events', async (req, res) => {
     const claims = requireGeoCaller(ctx, req);
     refuseIfFenced();
-    const { after, wait_ms: waitMs } = readParams(req.input, { after: required(int({ min: 0 })), wait_ms: int({ min: 0, max: MAX_WAIT_MS }) });
-    // A secondary asks for the events after the last one it applied: that is its applied position.
-    replicas.applied(claims.node, after);
+    const { after, wait_ms: waitMs, blobs_pending_since: pending } = readParams(req.input, {
+      after: required(int({ min: 0 })),
+      wait_ms: int({ min: 0, max: MAX_WAIT_MS }),
+      blobs_pending_since: str({ max: 20 }),
+    });
+    // A secondary asks for the events after the last one it applied: that is its applied position,
+    // and with it comes how far its blob syncs are (synchronous replication of pushes and uploads).
+    replicas.applied(claims.node, after, pending === undefined ? undefined : /^\d{1,15}$/.test(pending) ? Number(pending) : null);
     await waiter.wait(after, waitMs ?? 0);
     // One read transaction: the page and the position must agree even while another process
     // (the CLI, a prune) writes, or a secondary could take a concurrent prune for a gap.
     const { json, position } = ctx.db.transaction(() => ({ ...eventsAfterJson(ctx.db, after, ctx.config.geo.eventBatchSize), position: logPosition(ctx.db) }))();
-    const fencing = `"epoch":${ctx.fence.ownEpoch},"primaryUrl":${JSON.stringify(ctx.externalUrl)}`;
+    const fencing = `"epoch":${ctx.fence.ownEpoch},"primaryUrl":${JSON.stringify(ctx.externalUrl)},"blobAcks":${replicas.enabled}`;
     const body = `{"lastEventId":${position.lastEventId},"lastEventAt":${position.lastEventAt ?? 'null'},"oldestEventId":${position.oldestEventId ?? 'null'},${fencing},"events":${json}}`;
     res.status(200).set({ 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
   });

@@ -10,7 +10,13 @@ export const SYNC_REPLICATION_HEADER = 'X-Geoforge-Sync-Replication';
  * no event (a refused one) is answered at once. Streamed answers (a git push's report) hold their
  * last chunk, so the client sees the push end only once it is replicated.
  */
-export function holdWritesForReplicas(options: { position: () => number; notify: () => void; wait: (eventId: number) => Promise<SyncOutcome> }): RequestHandler {
+export function holdWritesForReplicas(options: {
+  position: () => number;
+  /** The time of the newest blob event in (after, through], null when the write changed no blob. */
+  blobsAt: (after: number, through: number) => number | null;
+  notify: () => void;
+  wait: (eventId: number, blobsAt: number | null) => Promise<SyncOutcome>;
+}): RequestHandler {
   return (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' || req.path.startsWith('/api/v4/geo/')) return next();
     const before = options.position();
@@ -20,7 +26,7 @@ export function holdWritesForReplicas(options: { position: () => number; notify:
       if (eventId <= before) return end.apply(this, args as Parameters<typeof end>);
       // Secondaries long-polling for events are woken now, not when the held answer finishes.
       options.notify();
-      void options.wait(eventId).then((outcome) => {
+      void options.wait(eventId, options.blobsAt(before, eventId)).then((outcome) => {
         if (!res.headersSent) res.setHeader(SYNC_REPLICATION_HEADER, outcome);
         end.apply(this, args as Parameters<typeof end>);
       });

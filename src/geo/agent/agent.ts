@@ -51,6 +51,8 @@ export interface AgentHost {
    * the batch held blob events or was a bootstrap, so the registry may have new work.
    */
   onApplied(cursor: Cursor, blobs: boolean): void;
+  /** The oldest unsynced blob event's time, null when all are synced: reported with every long poll. */
+  blobsPendingSince(): number | null;
 }
 
 /**
@@ -75,6 +77,10 @@ export class GeoAgent {
   private stopped = false;
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
+  /** The long poll waiting now; a nudge ends it so the next one reports fresh positions. */
+  private poll: AbortController | null = null;
+  /** The primary's last page asked for blob sync reports (it runs synchronous replication). */
+  private blobAcks = false;
 
   constructor(private readonly host: AgentHost, readonly client: PrimaryClient) {
     this.state.bootstrapped = readCursor(host.db()) !== null;
@@ -118,8 +124,23 @@ export class GeoAgent {
       this.host.log.info('geo agent: a repair asked for a full re-sync');
       return this.bootstrap();
     }
-    const page = await this.client.events(cursor.lastEventId, LONG_POLL_MS, this.abort.signal);
+    const poll = new AbortController();
+    this.poll = poll;
+    const onStop = () => poll.abort();
+    this.abort.signal.addEventListener('abort', onStop);
+    let page;
+    try {
+      page = await this.client.events(cursor.lastEventId, LONG_POLL_MS, poll.signal, this.blobAcks ? this.host.blobsPendingSince() : undefined);
+    } catch (error) {
+      // Nudged: a blob sync finished, and the primary hears of it with the next poll at once.
+      if (poll.signal.aborted && !this.stopped) return;
+      throw error;
+    } finally {
+      this.poll = null;
+      this.abort.signal.removeEventListener('abort', onStop);
+    }
     this.checkEpoch(page.epoch ?? 0, page.primaryUrl ?? this.client.primaryUrl);
+    this.blobAcks = page.blobAcks === true;
     this.state.primaryLastEventId = page.lastEventId;
     this.state.primaryLastEventAt = page.lastEventAt;
     this.state.primaryLastSeenAt = Date.now();
@@ -171,6 +192,11 @@ export class GeoAgent {
     }
     fence.learn(epoch, primaryUrl, this.client.primaryUrl);
     this.state.fencedOut = null;
+  }
+
+  /** Ends the waiting long poll, so the primary learns this site's blob sync state now (synchronous replication). */
+  nudge(): void {
+    if (this.blobAcks) this.poll?.abort();
   }
 
   /** Forgets the node id, so the next step registers again (the node was deleted on the primary). */

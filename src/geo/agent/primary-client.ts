@@ -15,6 +15,8 @@ export interface EventsPage {
   /** The serving primary's fencing epoch (absent from a version before fencing: 0) and its URL. */
   readonly epoch?: number;
   readonly primaryUrl?: string;
+  /** The primary waits for its secondaries' blob syncs (synchronous replication): report them promptly. */
+  readonly blobAcks?: boolean;
 }
 
 /** What a site says of itself at GET /api/v4/geo/epoch (every role serves it). */
@@ -158,15 +160,11 @@ export class PrimaryClient {
     return (await response.body.json()) as { last_event_id: number; drained: boolean };
   }
 
-  /** Tells the site this site's sync state (applied and synced-through positions), for synchronous replication. */
-  async reportApplied(body: { applied: number; blobs_through: number }): Promise<void> {
-    const response = await this.call('POST', '/applied', { body, timeoutMs: 5_000 });
-    await response.body.dump();
-  }
 
   /** Long-polls for events after `afterId`: the primary answers at once when some exist, else after `waitMs`. */
-  async events(afterId: number, waitMs: number, signal?: AbortSignal): Promise<EventsPage> {
-    const response = await this.call('GET', `/events?after=${afterId}&wait_ms=${waitMs}`, { timeoutMs: waitMs + 30_000, signal });
+  async events(afterId: number, waitMs: number, signal?: AbortSignal, blobsPendingSince?: number | null): Promise<EventsPage> {
+    const blobs = blobsPendingSince === undefined ? '' : `&blobs_pending_since=${blobsPendingSince ?? 'none'}`;
+    const response = await this.call('GET', `/events?after=${afterId}&wait_ms=${waitMs}${blobs}`, { timeoutMs: waitMs + 30_000, signal });
     return (await response.body.json()) as EventsPage;
   }
 

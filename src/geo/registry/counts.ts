@@ -37,3 +37,8 @@ export function registryBlobCounts(db: Db): Record<BlobKind, BlobCounts> {
   }
   return counts;
 }
+
+/** The oldest unsynced blob event's time (ms, the primary's clock), or null when everything is synced. */
+export function blobsPendingSince(db: Db): number | null {
+  return (prepare(db, "SELECT min(coalesce(event_at, 0)) FROM geo_registry WHERE state <> 'synced'").pluck().get() as number | null) ?? null;
+}
