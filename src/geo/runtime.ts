@@ -18,6 +18,7 @@ import { createBlobReplication } from './sync/blob-replication.js';
 import { exchangeEpochs, peerUrls } from './peers.js';
 import { withFailover } from './failover-status.js';
 import { ReplicaPositions } from './sync-replication.js';
+import { isItemSelected, selectiveNodeId } from './selective-sync.js';
 import { recordPromotion, startOwnLog, waitUntilComplete, whatIsLacking, type PromoteOptions, type PromotionProgress, type PromotionReport } from './promote.js';
 import { conflict } from '../errors.js';
 import { nowIso } from '../storage/clock.js';
@@ -187,6 +188,10 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
         if (blobEvents) blobs.onApplied();
       },
       blobsPendingSince: () => blobs.pendingSince(),
+      holds: (event) => {
+        const nodeId = selectiveNodeId(ctx.db, ctx.nodeName);
+        return nodeId === null || isItemSelected(ctx.db, nodeId, event.type, event.id, event.project_id);
+      },
     },
     client,
   );

@@ -52,8 +52,8 @@ export async function expectSameRepositories(leader: SiteProcess, follower: Site
 }
 
 /** Creates a project on `site` and pushes one commit to it (as root); returns the project. */
-export async function projectWithCommit(site: SiteProcess, name: string): Promise<any> {
-  const created = await site.api('/projects', { method: 'POST', body: { name, default_branch: 'master' } });
+export async function projectWithCommit(site: SiteProcess, name: string, attrs: Record<string, unknown> = {}): Promise<any> {
+  const created = await site.api('/projects', { method: 'POST', body: { name, default_branch: 'master', ...attrs } });
   if (created.status !== 201) throw new Error(`create ${name}: ${created.status} ${created.text}`);
   const git = gitClient(tmpdir(), 60_000);
   const work = await mkdtemp(path.join(tmpdir(), `geoforge-failover-${name}-`));

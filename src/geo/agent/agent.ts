@@ -7,6 +7,7 @@ import { prepareSnapshot } from './bootstrap.js';
 import type { PrimaryClient } from './primary-client.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
 import type { Fence } from '../fence.js';
+import type { BlobEvent } from '../blobs.js';
 
 const LONG_POLL_MS = 10_000;
 /**
@@ -51,6 +52,8 @@ export interface AgentHost {
    * the batch held blob events or was a bootstrap, so the registry may have new work.
    */
   onApplied(cursor: Cursor, blobs: boolean): void;
+  /** Whether this site keeps a blob (selective sync). */
+  holds(event: BlobEvent): boolean;
   /** The oldest unsynced blob event's time, null when all are synced: reported with every long poll. */
   blobsPendingSince(): number | null;
 }
@@ -156,7 +159,7 @@ export class GeoAgent {
     if (page.events.length && page.events[0][0] !== cursor.lastEventId + 1) {
       throw new GapError(`primary sent event ${page.events[0][0]} after cursor ${cursor.lastEventId}`);
     }
-    this.applier ??= new Applier(this.host.db());
+    this.applier ??= new Applier(this.host.db(), (event) => this.host.holds(event));
     this.applier.apply(page.events);
     this.state.eventsApplied += page.events.length;
     // Counted per kind, not per event: prom-client hashes the labels on every call.

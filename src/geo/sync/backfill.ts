@@ -1,6 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../../db/connection.js';
-import { BLOB_TYPES } from '../blobs.js';
+import { BLOB_TYPES, type BlobType } from '../blobs.js';
+import { isItemSelected } from '../selective-sync.js';
 import { reconcileRegistryPage, scheduleMissingItems } from '../registry/inventory.js';
 
 export interface BackfillDeps {
@@ -9,6 +10,8 @@ export interface BackfillDeps {
   readonly batch: number;
   /** Called after a pass that changed the registry: the scheduler has work. */
   onScheduled(): void;
+  /** This node's id when it syncs selectively (geo/selective-sync.ts), else null. */
+  selectiveNode?(): number | null;
 }
 
 export interface BackfillResult {
@@ -25,16 +28,19 @@ export interface BackfillResult {
  */
 export async function runBackfill(deps: BackfillDeps, now = Date.now()): Promise<BackfillResult> {
   const result: BackfillResult = { added: 0, deleted: 0, stale: 0 };
+  // A change of selection adds the newly selected items here and drops the deselected ones below.
+  const node = deps.selectiveNode?.() ?? null;
+  const holds = node === null ? undefined : (db: Db, type: BlobType, itemId: number, projectId: number | null) => isItemSelected(db, node, type, itemId, projectId);
   for (const type of BLOB_TYPES) {
     for (let after: number | null = 0; after !== null && deps.ready(); await yieldToLoop()) {
-      const page = scheduleMissingItems(deps.db(), type, after, deps.batch, now);
+      const page = scheduleMissingItems(deps.db(), type, after, deps.batch, now, holds);
       result.added += page.added;
       after = page.lastKey;
       if (page.added) deps.onScheduled();
     }
   }
   for (let after: number | null = 0; after !== null && deps.ready(); await yieldToLoop()) {
-    const page = reconcileRegistryPage(deps.db(), after, deps.batch);
+    const page = reconcileRegistryPage(deps.db(), after, deps.batch, holds);
     result.deleted += page.deleted;
     result.stale += page.stale;
     after = page.lastId;

@@ -1,6 +1,7 @@
 import type { SiteContext } from '../../site-context.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import { findGeoNodeByName } from '../nodes.js';
+import { selectiveNodeId } from '../selective-sync.js';
 import { blobsPendingSince, registryBlobCounts } from '../registry/counts.js';
 import { resetFailed } from '../registry/queue.js';
 import { noBlobs, type BlobCounts, type BlobKind } from '../status.js';
@@ -60,7 +61,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
     onRecorded,
   });
   const backfill = backfillRunner(
-    { db: () => ctx.db, ready, batch: tuning.backfillBatch, onScheduled: () => scheduler.wake() },
+    { db: () => ctx.db, ready, batch: tuning.backfillBatch, onScheduled: () => scheduler.wake(), selectiveNode: () => selectiveNodeId(ctx.db, ctx.nodeName) },
     (error) => ctx.log.error({ err: error }, 'geo backfill failed'),
   );
   // A bootstrap brings a database whose items no event announced: the backfill finds them.
@@ -96,7 +97,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
       backfillDue = true;
       scheduler.resume();
     },
-    counts: () => (ready() ? registryBlobCounts(ctx.db) : noBlobs()),
+    counts: () => (ready() ? registryBlobCounts(ctx.db, selectiveNodeId(ctx.db, ctx.nodeName)) : noBlobs()),
     pendingSince: () => (ready() ? blobsPendingSince(ctx.db) : 0),
   };
 }
