@@ -85,8 +85,8 @@ describe('planned failover: promote secondary A, re-point B, fence and demote th
     const demoted = jsonOut(await primary.cli(['geo', 'demote', '--primary-url', a.url, '--json']));
     if (demoted.exported_file) console.log(readFileSync(demoted.exported_file, "utf8"));
     expect(demoted).toMatchObject({ primary_url: a.url, epoch: 1, exported_events: 0, exported_file: null });
-    await expectSameTables(a, primary);
-    await expectSameRepositories(a, primary, projectIds);
+    await expectSameTables(a, primary, 60_000);
+    await expectSameRepositories(a, primary, projectIds, 60_000);
     expect(siteState(primary).following).toBe(true);
   }, 180_000);
 });
