@@ -11,6 +11,9 @@ import { formatNodeStatusJson, formatNodeStatusTable, formatNodeTable } from './
 import { readNodeStatuses } from './geo/node-statuses.js';
 import { allGeoNodes } from './geo/nodes.js';
 import { runLocalCommand } from './geo/local-command.js';
+import { formatFailover, siteFailover } from './geo/failover-report.js';
+import { promotionHistory } from './geo/promote.js';
+import { readRoleState, resolveRole } from './geo/role-state.js';
 import { syncLdap } from './services/groups/ldap/sync.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
 import { createSite } from './server.js';
@@ -74,18 +77,28 @@ function readSiteDatabase<T>(config: Config, read: (db: Db) => T): T {
 
 /** The status of every node: the primary's from its event log, secondaries' from their stored reports. */
 async function geoStatus(argv: { config?: string; json?: boolean }): Promise<void> {
-  const config = configFrom(argv);
+  // The role the site runs with: its persisted role when it was promoted or demoted.
+  const persisted = readRoleState(configFrom(argv).dataDir);
+  const config = resolveRole(configFrom(argv), persisted);
   const revision = await readRevision();
-  const lines = readSiteDatabase(config, (db) =>
-    readNodeStatuses(db, {
+  const { lines, history } = readSiteDatabase(config, (db) => ({
+    lines: readNodeStatuses(db, {
       isPrimarySite: config.role === 'primary',
       staleSeconds: config.geo.statusStaleSeconds,
       version: versionString(config.edition),
       revision,
       now: Date.now(),
     }),
-  );
-  console.log(argv.json ? formatNodeStatusJson(lines) : formatNodeStatusTable(lines));
+    history: promotionHistory(db),
+  }));
+  const failover = siteFailover(config, persisted, history);
+  if (argv.json) {
+    const withFailover = lines.map((line) => ({ ...line, status: line.status && { ...line.status, epoch: failover.epoch, role_history: failover.role_history } }));
+    console.log(formatNodeStatusJson(withFailover));
+  } else {
+    console.log(formatNodeStatusTable(lines));
+    console.log(formatFailover(failover));
+  }
 }
 
 function geoNodes(argv: { config?: string }): void {

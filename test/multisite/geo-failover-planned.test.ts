@@ -57,6 +57,10 @@ describe('planned failover: promote secondary A, re-point B, fence and demote th
     const own = (await a.api(`/geo_nodes/${status.id}/status`)).body;
     expect(own).toMatchObject({ epoch: 1, fenced: false, role_history: [{ epoch: 1, node: 'secondary-1', previous_primary_url: primary.url, promoted_by: 'cli', forced: false }] });
 
+    const cliStatus = await a.cli(['geo', 'status']);
+    expect(cliStatus.stdout).toContain('This site: primary (persisted), fencing epoch 1');
+    expect(cliStatus.stdout).toMatch(/epoch 1: secondary-1 \(.*\) at .* by cli, from event \d+ of http/);
+
     // The old primary was told: it answers writes 503 naming A.
     const refused = await primary.api('/users', { method: 'POST', body: newUser() });
     expect(refused.status).toBe(503);
@@ -77,6 +81,7 @@ describe('planned failover: promote secondary A, re-point B, fence and demote th
     const again = await primary.api('/users', { method: 'POST', body: newUser() });
     expect(again.status).toBe(503);
     expect(again.body.message).toContain(a.url);
+    expect((await primary.cli(['geo', 'status'])).stdout).toContain(`FENCED: ${a.url} is the primary`);
     const metrics = (await primary.api('/-/metrics', { as: null })).text;
     expect(metrics).toMatch(/^geo_primary_fenced 1$/m);
     expect(metrics).toMatch(/^geo_fencing_epoch 1$/m);
