@@ -65,8 +65,16 @@ describe('unplanned failover: the primary is SIGKILLed during a burst of writes,
     const { primary } = cluster;
     const [a] = cluster.secondaries;
     const answered = await burstThenKill(primary, 150);
-    const report = jsonOut(await a.cli(['geo', 'promote', '--force', '--json']));
-    expect(report).toMatchObject({ epoch: 1, forced: true });
+    // Through the admin API this time, on the secondary itself (never forwarded to the dead primary).
+    const nodes = (await a.api('/geo_nodes')).body as Array<{ id: number; name: string }>;
+    const self = nodes.find((node) => node.name === a.name)!;
+    const other = nodes.find((node) => node.name !== a.name)!;
+    expect((await a.api(`/geo_nodes/${other.id}/promote`, { method: 'POST', body: { force: true } })).status).toBe(400);
+    const promoted = await a.api(`/geo_nodes/${self.id}/promote`, { method: 'POST', body: { force: true } });
+    expect(promoted.status).toBe(201);
+    const report = promoted.body;
+    expect(report).toMatchObject({ epoch: 1, forced: true, promoted_by: 'root', node: a.name });
+    expect((await a.api(`/geo_nodes/${self.id}/promote`, { method: 'POST', body: { force: true } })).status).toBe(400);
     const present = usersOn(a, answered.map((user) => user.id));
     console.log(`geoSyncReplicas=1: ${answered.length} writes answered 2xx before the kill, ${present.size} on the promoted secondary; it reports ${report.missing_events} missing event(s)`);
     expect(present.size).toBe(answered.length);
