@@ -14,6 +14,10 @@ import { runLocalCommand } from './geo/local-command.js';
 import { formatFailover, siteFailover } from './geo/failover-report.js';
 import { promotionHistory } from './geo/promote.js';
 import { readRoleState, resolveRole } from './geo/role-state.js';
+import { Fence } from './geo/fence.js';
+import { demoteToSecondary, followPrimary } from './geo/repoint.js';
+import { pino } from 'pino';
+import { AppError } from './errors.js';
 import { syncLdap } from './services/groups/ldap/sync.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
 import { createSite } from './server.js';
@@ -128,6 +132,39 @@ async function geoCommand(argv: { config?: string; url?: string; json?: boolean 
   }
 }
 
+/**
+ * `geo demote --offline` and `geo follow --offline`: the same change made on the data directory of
+ * a stopped site, which takes the new role when it starts (an old primary demoted before it ever
+ * starts again never takes a write as primary). Never beside a running site: it would not know.
+ */
+async function geoOffline(argv: { config?: string; json?: boolean }, command: 'demote' | 'follow', url: string): Promise<void> {
+  const given = configFrom(argv);
+  const persisted = readRoleState(given.dataDir);
+  const config = resolveRole(given, persisted);
+  const file = databasePath(config.dataDir);
+  if (!existsSync(file)) throw new ConfigError(`no database at ${file}: nothing to ${command}`);
+  const db = openDatabase(file);
+  const started = Date.now();
+  try {
+    migrate(db);
+    // To stderr: stdout carries the report (--json).
+    const log = pino({ level: 'warn' }, pino.destination(2));
+    const externalUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
+    const site = { config, db, fence: new Fence(config, persisted, log), externalUrl, nodeName: config.nodeName ?? externalUrl, log, switchRole: async () => undefined };
+    const report = command === 'demote' ? await demoteToSecondary(site, url) : await followPrimary(site, url);
+    if (argv.json) console.log(JSON.stringify(report, null, 2));
+    else printReport(command, report as unknown as Record<string, unknown>, Date.now() - started);
+  } catch (error) {
+    if (error instanceof AppError) {
+      console.error(`geoforge: ${command} failed: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
 function printReport(command: string, report: Record<string, unknown>, elapsedMs: number): void {
   const rows = Object.entries(report).map(([key, value]) => `  ${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`);
   console.log(`${command} done in ${elapsedMs} ms\n${rows.join('\n')}`);
@@ -206,8 +243,12 @@ async function main(): Promise<void> {
             c
               .option('primary-url', { type: 'string', demandOption: true, describe: 'the new primary' })
               .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
+              .option('offline', { type: 'boolean', default: false, describe: 'act on the data directory of the stopped site instead' })
               .option('json', { type: 'boolean', default: false }),
-          (argv) => geoCommand({ ...argv, config: argv.config as string | undefined }, 'demote', { primary_url: argv['primary-url'] }),
+          (argv) =>
+            argv.offline
+              ? geoOffline({ ...argv, config: argv.config as string | undefined }, 'demote', argv['primary-url'])
+              : geoCommand({ ...argv, config: argv.config as string | undefined }, 'demote', { primary_url: argv['primary-url'] }),
         )
         .command(
           'follow <primary>',
@@ -216,8 +257,12 @@ async function main(): Promise<void> {
             c
               .positional('primary', { type: 'string', demandOption: true, describe: 'the new primary URL' })
               .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
+              .option('offline', { type: 'boolean', default: false, describe: 'act on the data directory of the stopped site instead' })
               .option('json', { type: 'boolean', default: false }),
-          (argv) => geoCommand({ ...argv, config: argv.config as string | undefined }, 'follow', { primary_url: argv.primary }),
+          (argv) =>
+            argv.offline
+              ? geoOffline({ ...argv, config: argv.config as string | undefined }, 'follow', argv.primary)
+              : geoCommand({ ...argv, config: argv.config as string | undefined }, 'follow', { primary_url: argv.primary }),
         )
         .demandCommand(1),
     )

@@ -29,8 +29,14 @@ export interface DemoteReport {
   readonly new_primary_promoted_from_event_id: number | null;
 }
 
+/**
+ * What demote and follow need of a site: a running site's context (its role then switches in
+ * place), or for `--offline` the data directory of a stopped site (the next start takes the role).
+ */
+export type RepointSite = Pick<SiteContext, 'config' | 'db' | 'fence' | 'externalUrl' | 'nodeName' | 'log' | 'switchRole'>;
+
 /** The new primary's own account of itself; it must be an unfenced primary. */
-async function activePrimary(ctx: SiteContext, url: string): Promise<EpochInfo> {
+async function activePrimary(ctx: RepointSite, url: string): Promise<EpochInfo> {
   const secret = ctx.config.geoSecret;
   if (!secret) throw conflict('GEOFORGE_GEO_SECRET is not set: this site cannot talk to another site');
   const client = new PrimaryClient(url, secret, () => ctx.nodeName, () => ctx.fence.claims(ctx.externalUrl));
@@ -53,7 +59,7 @@ async function activePrimary(ctx: SiteContext, url: string): Promise<EpochInfo> 
  * reach; ahead of it, it holds writes the new primary never had. Either way it re-bootstraps from
  * a snapshot, so two histories are never merged.
  */
-export async function followPrimary(ctx: SiteContext, url: string): Promise<FollowReport> {
+export async function followPrimary(ctx: RepointSite, url: string): Promise<FollowReport> {
   if (ctx.config.role !== 'secondary') throw conflict('This site is a primary: use geoforge geo demote --primary-url to turn it into a secondary');
   const target = url.replace(/\/+$/, '');
   const info = await activePrimary(ctx, target);
@@ -95,7 +101,7 @@ interface ExportedEvent {
  * from) are exported to a JSON file in the data directory and reported, never dropped silently nor
  * merged; then the site re-bootstraps from the new primary.
  */
-export async function demoteToSecondary(ctx: SiteContext, url: string): Promise<DemoteReport> {
+export async function demoteToSecondary(ctx: RepointSite, url: string): Promise<DemoteReport> {
   if (ctx.config.role !== 'primary') throw conflict('This site is already a secondary: use geoforge geo follow to re-point it');
   const target = url.replace(/\/+$/, '');
   const info = await activePrimary(ctx, target);

@@ -78,8 +78,12 @@ describe('two sites that both believe they are primary for a moment', () => {
     await expectSameTables(a, b);
     expect(siteState(a).tables.users.map((row) => row[1])).not.toContain(moment.body.username);
 
-    // Demoted, the old primary exports the write only it accepted, with its event ids and times.
-    const demoted = jsonOut(await old.cli(['geo', 'demote', '--primary-url', a.url, '--json']));
+    // Demoted while stopped (on its data directory), the old primary exports the write only it
+    // accepted, with its event ids and times, and starts as a secondary of A with its configuration unchanged.
+    await old.kill('SIGTERM');
+    const demoted = jsonOut(await old.cli(['geo', 'demote', '--offline', '--primary-url', a.url, '--json']));
+    await old.start();
+    expect((await old.api('/-/readiness', { as: null })).body).toMatchObject({ role: 'secondary' });
     expect(demoted.exported_events).toBeGreaterThan(0);
     const exported = JSON.parse(readFileSync(demoted.exported_file, 'utf8'));
     const rows = exported.events.filter((event: any) => event.table === 'users').map((event: any) => event.payload.username);
