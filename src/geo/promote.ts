@@ -44,6 +44,8 @@ export interface PromotionReport {
   /** Blobs the replicated database lists that are not synced here, per kind. */
   readonly unsynced_blobs: Record<BlobKind, number>;
   readonly unsynced_blobs_total: number;
+  /** Of those, the ones the old primary lacked itself (missing_on_primary). */
+  readonly missing_on_primary: number;
   readonly waited_ms: number;
   /** The sites told of the new epoch (announced at once; the others learn at their next contact). */
   readonly told: string[];
@@ -56,6 +58,8 @@ export interface PromotionSource {
   readonly agent: AgentState;
   cursor(): Cursor | null;
   blobCounts(): Record<BlobKind, BlobCounts>;
+  /** Items the primary itself lacks (its file is gone): no promotion can wait for them. */
+  missingOnPrimary(): number;
   backfill(): Promise<void>;
 }
 
@@ -95,7 +99,8 @@ export async function waitUntilComplete(
   if (info.fenced || info.role !== 'primary') throw new AppError('conflict', `${source.client.primaryUrl} is not an active primary (role ${info.role}${info.fenced ? ', fenced' : ''}): use force, or follow the current primary ${info.epoch_primary_url}`);
   // 1. Catch up while the primary still takes writes, so the freeze below is short.
   let lastProgress = 0;
-  const caughtUp = (target: number) => (source.cursor()?.lastEventId ?? -1) >= target && total(unsyncedOf(source.blobCounts())) === 0;
+  // Every blob the primary has: what it lacks itself can never sync, here or anywhere.
+  const caughtUp = (target: number) => (source.cursor()?.lastEventId ?? -1) >= target && total(unsyncedOf(source.blobCounts())) <= source.missingOnPrimary();
   let target = info.last_event_id ?? 0;
   while (Date.now() < deadline && !caughtUp(target)) {
     if (Date.now() - lastProgress >= 1000) {
@@ -137,7 +142,10 @@ export async function waitUntilComplete(
 }
 
 /** What this site lacks of the old primary, for the report (and, for a forced promotion, the record). */
-export function whatIsLacking(source: PromotionSource, cursor: Cursor | null): Pick<PromotionReport, 'last_applied_event_id' | 'last_applied_event_at' | 'primary_last_event_id' | 'primary_last_seen_at' | 'missing_events' | 'unsynced_blobs' | 'unsynced_blobs_total'> {
+export function whatIsLacking(
+  source: PromotionSource,
+  cursor: Cursor | null,
+): Pick<PromotionReport, 'last_applied_event_id' | 'last_applied_event_at' | 'primary_last_event_id' | 'primary_last_seen_at' | 'missing_events' | 'unsynced_blobs' | 'unsynced_blobs_total' | 'missing_on_primary'> {
   const applied = cursor?.lastEventId ?? 0;
   const primaryLast = source.agent.primaryLastEventId;
   const unsynced = unsyncedOf(source.blobCounts());
@@ -149,6 +157,7 @@ export function whatIsLacking(source: PromotionSource, cursor: Cursor | null): P
     missing_events: primaryLast === null ? 0 : Math.max(0, primaryLast - applied),
     unsynced_blobs: unsynced,
     unsynced_blobs_total: total(unsynced),
+    missing_on_primary: source.missingOnPrimary(),
   };
 }
 

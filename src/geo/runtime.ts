@@ -19,6 +19,7 @@ import { exchangeEpochs, peerUrls } from './peers.js';
 import { withFailover } from './failover-status.js';
 import { ReplicaPositions } from './sync-replication.js';
 import { isItemSelected, selectiveNodeId } from './selective-sync.js';
+import { missingOnPrimaryCount } from './registry/counts.js';
 import { recordPromotion, startOwnLog, waitUntilComplete, whatIsLacking, type PromoteOptions, type PromotionProgress, type PromotionReport } from './promote.js';
 import { conflict } from '../errors.js';
 import { nowIso } from '../storage/clock.js';
@@ -226,7 +227,14 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
       waiter.close();
       await agent.stop();
     })());
-  const source = { client, agent: agent.state, cursor: () => (ready() ? readCursor(ctx.db) : null), blobCounts: () => blobs.counts(), backfill: () => blobs.backfill() };
+  const source = {
+    client,
+    agent: agent.state,
+    cursor: () => (ready() ? readCursor(ctx.db) : null),
+    blobCounts: () => blobs.counts(),
+    missingOnPrimary: () => (ready() ? missingOnPrimaryCount(ctx.db) : 0),
+    backfill: () => blobs.backfill(),
+  };
   let promoting = false;
   const promote = async (options: PromoteOptions, progress: (line: PromotionProgress) => void): Promise<PromotionReport> => {
     if (promoting) throw conflict('A promotion of this site is already under way');

@@ -45,3 +45,8 @@ export function registryBlobCounts(db: Db, selectiveNode: number | null = null):
 export function blobsPendingSince(db: Db): number | null {
   return (prepare(db, "SELECT min(coalesce(event_at, 0)) FROM geo_registry WHERE state <> 'synced'").pluck().get() as number | null) ?? null;
 }
+
+/** Items not synced because the primary lacks them itself (missing_on_primary). */
+export function missingOnPrimaryCount(db: Db): number {
+  return prepare(db, "SELECT count(*) FROM geo_registry WHERE missing_on_primary = 1 AND state <> 'synced' AND to_delete = 0").pluck().get() as number;
+}
