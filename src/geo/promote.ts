@@ -2,7 +2,9 @@ import { inTransaction, prepare, type Db } from '../db/connection.js';
 import { AppError } from '../errors.js';
 import { nowIso } from '../storage/clock.js';
 import type { AgentState } from './agent/agent.js';
-import type { Cursor } from './agent/applier.js';
+import { readCursor, type Cursor } from './agent/applier.js';
+import type { SiteContext } from '../site-context.js';
+import { exchangeEpochs } from './peers.js';
 import type { PrimaryClient } from './agent/primary-client.js';
 import type { BlobCounts, BlobKind } from './status.js';
 
@@ -139,6 +141,42 @@ export async function waitUntilComplete(
   }
   report('promoting', frozen.last_event_id);
   return { primaryLastEventId: frozen.last_event_id, waitedMs: Date.now() - started, release };
+}
+
+/**
+ * Promotes the secondary behind `ctx` (issue 18, item 1): planned, it first waits until it holds
+ * everything (waitUntilComplete); then replication stops, so the cursor read is final; the event
+ * log goes on from it; the new role and epoch are persisted before the site switches to them; the
+ * promotion is recorded as the new primary's first events, and its epoch announced to every node.
+ */
+export async function promoteSecondary(
+  ctx: SiteContext,
+  deps: { source: PromotionSource; primaryUrl: string; stopReplication: () => Promise<void> },
+  options: PromoteOptions,
+  progress: (line: PromotionProgress) => void,
+): Promise<PromotionReport> {
+  const waited = options.force ? { waitedMs: 0 } : await waitUntilComplete(deps.source, options, progress);
+  await deps.stopReplication();
+  const lacking = whatIsLacking(deps.source, readCursor(ctx.db));
+  const epoch = ctx.fence.epoch + 1;
+  startOwnLog(ctx.db, lacking.last_applied_event_id);
+  ctx.fence.transition({ role: 'primary', primaryUrl: null, epoch, epochPrimaryUrl: null, ownEpoch: epoch, reason: 'promoted' });
+  await ctx.switchRole();
+  const report = {
+    epoch,
+    node: ctx.nodeName,
+    url: ctx.externalUrl,
+    previous_primary_url: deps.primaryUrl,
+    forced: options.force,
+    promoted_by: options.by,
+    promoted_at: nowIso(),
+    ...lacking,
+    waited_ms: waited.waitedMs,
+  };
+  recordPromotion(ctx.db, report);
+  ctx.log.warn({ ...report }, 'geo: this site was promoted to primary');
+  const { told, notTold } = await exchangeEpochs(ctx, 2_000);
+  return { ...report, told, not_told: notTold };
 }
 
 /** What this site lacks of the old primary, for the report (and, for a forced promotion, the record). */

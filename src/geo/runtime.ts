@@ -20,9 +20,8 @@ import { withFailover } from './failover-status.js';
 import { ReplicaPositions } from './sync-replication.js';
 import { isItemSelected, selectiveNodeId } from './selective-sync.js';
 import { missingOnPrimaryCount } from './registry/counts.js';
-import { recordPromotion, startOwnLog, waitUntilComplete, whatIsLacking, type PromoteOptions, type PromotionProgress, type PromotionReport } from './promote.js';
+import { promoteSecondary, type PromoteOptions, type PromotionProgress, type PromotionReport } from './promote.js';
 import { conflict } from '../errors.js';
-import { nowIso } from '../storage/clock.js';
 import { ageStoredStatus, buildStatus, type GeoNodeStatus } from './status.js';
 
 /** What either role's Geo offers the site: readiness, status, and its own lifecycle. */
@@ -241,30 +240,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
     if (!ready()) throw conflict('This secondary has no database yet (it is still copying it from the primary): it cannot be promoted');
     promoting = true;
     try {
-      const waited = options.force ? { waitedMs: 0 } : await waitUntilComplete(source, options, progress);
-      // Replication stops first: the cursor read below is final.
-      await stop();
-      const cursor = readCursor(ctx.db);
-      const lacking = whatIsLacking(source, cursor);
-      const epoch = ctx.fence.epoch + 1;
-      startOwnLog(ctx.db, lacking.last_applied_event_id);
-      ctx.fence.transition({ role: 'primary', primaryUrl: null, epoch, epochPrimaryUrl: null, ownEpoch: epoch, reason: 'promoted' });
-      await ctx.switchRole();
-      const report = {
-        epoch,
-        node: ctx.nodeName,
-        url: ctx.externalUrl,
-        previous_primary_url: primaryUrl,
-        forced: options.force,
-        promoted_by: options.by,
-        promoted_at: nowIso(),
-        ...lacking,
-        waited_ms: waited.waitedMs,
-      };
-      recordPromotion(ctx.db, report);
-      ctx.log.warn({ ...report }, 'geo: this site was promoted to primary');
-      const { told, notTold } = await exchangeEpochs(ctx, 2_000);
-      return { ...report, told, not_told: notTold };
+      return await promoteSecondary(ctx, { source, primaryUrl, stopReplication: stop }, options, progress);
     } finally {
       promoting = false;
     }
