@@ -28,10 +28,16 @@ describe('two sites that both believe they are primary for a moment', () => {
   it('once the epoch is known only the new primary accepts writes, and no secondary applies the old epoch', async () => {
     for (let i = 0; i < 5; i++) expect((await old.api('/users', { method: 'POST', body: newUser('before') })).status).toBe(201);
     const last = old.lastEventId();
-    await waitFor(() => a.cursor()!.last_event_id === last && b.cursor()!.last_event_id === last, { message: 'A and B caught up' });
+    await waitFor(() => a.cursor()!.last_event_id >= last && b.cursor()!.last_event_id >= last, { message: 'A and B caught up' });
+    // B misses the last writes: it will be behind the point A's log begins at.
+    b.child!.kill('SIGSTOP');
+    for (let i = 0; i < 3; i++) expect((await old.api('/users', { method: 'POST', body: newUser('missed') })).status).toBe(201);
+    const final = old.lastEventId();
+    await waitFor(() => a.cursor()!.last_event_id >= final, { message: 'A has the last writes' });
 
     // The primary's site is lost; A is promoted with force and tells B its epoch.
     await old.kill('SIGKILL');
+    b.child!.kill('SIGCONT');
     const promoted = jsonOut(await a.cli(['geo', 'promote', '--force', '--json']));
     expect(promoted).toMatchObject({ epoch: 1, forced: true, told: [b.url], not_told: [old.url] });
     const bCursor = b.cursor()!.last_event_id;
@@ -75,6 +81,8 @@ describe('two sites that both believe they are primary for a moment', () => {
     // Re-pointed, B converges with A; the moment's write is in neither.
     const followed = jsonOut(await b.cli(['geo', 'follow', a.url, '--json']));
     console.log(`B follows A: ${followed.mode} (${followed.reason})`);
+    expect(followed).toMatchObject({ mode: 'bootstrap', reason: expect.stringMatching(/is behind event \d+, where /) });
+    expect(promoted.last_applied_event_id).toBeGreaterThanOrEqual(final);
     await expectSameTables(a, b);
     expect(siteState(a).tables.users.map((row) => row[1])).not.toContain(moment.body.username);
 
