@@ -78,7 +78,9 @@ describe('selective sync: a secondary that selects one group of three', () => {
     expect(await infoRefsNode(secondary, inB)).toEqual({ status: 200, node: primary.name });
 
     // A change of selection adds team-b's blobs and removes team-a's (and its subgroup's).
-    await primary.api(`/geo_nodes/${node.id}`, { method: 'PUT', body: { selective_sync_namespace_ids: [groups[1].id] } });
+    const changed = await primary.api(`/geo_nodes/${node.id}`, { method: 'PUT', body: { selective_sync_namespace_ids: [groups[1].id] } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.selective_sync_namespace_ids).toEqual([groups[1].id]);
     await waitFor(
       async () => {
         expect([...heldProjects()]).toEqual([inB.id]);

@@ -59,6 +59,10 @@ export function backfillRunner(deps: BackfillDeps, onError: (error: unknown) => 
   let stopped = false;
   const live: BackfillDeps = { ...deps, ready: () => !stopped && deps.ready() };
   const loop = async () => {
+    // Yield first: without an await before it, a run while not ready would clear `running` before
+    // run() assigned it, leaving a settled promise there and every later run() a no-op (a cron tick
+    // between a secondary's start and its bootstrap then stopped its backfill for good).
+    await Promise.resolve();
     do {
       again = false;
       if (live.ready()) await runBackfill(live).catch(onError);
