@@ -69,7 +69,7 @@ export class Fence {
   learn(epoch: number, primaryUrl: string | null, from: string): boolean {
     if (!Number.isSafeInteger(epoch) || epoch <= this.state.epoch) return false;
     const wasFenced = this.fenced();
-    this.persist({ ...this.state, epoch, epochPrimaryUrl: primaryUrl, reason: this.state.reason === 'learned epoch' ? 'learned epoch' : this.state.reason });
+    this.persist({ ...this.state, epoch, epochPrimaryUrl: primaryUrl });
     this.log.warn({ epoch, primary: primaryUrl, from }, 'geo: learned a higher fencing epoch');
     if (!wasFenced && this.fenced()) this.log.error({ epoch, primary: primaryUrl }, 'geo: this primary is fenced: another site was promoted; writes are refused until it is demoted');
     return true;
