@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { geoAuthorization } from './signing.js';
 
 /** Where the CLI reaches its own running site, and the node name it signs with. */
-export function localSite(config: Config, url?: string): { url: string; node: string } {
+function localSite(config: Config, url?: string): { url: string; node: string } {
   const base = (url ?? config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`).replace(/\/+$/, '');
   return { url: base, node: config.nodeName ?? config.externalUrl ?? base };
 }

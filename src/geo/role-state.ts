@@ -28,7 +28,7 @@ export interface RoleState {
   readonly changedAt: string;
 }
 
-export const roleStatePath = (dataDir: string): string => path.join(dataDir, 'geo-role.json');
+const roleStatePath = (dataDir: string): string => path.join(dataDir, 'geo-role.json');
 
 /** The persisted state, or null when the site never changed role nor learned an epoch. */
 export function readRoleState(dataDir: string): RoleState | null {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { SyncOutcome } from '../../geo/sync-replication.js';
 
-export const SYNC_REPLICATION_HEADER = 'X-Geoforge-Sync-Replication';
+const SYNC_REPLICATION_HEADER = 'X-Geoforge-Sync-Replication';
 
 /**
  * Synchronous replication on the primary (issue 18, item 4): a write's response is held at its

@@ -17,7 +17,7 @@ const LONG_POLL_MS = 10_000;
 const BACKOFF: RetryPolicy = { baseMs: 400, capMs: 2_000 };
 
 /** The primary serves a lower epoch than this site knows. */
-export class FencedOutError extends Error {}
+class FencedOutError extends Error {}
 
 /** What the agent knows, for status and metrics. */
 export interface AgentState {
