@@ -10,6 +10,14 @@ import { findUserByUsername } from './db/tables/users.js';
 import { formatNodeStatusJson, formatNodeStatusTable, formatNodeTable } from './geo/node-reports.js';
 import { readNodeStatuses } from './geo/node-statuses.js';
 import { allGeoNodes } from './geo/nodes.js';
+import { runLocalCommand } from './geo/local-command.js';
+import { formatFailover, siteFailover } from './geo/failover-report.js';
+import { promotionHistory } from './geo/promote.js';
+import { readRoleState, resolveRole } from './geo/role-state.js';
+import { Fence } from './geo/fence.js';
+import { demoteToSecondary, followPrimary } from './geo/repoint.js';
+import { pino } from 'pino';
+import { AppError } from './errors.js';
 import { syncLdap } from './services/groups/ldap/sync.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
 import { createSite } from './server.js';
@@ -73,22 +81,99 @@ function readSiteDatabase<T>(config: Config, read: (db: Db) => T): T {
 
 /** The status of every node: the primary's from its event log, secondaries' from their stored reports. */
 async function geoStatus(argv: { config?: string; json?: boolean }): Promise<void> {
-  const config = configFrom(argv);
+  // The role the site runs with: its persisted role when it was promoted or demoted.
+  const persisted = readRoleState(configFrom(argv).dataDir);
+  const config = resolveRole(configFrom(argv), persisted);
   const revision = await readRevision();
-  const lines = readSiteDatabase(config, (db) =>
-    readNodeStatuses(db, {
+  const { lines, history } = readSiteDatabase(config, (db) => ({
+    lines: readNodeStatuses(db, {
       isPrimarySite: config.role === 'primary',
       staleSeconds: config.geo.statusStaleSeconds,
       version: versionString(config.edition),
       revision,
       now: Date.now(),
     }),
-  );
-  console.log(argv.json ? formatNodeStatusJson(lines) : formatNodeStatusTable(lines));
+    history: promotionHistory(db),
+  }));
+  const failover = siteFailover(config, persisted, history);
+  if (argv.json) {
+    const withFailover = lines.map((line) => ({ ...line, status: line.status && { ...line.status, epoch: failover.epoch, role_history: failover.role_history } }));
+    console.log(formatNodeStatusJson(withFailover));
+  } else {
+    console.log(formatNodeStatusTable(lines));
+    console.log(formatFailover(failover));
+  }
 }
 
 function geoNodes(argv: { config?: string }): void {
   console.log(formatNodeTable(readSiteDatabase(configFrom(argv), allGeoNodes)));
+}
+
+/**
+ * `geo promote`, `geo demote`, `geo follow` (issue 18): sent to the running site, whose role changes
+ * in place. Progress and the report are printed; an error exits 1 with its text.
+ */
+async function geoCommand(argv: { config?: string; url?: string; json?: boolean }, command: 'promote' | 'demote' | 'follow', body: object): Promise<void> {
+  const config = configFrom(argv);
+  const started = Date.now();
+  for await (const line of runLocalCommand(config, command, body, argv.url)) {
+    if (line.error) {
+      console.error(`geoforge: ${command} failed: ${String(line.error)}`);
+      process.exit(1);
+    }
+    if (line.progress) {
+      const p = line.progress as Record<string, unknown>;
+      console.error(`${command}: ${String(p.phase)}: cursor ${String(p.cursor_last_event_id)} of ${String(p.primary_last_event_id)}, ${String(p.blobs_unsynced)} blob(s) not synced (${String(p.elapsed_ms)} ms)`);
+      continue;
+    }
+    const report = (line.result ?? line) as Record<string, unknown>;
+    if (argv.json) console.log(JSON.stringify(report, null, 2));
+    else printReport(command, report, Date.now() - started);
+  }
+}
+
+/**
+ * `geo demote --offline` and `geo follow --offline`: the same change made on the data directory of
+ * a stopped site, which takes the new role when it starts (an old primary demoted before it ever
+ * starts again never takes a write as primary). Never beside a running site: it would not know.
+ */
+async function geoOffline(argv: { config?: string; json?: boolean }, command: 'demote' | 'follow', url: string): Promise<void> {
+  const given = configFrom(argv);
+  const persisted = readRoleState(given.dataDir);
+  const config = resolveRole(given, persisted);
+  const file = databasePath(config.dataDir);
+  if (!existsSync(file)) throw new ConfigError(`no database at ${file}: nothing to ${command}`);
+  const db = openDatabase(file);
+  const started = Date.now();
+  try {
+    migrate(db);
+    // To stderr: stdout carries the report (--json).
+    const log = pino({ level: 'warn' }, pino.destination(2));
+    const externalUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
+    const site = { config, db, fence: new Fence(config, persisted, log), externalUrl, nodeName: config.nodeName ?? externalUrl, log, switchRole: async () => undefined };
+    const report = command === 'demote' ? await demoteToSecondary(site, url) : await followPrimary(site, url);
+    if (argv.json) console.log(JSON.stringify(report, null, 2));
+    else printReport(command, report as unknown as Record<string, unknown>, Date.now() - started);
+  } catch (error) {
+    if (error instanceof AppError) {
+      console.error(`geoforge: ${command} failed: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  } finally {
+    db.close();
+  }
+}
+
+function printReport(command: string, report: Record<string, unknown>, elapsedMs: number): void {
+  const rows = Object.entries(report).map(([key, value]) => `  ${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`);
+  console.log(`${command} done in ${elapsedMs} ms\n${rows.join('\n')}`);
+  if (command === 'promote' && report.forced) {
+    console.log(
+      `This site lacks ${String(report.missing_events)} event(s) known on the old primary after event ${String(report.last_applied_event_id)} ` +
+        `(applied at ${String(report.last_applied_event_at)}) and ${String(report.unsynced_blobs_total)} blob(s); writes the old primary took after ${String(report.primary_last_seen_at)} cannot be known here.`,
+    );
+  }
 }
 
 /** One LDAP group sync now: the group named by --group, else every linked group and every LDAP user, as the hourly job does. */
@@ -140,6 +225,45 @@ async function main(): Promise<void> {
           (argv) => geoStatus({ json: argv.json, config: argv.config as string | undefined }),
         )
         .command('nodes', 'list the Geo nodes', (c) => c, (argv) => geoNodes({ config: argv.config as string | undefined }))
+        .command(
+          'promote',
+          'promote this secondary to primary (planned: waits until it holds everything; --force: now, reporting what it lacks)',
+          (c) =>
+            c
+              .option('force', { type: 'boolean', default: false, describe: 'promote without the primary, with what this site has' })
+              .option('timeout', { type: 'number', default: 120, describe: 'seconds a planned promotion may wait' })
+              .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
+              .option('json', { type: 'boolean', default: false }),
+          (argv) => geoCommand({ ...argv, config: argv.config as string | undefined }, 'promote', { force: argv.force, timeout_ms: Math.round(argv.timeout * 1000) }),
+        )
+        .command(
+          'demote',
+          'turn this old primary into a secondary of the new one (its unreplicated writes are exported to a JSON file)',
+          (c) =>
+            c
+              .option('primary-url', { type: 'string', demandOption: true, describe: 'the new primary' })
+              .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
+              .option('offline', { type: 'boolean', default: false, describe: 'act on the data directory of the stopped site instead' })
+              .option('json', { type: 'boolean', default: false }),
+          (argv) =>
+            argv.offline
+              ? geoOffline({ ...argv, config: argv.config as string | undefined }, 'demote', argv['primary-url'])
+              : geoCommand({ ...argv, config: argv.config as string | undefined }, 'demote', { primary_url: argv['primary-url'] }),
+        )
+        .command(
+          'follow <primary>',
+          're-point this secondary at a new primary (continues from its cursor where the logs allow, else re-bootstraps)',
+          (c) =>
+            c
+              .positional('primary', { type: 'string', demandOption: true, describe: 'the new primary URL' })
+              .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
+              .option('offline', { type: 'boolean', default: false, describe: 'act on the data directory of the stopped site instead' })
+              .option('json', { type: 'boolean', default: false }),
+          (argv) =>
+            argv.offline
+              ? geoOffline({ ...argv, config: argv.config as string | undefined }, 'follow', argv.primary)
+              : geoCommand({ ...argv, config: argv.config as string | undefined }, 'follow', { primary_url: argv.primary }),
+        )
         .demandCommand(1),
     )
     .command('ldap', 'LDAP group synchronisation', (y) =>

@@ -61,6 +61,14 @@ export interface GeoTuning {
   /** Synced items are re-verified once their last verification is this old, this many per backfill tick. */
   readonly reverifySeconds: number;
   readonly verifyBatch: number;
+  /**
+   * Synchronous replication (issue 18, item 4): a write is answered once this many healthy
+   * secondaries have applied its event (0: asynchronous, answered at once), waiting at most
+   * syncTimeoutMs; a write answered on timeout is counted, and the primary runs asynchronously
+   * until enough secondaries have caught up again.
+   */
+  readonly syncReplicas: number;
+  readonly syncTimeoutMs: number;
 }
 
 export const defaults: Config = {
@@ -95,6 +103,8 @@ export const defaults: Config = {
     backfillBatch: 1000,
     reverifySeconds: 86_400,
     verifyBatch: 10,
+    syncReplicas: 0,
+    syncTimeoutMs: 5000,
   },
 };
 
@@ -137,6 +147,8 @@ const settings = {
   geoBackfillBatch: 'GEOFORGE_GEO_BACKFILL_BATCH',
   geoReverifySeconds: 'GEOFORGE_GEO_REVERIFY_SECONDS',
   geoVerifyBatch: 'GEOFORGE_GEO_VERIFY_BATCH',
+  geoSyncReplicas: 'GEOFORGE_GEO_SYNC_REPLICAS',
+  geoSyncTimeoutMs: 'GEOFORGE_GEO_SYNC_TIMEOUT_MS',
 } as const;
 
 type Key = keyof typeof settings;
@@ -242,6 +254,8 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       backfillBatch: count('geoBackfillBatch', defaults.geo.backfillBatch, 1, 100_000),
       reverifySeconds: count('geoReverifySeconds', defaults.geo.reverifySeconds, 1, 31_536_000),
       verifyBatch: count('geoVerifyBatch', defaults.geo.verifyBatch, 0, 10_000),
+      syncReplicas: count('geoSyncReplicas', defaults.geo.syncReplicas, 0, 100),
+      syncTimeoutMs: count('geoSyncTimeoutMs', defaults.geo.syncTimeoutMs, 1, 600_000),
     },
     ...options.overrides,
   };

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
+import { syncCaptureTriggers } from './db/capture.js';
 import { createAppServer } from './api/app-server.js';
 import { authenticate } from './api/middleware/authenticate.js';
 import { errorHandler, unknownRoute } from './api/middleware/error-handler.js';
@@ -20,12 +21,13 @@ import { probesRouter } from './api/site/index.js';
 import { avatarRouter, signInRouter } from './api/users/index.js';
 import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
-import { createSiteMetrics } from './observability/metrics.js';
+import { createSiteMetrics, type SiteMetrics } from './observability/metrics.js';
 import { geoNodeFigures } from './observability/geo-gauges.js';
 import { ensureRoot } from './services/users/ensure-root.js';
-import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
+import { Fence } from './geo/fence.js';
+import { readRoleState, resolveRole } from './geo/role-state.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
 import { startSchedule } from './jobs/schedule.js';
 import type { SiteContext } from './site-context.js';
@@ -33,8 +35,10 @@ import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
 import { requireGitVersion } from './git/git-version.js';
 import { settleMergeRequestWork } from './services/merge-requests/background.js';
+import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
 
 export interface Site {
+  /** The context of the role the site runs with now (a promotion replaces it). */
   readonly ctx: SiteContext;
   readonly db: Db;
   readonly geo: GeoRuntime;
@@ -43,7 +47,29 @@ export interface Site {
   stop(): Promise<void>;
 }
 
-/** Builds one site: database migrated, root ensured, express app wired. Nothing listens until start(). */
+/** One role of a running site: its context, Geo runtime, request handler and background work. */
+interface RoleInstance {
+  readonly ctx: SiteContext;
+  readonly geo: GeoRuntime;
+  readonly handler: Router;
+  stopJobs: (() => Promise<void>) | null;
+}
+
+/** What outlives a role switch: the database, the log, the metrics, the fence and the listening address. */
+interface SiteBase {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly metrics: SiteMetrics;
+  readonly fence: Fence;
+  readonly revision: string;
+  readonly switchRole: () => Promise<void>;
+}
+
+/**
+ * Builds one site: database migrated, root ensured, express app wired. Nothing listens until start().
+ * The role comes from the data directory's persisted role when there is one (geo/role-state.ts),
+ * else from the configuration; a promotion or demotion rebuilds the role's part in place.
+ */
 export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
@@ -53,81 +79,132 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     log.fatal({ err: error }, 'unsupported git');
     throw error;
   });
+  const persisted = readRoleState(config.dataDir);
+  const effective = resolveRole(config, persisted);
+  const fence = new Fence(effective, persisted, log);
   const db = openDatabase(databasePath(config.dataDir));
   migrate(db);
-  const baseUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
-  const ctx: SiteContext = {
-    config,
-    db,
-    log,
-    metrics: createSiteMetrics(),
-    externalUrl: baseUrl,
-    nodeName: config.nodeName ?? baseUrl,
-    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log }),
-    imports: new ProjectImportWorker({ role: config.role, db: () => ctx.db, dataDir: config.dataDir, log }),
-  };
-  // A secondary's users, root included, arrive from the primary.
-  if (config.role === 'primary') await ensureRoot(db, config, log);
-  if (config.role === 'primary') fillMd5Fingerprints(db);
   const revision = await readRevision();
-  const geo = createGeoRuntime(ctx, revision);
-  ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
-  if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
-  const app = buildApp(ctx, geoHttp(ctx, geo), revision);
+  let listening: Server | null = null;
+  const base: SiteBase = { config: effective, log, metrics: createSiteMetrics(), fence, revision, switchRole: () => switchRole() };
+  let current = await buildRole(base, effective, db, effective.externalUrl ?? `http://${effective.host}:${effective.port}`, effective.nodeName);
 
-  let server: Server | null = null;
-  let stopJobs: (() => Promise<void>) | null = null;
-  return {
-    ctx,
-    get db() {
-      return ctx.db;
-    },
-    geo,
-    start: () =>
-      new Promise((resolve, reject) => {
-        const listening = createAppServer(app).listen(config.port, config.host, () => {
-          const { port } = listening.address() as AddressInfo;
-          ctx.externalUrl = config.externalUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-          ctx.nodeName = config.nodeName ?? ctx.externalUrl;
-          geo.start();
-          ctx.webhooks.start();
-          ctx.imports.start();
-          stopJobs = startSchedule(ctx, geo);
-          log.info({ url: ctx.externalUrl, role: config.role, node: ctx.nodeName, git: gitVersion }, 'geoforge listening');
-          resolve(ctx.externalUrl);
-        });
-        listening.once('error', reject);
-        listening.keepAliveTimeout = 65_000;
-        // Node's 5-minute default would cut a large push or LFS upload mid-body; git's own
-        // streaming timeout (an hour) bounds those, and headers still must arrive within a minute.
-        listening.requestTimeout = 60 * 60_000;
-        server = listening;
-      }),
-    stop: async () => {
-      const listening = server;
-      server = null;
-      if (listening) {
-        await stopJobs?.();
-        await geo.stop();
-        listening.closeAllConnections();
-        await new Promise<void>((resolve) => listening.close(() => resolve()));
-      }
-      // Merge request work in the background (checks, merges, rebases) ends before the database closes.
-      await settleMergeRequestWork(ctx);
-      // Deliveries in flight are cancelled and stay queued for the next start.
-      await ctx.webhooks.stop();
-      // Clones in flight are killed and stay `started`, resumed at the next start.
-      await ctx.imports.stop();
-      if (ctx.db.open) ctx.db.close();
-    },
+  const startRole = (role: RoleInstance) => {
+    role.geo.start();
+    role.ctx.webhooks.start();
+    role.ctx.imports.start();
+    role.stopJobs = startSchedule(role.ctx, role.geo);
   };
-}
+  const stopRole = async (role: RoleInstance) => {
+    await role.stopJobs?.();
+    role.stopJobs = null;
+    await role.geo.stop();
+    // Merge request work in the background (checks, merges, rebases) ends before the role does.
+    await settleMergeRequestWork(role.ctx);
+    // Deliveries in flight are cancelled and stay queued for the next start.
+    await role.ctx.webhooks.stop();
+    // Clones in flight are killed and stay `started`, resumed at the next start.
+    await role.ctx.imports.stop();
+  };
+  // One switch at a time; requests keep flowing to the old role until the new one is ready.
+  let switching: Promise<void> = Promise.resolve();
+  const switchRole = (): Promise<void> => {
+    const next = switching.then(async () => {
+      const old = current;
+      await stopRole(old);
+      const state = fence.current;
+      const roleConfig: Config = Object.freeze({ ...effective, role: state.role, primaryUrl: state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl });
+      current = await buildRole(base, roleConfig, old.ctx.db, old.ctx.externalUrl, old.ctx.nodeName);
+      if (listening) startRole(current);
+      log.info({ role: roleConfig.role, primary: roleConfig.primaryUrl, epoch: fence.epoch }, 'geo: the site switched role');
+    });
+    switching = next.catch(() => undefined);
+    return next;
+  };
 
-function buildApp(ctx: SiteContext, geo: GeoHttp, revision: string): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', parseQuery);
+  app.use((req, res, next) => current.handler(req, res, next));
+
+  return {
+    get ctx() {
+      return current.ctx;
+    },
+    get db() {
+      return current.ctx.db;
+    },
+    get geo() {
+      return current.geo;
+    },
+    start: () =>
+      new Promise((resolve, reject) => {
+        const server = createAppServer(app).listen(effective.port, effective.host, () => {
+          const { port } = server.address() as AddressInfo;
+          const ctx = current.ctx;
+          ctx.externalUrl = effective.externalUrl ?? `http://${effective.host.includes(':') ? `[${effective.host}]` : effective.host}:${port}`;
+          ctx.nodeName = effective.nodeName ?? ctx.externalUrl;
+          startRole(current);
+          log.info({ url: ctx.externalUrl, role: ctx.config.role, node: ctx.nodeName, epoch: fence.epoch, git: gitVersion }, 'geoforge listening');
+          resolve(ctx.externalUrl);
+        });
+        server.once('error', reject);
+        server.keepAliveTimeout = 65_000;
+        // Node's 5-minute default would cut a large push or LFS upload mid-body; git's own
+        // streaming timeout (an hour) bounds those, and headers still must arrive within a minute.
+        server.requestTimeout = 60 * 60_000;
+        listening = server;
+      }),
+    stop: async () => {
+      await switching;
+      const server = listening;
+      listening = null;
+      if (server) {
+        await stopRole(current);
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      } else {
+        await settleMergeRequestWork(current.ctx);
+        await current.ctx.webhooks.stop();
+        await current.ctx.imports.stop();
+      }
+      if (current.ctx.db.open) current.ctx.db.close();
+    },
+  };
+}
+
+/** The part of a site that depends on its role: context, Geo runtime, routes and middleware. */
+async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: string, nodeName: string | null): Promise<RoleInstance> {
+  const { log } = base;
+  // A fenced primary writes nothing (its last event must stay its last): no resumed imports, no root upkeep.
+  const writes = config.role === 'primary' && !base.fence.fenced();
+  const ctx: SiteContext = {
+    config,
+    db,
+    log,
+    metrics: base.metrics,
+    externalUrl,
+    nodeName: nodeName ?? externalUrl,
+    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log }),
+    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log }),
+    fence: base.fence,
+    switchRole: base.switchRole,
+  };
+  // A secondary's users, root included, arrive from the primary. A promoted site's capture triggers
+  // go in first, so whatever ensuring root writes replicates.
+  if (config.role === 'primary') syncCaptureTriggers(db, true);
+  if (writes) await ensureRoot(db, config, log);
+  if (writes) fillMd5Fingerprints(db);
+  const geo = createGeoRuntime(ctx, base.revision);
+  ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
+  ctx.metrics.geoFailover.observe(() => ({ epoch: ctx.fence.epoch, fenced: ctx.fence.fenced() }));
+  if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
+  return { ctx, geo, handler: buildHandler(ctx, geoHttp(ctx, geo), base.revision), stopJobs: null };
+}
+
+function buildHandler(ctx: SiteContext, geo: GeoHttp, revision: string): Router {
+  const app = Router();
   app.use(requestLog(ctx));
   app.use(geo.early);
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
+import type { Fence } from './geo/fence.js';
 import type { SiteMetrics } from './observability/metrics.js';
 import type { ProjectImportWorker } from './services/projects/import.js';
 import type { HookQueue } from './services/hooks/queue.js';
@@ -20,4 +21,8 @@ export interface SiteContext {
   readonly webhooks: HookQueue;
   /** Fork and import clones, run in this process on the primary (services/projects/import.ts); idle on a secondary. */
   readonly imports: ProjectImportWorker;
+  /** The fencing epoch and the persisted role; shared by the role instances a promotion or demotion swaps. */
+  readonly fence: Fence;
+  /** Rebuilds the site for the role its fence now records (promote, demote, follow), without a restart. */
+  readonly switchRole: () => Promise<void>;
 }

@@ -8,7 +8,7 @@ export interface GeoNodeContext {
 }
 
 /** Geo node (SPEC: Geo node), plus `name` and the `_links` later GitLab versions add (GITLAB-NOTES 2.7). */
-export function geoNode(row: GeoNodeRow, ctx: GeoNodeContext) {
+export function geoNode(row: GeoNodeRow, ctx: GeoNodeContext, namespaceIds: readonly number[] = []) {
   const self = `${ctx.externalUrl}/api/v4/geo_nodes/${row.id}`;
   return {
     id: row.id,
@@ -20,6 +20,9 @@ export function geoNode(row: GeoNodeRow, ctx: GeoNodeContext) {
     files_max_capacity: row.files_max_capacity,
     repos_max_capacity: row.repos_max_capacity,
     clone_protocol: row.clone_protocol,
+    selective_sync_type: row.selective_sync_type,
+    selective_sync_shards: [],
+    selective_sync_namespace_ids: namespaceIds,
     _links: { self, status: `${self}/status`, repair: `${self}/repair` },
   };
 }

@@ -60,3 +60,8 @@ export function pruneEvents(db: Db, options: { throughId: number; keepMin: numbe
   const byAge = prepare(db, 'DELETE FROM geo_event_log WHERE created_at < ? AND id < ?').run(options.retainSinceMs, last).changes;
   return byCursor + byAge;
 }
+
+/** The creation time of the newest blob event with an id in (after, through]; null when there is none (a primary-key range). */
+export function newestBlobEventAt(db: Db, after: number, through: number): number | null {
+  return (prepare(db, "SELECT max(created_at) FROM geo_event_log WHERE id > ? AND id <= ? AND kind = 'blob'").pluck().get(after, through) as number | null) ?? null;
+}

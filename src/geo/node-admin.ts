@@ -1,8 +1,10 @@
 import type { Db } from '../db/connection.js';
 import { inTransaction } from '../db/connection.js';
 import { badRequest, invalid, type FieldErrors } from '../errors.js';
+import { validateSelection, writeSelection } from './selective-sync.js';
 import {
   deleteGeoNodeRow,
+  findGeoNode,
   findGeoNodeByName,
   findGeoNodeByUrl,
   findPrimaryGeoNode,
@@ -25,6 +27,9 @@ export interface GeoNodeInput {
   files_max_capacity?: number;
   repos_max_capacity?: number;
   clone_protocol?: (typeof CLONE_PROTOCOLS)[number];
+  /** Selective sync (geo/selective-sync.ts): 'namespaces', or '' / null for everything. */
+  selective_sync_type?: string | null;
+  selective_sync_namespace_ids?: number[];
 }
 
 const DEFAULTS = { primary: false, enabled: true, files_max_capacity: 10, repos_max_capacity: 25, clone_protocol: 'http' } as const;
@@ -36,12 +41,16 @@ const DEFAULTS = { primary: false, enabled: true, files_max_capacity: 10, repos_
 export function createGeoNode(db: Db, input: GeoNodeInput & { url: string }): GeoNodeRow {
   return inTransaction(db, () => {
     const url = normalizeUrl(input.url);
-    const node: GeoNodeSettings = { ...DEFAULTS, ...definedOf(input), url: url ?? input.url, name: input.name || url || input.url };
+    const { selective_sync_type: selectiveType, selective_sync_namespace_ids: namespaceIds, ...settings } = input;
+    const node: GeoNodeSettings = { ...DEFAULTS, ...definedOf(settings), url: url ?? input.url, name: input.name || url || input.url };
     const errors = validate(db, node, null);
+    validateSelection(db, selectiveType || null, namespaceIds, errors);
     if (url === null) errors.url = ['must be an absolute http or https URL'];
     if (node.primary && findPrimaryGeoNode(db)) errors.primary = ['node already exists'];
     if (Object.keys(errors).length) throw invalid(errors);
-    return insertGeoNode(db, node);
+    const row = insertGeoNode(db, node);
+    writeSelection(db, row.id, selectiveType || null, namespaceIds);
+    return findGeoNode(db, row.id)!;
   });
 }
 
@@ -52,10 +61,12 @@ export function createGeoNode(db: Db, input: GeoNodeInput & { url: string }): Ge
 export function updateGeoNode(db: Db, id: number, input: Omit<GeoNodeInput, 'primary'>, servingNode: string): GeoNodeRow {
   return inTransaction(db, () => {
     const existing = getGeoNode(db, id);
+    const { selective_sync_type: selectiveInput, selective_sync_namespace_ids: namespaceIds, ...settings } = input;
+    const selectiveType = selectiveInput === undefined ? existing.selective_sync_type : selectiveInput || null;
     const url = input.url === undefined ? existing.url : normalizeUrl(input.url);
     const node: GeoNodeSettings = {
       ...settingsOf(existing),
-      ...definedOf(input),
+      ...definedOf(settings),
       url: url ?? input.url ?? existing.url,
     };
     const errors = validate(db, node, existing.id);
@@ -63,8 +74,11 @@ export function updateGeoNode(db: Db, id: number, input: Omit<GeoNodeInput, 'pri
     if (node.name !== existing.name && (existing.name === servingNode || existing.primary === 1)) {
       errors.name = ['cannot be changed for the primary node or the node serving this request: a site finds its node by its configured name'];
     }
+    validateSelection(db, selectiveType, namespaceIds, errors);
     if (Object.keys(errors).length) throw invalid(errors);
-    return updateGeoNodeSettings(db, id, node);
+    updateGeoNodeSettings(db, id, node);
+    writeSelection(db, id, selectiveType, namespaceIds);
+    return findGeoNode(db, id)!;
   });
 }
 

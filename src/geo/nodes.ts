@@ -15,6 +15,8 @@ export interface GeoNodeRow {
   repos_max_capacity: number;
   clone_protocol: string;
   resync_requested_at: string | null;
+  /** 'namespaces' when the node holds the blobs of selected groups only (geo/selective-sync.ts). */
+  selective_sync_type: string | null;
   created_at: string;
   updated_at: string;
 }

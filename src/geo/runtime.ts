@@ -15,6 +15,13 @@ import { fillRepositoryStates } from './fill-repository-states.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
 import { primarySelfStatus } from './node-statuses.js';
 import { createBlobReplication } from './sync/blob-replication.js';
+import { exchangeEpochs, peerUrls } from './peers.js';
+import { withFailover } from './failover-status.js';
+import { ReplicaPositions } from './sync-replication.js';
+import { isItemSelected, selectiveNodeId } from './selective-sync.js';
+import { missingOnPrimaryCount } from './registry/counts.js';
+import { promoteSecondary, type PromoteOptions, type PromotionProgress, type PromotionReport } from './promote.js';
+import { conflict } from '../errors.js';
 import { ageStoredStatus, buildStatus, type GeoNodeStatus } from './status.js';
 
 /** What either role's Geo offers the site: readiness, status, and its own lifecycle. */
@@ -40,6 +47,10 @@ export interface PrimaryGeo extends GeoRuntimeBase {
   pruneEventLog(): number;
   /** Records the refs checksums of repositories that have none yet, which secondaries compare their copies with. */
   fillRepositoryStates(): Promise<void>;
+  /** Exchanges fencing epochs with the other nodes (at start, then on a schedule). */
+  exchangeEpochs(): Promise<void>;
+  /** What each secondary applied: the synchronous-replication wait of writes. */
+  readonly replicas: ReplicaPositions;
 }
 
 /** A secondary's Geo: the agent applying the primary's events, and the blob replication (its schedules in jobs/schedule.ts). */
@@ -55,6 +66,11 @@ export interface SecondaryGeo extends GeoRuntimeBase {
   backfill(): Promise<void>;
   /** Re-verifies a batch of synced copies that are due. */
   reverify(): Promise<void>;
+  /**
+   * Makes this site the primary (issue 18, item 1): planned, it first waits until it holds all the
+   * primary has; forced, it proceeds with what it has. The site then serves as primary, without a restart.
+   */
+  promote(options: PromoteOptions, progress: (line: PromotionProgress) => void): Promise<PromotionReport>;
 }
 
 /** The Geo side of one site, by role; its HTTP side is built from it in api/geo/index.ts. */
@@ -72,11 +88,18 @@ function storedStatusOf(ctx: SiteContext, nodeId: number): GeoNodeStatus | null 
 function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
   syncCaptureTriggers(ctx.db, true);
   const events = new EventWaiter(() => lastEventId(ctx.db));
+  // Until its first epoch exchange has ended, a primary with peers does not know whether it was
+  // replaced while it was down: it is not ready, and writes wait for that (api/geo/write-gate.ts).
+  let epochChecked = false;
+  const replicas = new ReplicaPositions(ctx.config.geo.syncReplicas, ctx.config.geo.syncTimeoutMs, () => lastEventId(ctx.db), ctx.metrics.geoFailover);
   return {
     role: 'primary',
     events,
-    ready: () => true,
+    replicas,
+    ready: () => epochChecked,
     heartbeat: () => {
+      // A fenced or frozen primary appends nothing: its last event must stay its last.
+      if (ctx.fence.writeRefusal()) return;
       const { lastEventAt } = logPosition(ctx.db);
       if (lastEventAt !== null && Date.now() - lastEventAt < ctx.config.geo.heartbeatSeconds * 1000) return;
       appendHeartbeat(ctx.db);
@@ -84,18 +107,29 @@ function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
     },
     pruneEventLog: () => pruneLog(ctx),
     fillRepositoryStates: async () => {
+      if (ctx.fence.writeRefusal()) return;
       const written = await fillRepositoryStates(ctx.db, ctx.config.dataDir);
       if (written) ctx.log.info({ job: 'geo-repository-states', written }, 'repository states filled');
     },
     currentStatus: () => {
       const node = findGeoNodeByName(ctx.db, ctx.nodeName);
-      return node ? primarySelfStatus(ctx.db, node.id, { version: versionString(ctx.config.edition), revision, now: Date.now() }) : null;
+      if (!node) return null;
+      const status = primarySelfStatus(ctx.db, node.id, { version: versionString(ctx.config.edition), revision, now: Date.now() });
+      return withFailover(status, ctx.db, ctx.fence, { state: replicas.state(), problem: replicas.problem() });
     },
     storedStatus: (nodeId) => storedStatusOf(ctx, nodeId),
-    start: () => {
-      inTransaction(ctx.db, () => upsertGeoNode(ctx.db, { name: ctx.nodeName, url: ctx.externalUrl, primary: true }));
+    exchangeEpochs: async () => {
+      await exchangeEpochs(ctx, 2_000);
     },
-    stop: async () => events.close(),
+    start: () => {
+      if (!ctx.fence.fenced()) inTransaction(ctx.db, () => upsertGeoNode(ctx.db, { name: ctx.nodeName, url: ctx.externalUrl, primary: true }));
+      if (peerUrls(ctx).length === 0) epochChecked = true;
+      else void exchangeEpochs(ctx, 2_000).finally(() => (epochChecked = true));
+    },
+    stop: async () => {
+      replicas.close();
+      events.close();
+    },
   };
 }
 
@@ -121,14 +155,16 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
   const cursorOf = () => readCursor(ctx.db)?.lastEventId ?? -1;
   const waiter = new CursorWaiter(cursorOf);
   let swapping = false;
-  const client = new PrimaryClient(primaryUrl, geoSecret, () => ctx.nodeName);
-  const blobs = createBlobReplication(ctx, client, () => ready());
+  const client = new PrimaryClient(primaryUrl, geoSecret, () => ctx.nodeName, () => ctx.fence.claims(ctx.externalUrl));
+  // Nudging the agent re-polls at once, telling the primary what is synced; only a primary waiting for that needs it.
+  const blobs = createBlobReplication(ctx, client, () => ready(), () => agent.nudge());
   const agent = new GeoAgent(
     {
       dataDir: ctx.config.dataDir,
       externalUrl: () => ctx.externalUrl,
       log: ctx.log,
       metrics: ctx.metrics.geo,
+      fence: ctx.fence,
       db: () => ctx.db,
       swapDatabase: async (prepared) => {
         await blobs.beforeSwap();
@@ -151,6 +187,11 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
         // Row events alone add no registry work: waking the scheduler for each would cost a claim per batch.
         if (blobEvents) blobs.onApplied();
       },
+      blobsPendingSince: () => blobs.pendingSince(),
+      holds: (event) => {
+        const nodeId = selectiveNodeId(ctx.db, ctx.nodeName);
+        return nodeId === null || isItemSelected(ctx.db, nodeId, event.type, event.id, event.project_id);
+      },
     },
     client,
   );
@@ -162,8 +203,9 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
     const problems: string[] = [];
     if (!agent.state.bootstrapped) problems.push('Not bootstrapped yet: copying the database from the primary');
     if (agent.state.behindPrunedHorizon) problems.push("The cursor fell behind the primary's pruned event log; re-bootstrapping from a snapshot");
-    if (agent.state.lastError) problems.push(`Replication error: ${agent.state.lastError}`);
-    return buildStatus({
+    if (agent.state.fencedOut) problems.push(`Fenced out: ${agent.state.fencedOut}`);
+    else if (agent.state.lastError) problems.push(`Replication error: ${agent.state.lastError}`);
+    const status = buildStatus({
       nodeId,
       lastEventId: agent.state.primaryLastEventId,
       lastEventAt: agent.state.primaryLastEventAt,
@@ -175,10 +217,38 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
       revision,
       now: Date.now(),
     });
+    return withFailover(status, ready() ? ctx.db : null, ctx.fence, null);
+  };
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await blobs.stop();
+      waiter.close();
+      await agent.stop();
+    })());
+  const source = {
+    client,
+    agent: agent.state,
+    cursor: () => (ready() ? readCursor(ctx.db) : null),
+    blobCounts: () => blobs.counts(),
+    missingOnPrimary: () => (ready() ? missingOnPrimaryCount(ctx.db) : 0),
+    backfill: () => blobs.backfill(),
+  };
+  let promoting = false;
+  const promote = async (options: PromoteOptions, progress: (line: PromotionProgress) => void): Promise<PromotionReport> => {
+    if (promoting) throw conflict('A promotion of this site is already under way');
+    if (!ready()) throw conflict('This secondary has no database yet (it is still copying it from the primary): it cannot be promoted');
+    promoting = true;
+    try {
+      return await promoteSecondary(ctx, { source, primaryUrl, stopReplication: stop }, options, progress);
+    } finally {
+      promoting = false;
+    }
   };
   return {
     role: 'secondary',
     primaryUrl,
+    promote,
     cursor: waiter,
     ready,
     currentStatus,
@@ -199,11 +269,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
       agent.start();
       blobs.start();
     },
-    stop: async () => {
-      await blobs.stop();
-      waiter.close();
-      await agent.stop();
-    },
+    stop,
   };
 }
 

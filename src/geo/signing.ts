@@ -9,14 +9,26 @@ export interface GeoClaims {
   readonly node: string;
   readonly iat: number;
   readonly exp: number;
+  /** The highest fencing epoch the signer knows, and that epoch's primary (null: the signer itself). */
+  readonly epoch: number;
+  readonly primary: string | null;
 }
+
+/** What a signer knows of the fencing epoch (issue 18, item 2); every site-to-site call carries it. */
+export interface FencingClaims {
+  readonly epoch: number;
+  readonly primary: string | null;
+}
+
+const NO_EPOCH: FencingClaims = { epoch: 0, primary: null };
 
 const mac = (secret: string, payload: string) => createHmac('sha256', secret).update(payload).digest('base64url');
 
 /** `<base64url claims>.<base64url HMAC-SHA256>`, signed with GEOFORGE_GEO_SECRET. */
-export function signGeoToken(secret: string, node: string, now = Date.now()): string {
+export function signGeoToken(secret: string, node: string, now = Date.now(), fencing: FencingClaims = NO_EPOCH): string {
   const iat = Math.floor(now / 1000);
-  const payload = Buffer.from(JSON.stringify({ node, iat, exp: iat + GEO_TOKEN_TTL_SECONDS } satisfies GeoClaims)).toString('base64url');
+  const claims: GeoClaims = { node, iat, exp: iat + GEO_TOKEN_TTL_SECONDS, epoch: fencing.epoch, primary: fencing.primary };
+  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return `${payload}.${mac(secret, payload)}`;
 }
 
@@ -36,9 +48,10 @@ export function verifyGeoToken(secret: string, token: string, now = Date.now()):
   const seconds = now / 1000;
   if (typeof claims.node !== 'string' || typeof claims.exp !== 'number' || typeof claims.iat !== 'number') return null;
   if (claims.exp < seconds || claims.iat > seconds + GEO_TOKEN_TTL_SECONDS) return null;
-  return claims;
+  // Tokens of a version before fencing carry no epoch: epoch 0, the first primary's.
+  return { ...claims, epoch: Number.isSafeInteger(claims.epoch) ? claims.epoch : 0, primary: typeof claims.primary === 'string' ? claims.primary : null };
 }
 
-export function geoAuthorization(secret: string, node: string, now = Date.now()): string {
-  return `${GEO_AUTH_SCHEME} ${signGeoToken(secret, node, now)}`;
+export function geoAuthorization(secret: string, node: string, now = Date.now(), fencing: FencingClaims = NO_EPOCH): string {
+  return `${GEO_AUTH_SCHEME} ${signGeoToken(secret, node, now, fencing)}`;
 }

@@ -23,7 +23,8 @@ export interface GeoNodeStatus {
   /** null only for a node that never reported (SPEC: absent values are null). */
   version: string | null;
   revision: string | null;
-  [counter: string]: string | number | boolean | null;
+  /** Counters per blob kind, and the failover fields (geo/failover-status.ts: epoch, role history, synchronous replication). */
+  [field: string]: string | number | boolean | null | object;
 }
 
 /** `97.56%`, GitLab's format; an empty set counts as 0.00%. */

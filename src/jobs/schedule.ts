@@ -39,6 +39,8 @@ const SCHEDULE: readonly (ScheduledJob<'primary'> | ScheduledJob<'secondary'>)[]
   { name: 'geo-repository-states', role: 'primary', when: () => '30 * * * * *', atStart: true, run: ({ geo }) => geo.fillRepositoryStates() },
   // Merge requests left `unchecked` (a restart cut their background check short) are checked again.
   { name: 'merge-requests-unchecked', role: 'primary', when: () => '15 * * * * *', atStart: true, run: ({ ctx }) => scheduleUncheckedMergeRequests(ctx) },
+  // An old primary that comes back learns it was replaced; a new one tells the others its epoch.
+  { name: 'geo-epoch-exchange', role: 'primary', when: (config) => everySeconds(config.geo.statusIntervalSeconds), run: ({ geo }) => geo.exchangeEpochs() },
   { name: 'geo-status-report', role: 'secondary', when: (config) => everySeconds(config.geo.statusIntervalSeconds), run: ({ geo }) => geo.reportStatus() },
   { name: 'geo-backfill', role: 'secondary', when: (config) => everySeconds(config.geo.backfillSeconds), run: ({ geo }) => geo.backfill() },
   { name: 'geo-reverify', role: 'secondary', when: (config) => everySeconds(config.geo.backfillSeconds), run: ({ geo }) => geo.reverify() },

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BLOB_TYPES } from '../geo/blobs.js';
 import { createGeoStatusMetrics, type GeoStatusMetrics } from './geo-gauges.js';
 
@@ -9,6 +9,19 @@ export interface SiteMetrics {
   readonly geo: GeoSyncMetrics;
   /** The geo_* status gauges, collected from GeoNodeStatus at scrape time. */
   readonly geoStatus: GeoStatusMetrics;
+  /** Synchronous replication and fencing on this site (issue 18). */
+  readonly geoFailover: GeoFailoverMetrics;
+}
+
+/** What the failover code counts; the epoch and role are collected at scrape time. */
+export interface GeoFailoverMetrics {
+  /** Writes answered after waiting for secondaries, by outcome: applied, timeout, unconfirmed (answered without waiting: degraded or too few secondaries). */
+  readonly syncWrites: Counter<'outcome'>;
+  readonly syncWait: Histogram;
+  /** 1 while the primary answers writes synchronously, 0 while degraded to asynchronous (after a timeout). */
+  readonly synchronous: Gauge;
+  /** Where the fencing gauges (geo_fencing_epoch, geo_primary_fenced) read from at scrape time. */
+  observe(source: () => { epoch: number; fenced: boolean }): void;
 }
 
 /** What a secondary's agent and sync workers count (the geo_* status gauges are collected from GeoNodeStatus). */
@@ -41,6 +54,48 @@ export function createSiteMetrics(): SiteMetrics {
     }),
     geo: createGeoSyncMetrics(registry),
     geoStatus: createGeoStatusMetrics(registry),
+    geoFailover: createGeoFailoverMetrics(registry),
+  };
+}
+
+function createGeoFailoverMetrics(registry: Registry): GeoFailoverMetrics {
+  const registers = [registry];
+  const syncWrites = new Counter({
+    name: 'geo_sync_replication_writes_total',
+    help: 'Writes under synchronous replication (geoSyncReplicas > 0) by outcome: applied by enough secondaries, timeout, or unconfirmed while degraded',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  for (const outcome of ['applied', 'timeout', 'unconfirmed']) syncWrites.inc({ outcome }, 0);
+  let source = () => ({ epoch: 0, fenced: false });
+  new Gauge({
+    name: 'geo_fencing_epoch',
+    help: 'The highest fencing epoch this site knows (raised by each promotion)',
+    registers,
+    collect() {
+      this.set(source().epoch);
+    },
+  });
+  new Gauge({
+    name: 'geo_primary_fenced',
+    help: '1 on a primary that knows of a higher epoch: it refuses writes until demoted',
+    registers,
+    collect() {
+      this.set(source().fenced ? 1 : 0);
+    },
+  });
+  return {
+    observe: (next) => {
+      source = next;
+    },
+    syncWrites,
+    syncWait: new Histogram({
+      name: 'geo_sync_replication_wait_seconds',
+      help: 'How long a write waited for secondaries to apply its event',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    synchronous: new Gauge({ name: 'geo_sync_replication_synchronous', help: '1 while writes wait for geoSyncReplicas secondaries, 0 while degraded to asynchronous or off', registers }),
   };
 }
 

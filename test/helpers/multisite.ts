@@ -189,6 +189,26 @@ export class SiteProcess {
     return { status: response.statusCode, headers: response.headers, body: parsed as T, text };
   }
 
+  /** Runs `node dist/cli.js <args>` with this site's environment (its config); resolves with the exit code and output. */
+  cli(args: string[], options: { timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+    const env = { ...process.env };
+    for (const key of Object.keys(env)) if (key.startsWith('GEOFORGE_')) delete env[key];
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, ...args], { env: { ...env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+      child.once('error', reject);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr, ms: Date.now() - started });
+      });
+    });
+  }
+
   /** Opens this site's SQLite file read-only (another process may be writing it). */
   openReadOnly(): Database.Database {
     const db = new Database(this.dbFile, { readonly: true, fileMustExist: true });

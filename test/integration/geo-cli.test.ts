@@ -52,7 +52,10 @@ describe('geoforge geo CLI', () => {
   it('prints aligned tables after the site stopped', async () => {
     await site.site.stop();
     stopped = true;
-    const table = (await geo(site.dataDir, 'status')).trimEnd().split('\n');
+    const [nodeTable, failover] = (await geo(site.dataDir, 'status')).trimEnd().split('\n\n');
+    // Below the node table: the site's role, fencing epoch, synchronous replication and promotions (issue 18).
+    expect(failover.split('\n')).toEqual(['This site: primary (configured), fencing epoch 0', 'Synchronous replication: off (geoSyncReplicas 0)', 'Promotions: none (the first primary still is)']);
+    const table = nodeTable.split('\n');
     expect(table[0]).toMatch(/^id\s+name\s+role\s+healthy\s+health\s+lag s\s+last event\s+cursor\s+last report$/);
     expect(table).toHaveLength(5);
     const column = (title: string) => {

@@ -15,7 +15,7 @@ const now = () => Math.floor(Date.now() / 1000);
 /** Geo node (SPEC) with the extras we serve: name and _links. */
 function expectGeoNode(body: Record<string, unknown>, siteUrl: string) {
   expect(Object.keys(body).sort()).toEqual(
-    ['_links', 'clone_protocol', 'current', 'enabled', 'files_max_capacity', 'id', 'name', 'primary', 'repos_max_capacity', 'url'].sort(),
+    ['_links', 'clone_protocol', 'current', 'enabled', 'files_max_capacity', 'id', 'name', 'primary', 'repos_max_capacity', 'selective_sync_namespace_ids', 'selective_sync_shards', 'selective_sync_type', 'url'].sort(),
   );
   expect(body).toMatchObject({
     id: expect.any(Number),

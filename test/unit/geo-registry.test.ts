@@ -144,6 +144,22 @@ describe('backfill and counts', () => {
     expect(errors).toEqual([]);
   });
 
+  it('runs again after a run asked for while not ready (a cron tick before the bootstrap)', async () => {
+    const db = registryDb();
+    db.prepare("INSERT INTO lfs_objects (id, oid, size, created_at) VALUES (1, ?, 1, '2026-01-01')").run('1'.repeat(64));
+    let ready = false;
+    let scheduled = 0;
+    const runner = backfillRunner({ db: () => db, ready: () => ready, batch: 10, onScheduled: () => scheduled++ }, (error) => {
+      throw error;
+    });
+    await runner.run();
+    expect(scheduled).toBe(0);
+    ready = true;
+    await runner.run();
+    expect(scheduled).toBe(1);
+    expect(row(db, 1)).toMatchObject({ state: 'pending' });
+  });
+
   it('schedules inventory items the registry lacks, page by page, and marks items gone from the primary', () => {
     const db = registryDb();
     const insert = db.prepare("INSERT INTO lfs_objects (id, oid, size, created_at) VALUES (?, ?, ?, '2026-01-01')");

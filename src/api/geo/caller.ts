@@ -7,7 +7,10 @@ import type { SiteContext } from '../../site-context.js';
 export function geoCaller(ctx: SiteContext, req: Request): GeoClaims | null {
   const header = req.headers.authorization ?? '';
   const token = header.startsWith(`${GEO_AUTH_SCHEME} `) ? header.slice(GEO_AUTH_SCHEME.length + 1) : null;
-  return token && ctx.config.geoSecret ? verifyGeoToken(ctx.config.geoSecret, token) : null;
+  const claims = token && ctx.config.geoSecret ? verifyGeoToken(ctx.config.geoSecret, token) : null;
+  // Every signed call carries the signer's fencing epoch: a higher one is learned here (issue 18, item 2).
+  if (claims) ctx.fence.learn(claims.epoch, claims.primary, claims.node);
+  return claims;
 }
 
 /** The signed caller of a site-to-site API call; anything else is a 401. */

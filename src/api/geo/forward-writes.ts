@@ -13,7 +13,9 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 const isWrite = (req: Request) => req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS';
 /** What a secondary forwards: API writes (not the site-to-site API) and the two sign-in endpoints. */
 const isForwardable = (req: Request) =>
-  (req.path.startsWith('/api/v4/') && !req.path.startsWith('/api/v4/geo/')) || req.path === '/users/sign_in' || req.path === '/oauth/token';
+  (req.path.startsWith('/api/v4/') && !req.path.startsWith('/api/v4/geo/') && !PROMOTE.test(req.path)) || req.path === '/users/sign_in' || req.path === '/oauth/token';
+/** The promotion of a secondary is answered by that secondary (api/geo/nodes.ts). */
+const PROMOTE = /^\/api\/v4\/geo_nodes\/[^/]+\/promote$/;
 
 function positionOf(req: Request): number | null {
   const header = req.headers[MIN_EVENT_HEADER];

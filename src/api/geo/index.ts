@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import { lastEventId } from '../../geo/event-log.js';
+import { lastEventId, newestBlobEventAt } from '../../geo/event-log.js';
 import type { GeoRuntime } from '../../geo/runtime.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Route } from '../routes.js';
@@ -9,6 +9,9 @@ import { geoNodeRoutes } from './nodes.js';
 import { createReadRouting, type ReadRouting } from './read-routing.js';
 import { requireReady } from './require-ready.js';
 import { geoSiteRouter } from './site.js';
+import { geoFailoverRouter } from './failover.js';
+import { holdWritesForReplicas } from './sync-wait.js';
+import { primaryWriteGate } from './write-gate.js';
 
 /** What a site mounts for Geo (server.ts), by its role. */
 export interface GeoHttp {
@@ -32,9 +35,22 @@ export function geoHttp(ctx: SiteContext, geo: GeoRuntime): GeoHttp {
   if (geo.role === 'primary') {
     return {
       ready: () => geo.ready(),
-      early: [geoHeaders(() => ctx.nodeName, { position: () => lastEventId(ctx.db), written: () => geo.events.notify() })],
-      apiRouter: geoSiteRouter(ctx, geo.events),
-      nodeRoutes: geoNodeRoutes(geo),
+      early: [
+        geoHeaders(() => ctx.nodeName, { position: () => lastEventId(ctx.db), written: () => geo.events.notify() }),
+        primaryWriteGate(ctx.fence, () => geo.ready()),
+        ...(geo.replicas.enabled
+          ? [
+              holdWritesForReplicas({
+                position: () => lastEventId(ctx.db),
+                blobsAt: (after, through) => newestBlobEventAt(ctx.db, after, through),
+                notify: () => geo.events.notify(),
+                wait: (eventId, blobsAt) => geo.replicas.waitFor(eventId, blobsAt),
+              }),
+            ]
+          : []),
+      ],
+      apiRouter: Router().use(geoFailoverRouter(ctx, geo)).use(geoSiteRouter(ctx, geo.events, geo.replicas)),
+      nodeRoutes: geoNodeRoutes(geo, null),
       reads: null,
     };
   }
@@ -46,8 +62,8 @@ export function geoHttp(ctx: SiteContext, geo: GeoRuntime): GeoHttp {
       requireReady(() => geo.ready()),
       forwardWrites({ proxy, waiter: geo.cursor, waitMs: ctx.config.geo.readYourWritesMs }),
     ],
-    apiRouter: Router(),
-    nodeRoutes: geoNodeRoutes(geo),
+    apiRouter: geoFailoverRouter(ctx, geo),
+    nodeRoutes: geoNodeRoutes(geo, geo.promote),
     reads: createReadRouting(ctx, proxy),
   };
 }

@@ -3,12 +3,15 @@ import { geoNode } from '../../entities/geo-nodes.js';
 import { notFound } from '../../errors.js';
 import { CLONE_PROTOCOLS, createGeoNode, deleteGeoNode, repairGeoNode, updateGeoNode } from '../../geo/node-admin.js';
 import { secondaryNodeStatus, statusOfNode, type StatusSources } from '../../geo/node-statuses.js';
-import { getGeoNode, listGeoNodes } from '../../geo/nodes.js';
+import { getGeoNode, listGeoNodes, type GeoNodeRow } from '../../geo/nodes.js';
+import { namespaceIdsOf } from '../../geo/selective-sync.js';
 import { FAILURE_KINDS, FAILURE_TYPES, listCurrentNodeFailures } from '../../geo/registry/failures.js';
 import type { SiteContext } from '../../site-context.js';
+import type { PromoteOptions, PromotionProgress, PromotionReport } from '../../geo/promote.js';
+import { badRequest } from '../../errors.js';
 import { admin } from '../middleware/guards.js';
 import { readPage, sendPage } from '../pagination.js';
-import { bool, int, oneOf, pathInt, readParams, required, str } from '../params.js';
+import { bool, int, list, oneOf, pathInt, readParams, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import type { Handler, Route } from '../routes.js';
 
@@ -18,8 +21,9 @@ import type { Handler, Route } from '../routes.js';
  * `status` and `current/failures` are declared before `:id`, which must be an integer. The
  * statuses come from `sources`: the serving site's live figures, or the reports nodes sent.
  */
-export function geoNodeRoutes(sources: StatusSources): readonly Route[] {
+export function geoNodeRoutes(sources: StatusSources, promote: Promote | null): readonly Route[] {
   return [
+    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin], handler: promoteNode(promote) },
     { method: 'get', path: '/geo_nodes', guards: [admin], handler: listNodes },
     { method: 'get', path: '/geo_nodes/status', guards: [admin], handler: listNodeStatuses(sources) },
     { method: 'get', path: '/geo_nodes/current/failures', guards: [admin], handler: listFailures },
@@ -39,14 +43,27 @@ const SETTINGS = {
   files_max_capacity: int(),
   repos_max_capacity: int(),
   clone_protocol: oneOf(CLONE_PROTOCOLS),
+  selective_sync_type: str({ max: 20 }),
+  selective_sync_namespace_ids: list(int({ min: 1 })),
+  // GitLab reads selective_sync_namespace_ids `as: :namespace_ids`; both names are taken.
+  namespace_ids: list(int({ min: 1 })),
 };
+
+/** The settings with namespace_ids folded into selective_sync_namespace_ids. */
+function selection<T extends { selective_sync_namespace_ids?: number[]; namespace_ids?: number[] }>(input: T): Omit<T, 'namespace_ids'> {
+  const { namespace_ids: alias, ...rest } = input;
+  return { ...rest, selective_sync_namespace_ids: rest.selective_sync_namespace_ids ?? alias };
+}
+
+const nodeView = (ctx: SiteContext, req: Request, row: GeoNodeRow) => geoNode(row, view(ctx, req), namespaceIdsOf(ctx.db, [row.id]).get(row.id));
 
 const view = (ctx: SiteContext, req: Request) => ({ externalUrl: ctx.externalUrl, currentNode: servingNode(ctx, req) });
 
 function listNodes(ctx: SiteContext, req: Request, res: Response): void {
   const page = readPage(req.input);
   const result = listGeoNodes(ctx.db, page);
-  sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => geoNode(row, view(ctx, req))), result.total);
+  const namespaces = namespaceIdsOf(ctx.db, result.rows.map((row) => row.id));
+  sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => geoNode(row, view(ctx, req), namespaces.get(row.id))), result.total);
 }
 
 function listNodeStatuses(sources: StatusSources): Handler {
@@ -66,7 +83,7 @@ function listFailures(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 function showNode(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 200, geoNode(getGeoNode(ctx.db, pathInt(req.params.id, 'id')), view(ctx, req)));
+  sendJson(res, 200, nodeView(ctx, req, getGeoNode(ctx.db, pathInt(req.params.id, 'id'))));
 }
 
 function showNodeStatus(sources: StatusSources): Handler {
@@ -80,13 +97,13 @@ function showNodeStatus(sources: StatusSources): Handler {
 
 function addNode(ctx: SiteContext, req: Request, res: Response): void {
   const input = readParams(req.input, { url: required(str({ max: 2048 })), primary: bool(), ...SETTINGS });
-  sendJson(res, 201, geoNode(createGeoNode(ctx.db, input), view(ctx, req)));
+  sendJson(res, 201, nodeView(ctx, req, createGeoNode(ctx.db, selection(input))));
 }
 
 function editNode(ctx: SiteContext, req: Request, res: Response): void {
   const id = pathInt(req.params.id, 'id');
   const input = readParams(req.input, { url: str({ max: 2048 }), ...SETTINGS });
-  sendJson(res, 200, geoNode(updateGeoNode(ctx.db, id, input, servingNode(ctx, req)), view(ctx, req)));
+  sendJson(res, 200, nodeView(ctx, req, updateGeoNode(ctx.db, id, selection(input), servingNode(ctx, req))));
 }
 
 function removeNode(ctx: SiteContext, req: Request, res: Response): void {
@@ -95,7 +112,26 @@ function removeNode(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 function repairNode(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, geoNode(repairGeoNode(ctx.db, pathInt(req.params.id, 'id')), view(ctx, req)));
+  sendJson(res, 201, nodeView(ctx, req, repairGeoNode(ctx.db, pathInt(req.params.id, 'id'))));
+}
+
+/** A secondary's promotion (geo/runtime.ts); null on a primary. */
+export type Promote = (options: PromoteOptions, progress: (line: PromotionProgress) => void) => Promise<PromotionReport>;
+
+/**
+ * POST /geo_nodes/:id/promote (issue 18, item 1; GitLab has only `gitlab-ctl geo promote`): on the
+ * secondary named by :id, which is never forwarded to the primary (api/geo/forward-writes.ts).
+ * Planned unless `force`; 201 with the report, or 409 with what the site lacks.
+ */
+function promoteNode(promote: Promote | null): Handler {
+  return async (ctx, req, res) => {
+    const node = getGeoNode(ctx.db, pathInt(req.params.id, 'id'));
+    const { force, timeout_ms: timeoutMs } = readParams(req.input, { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
+    if (!promote) throw badRequest(node.name === ctx.nodeName ? 'This node is the primary already' : `Promote a secondary on that secondary: ${node.url}`);
+    if (node.name !== ctx.nodeName) throw badRequest(`Promote a secondary on that secondary: this site is ${ctx.nodeName}, the node is at ${node.url}`);
+    const by = req.actor?.user.username ?? 'unknown';
+    sendJson(res, 201, await promote({ force: force ?? false, timeoutMs: timeoutMs ?? 120_000, by }, (line) => ctx.log.info({ ...line }, 'geo promotion progress')));
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/connection.js';
 import { AppError, notFound } from '../../errors.js';
 import { eventsAfterJson, logPosition } from '../../geo/event-log.js';
 import type { EventWaiter } from '../../geo/event-waiter.js';
+import type { ReplicaPositions } from '../../geo/sync-replication.js';
 import { findGeoNodeByName, findGeoNodeByUrl, storeNodeStatus, upsertGeoNode } from '../../geo/nodes.js';
 import { createSnapshot } from '../../geo/snapshot.js';
 import type { SiteContext } from '../../site-context.js';
@@ -12,6 +13,7 @@ import { tmpDir } from '../../storage/layout.js';
 import { geoGitRouter } from './git-fetch.js';
 import { geoTransfersRouter } from './transfers.js';
 import { requireGeoCaller } from './caller.js';
+import { freezeRoute } from './failover.js';
 import { int, readParams, required, str } from '../params.js';
 import { downloadStream, sendJson } from '../respond.js';
 
@@ -29,26 +31,48 @@ const STATUS_NUMBERS: Record<string, (value: number) => boolean> = {
  * The primary's site-to-site API, mounted at /api/v4/geo: database snapshot, event stream,
  * node registration and status reports, file transfers and git fetch (DESIGN.md, Replication).
  */
-export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter): Router {
+export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter, replicas: ReplicaPositions): Router {
   const router = Router();
   router.use('/git', geoGitRouter(ctx));
   router.use('/transfers', geoTransfersRouter(ctx));
+  // A fenced primary serves no history: its secondaries must follow the primary it names.
+  const refuseIfFenced = () => {
+    if (ctx.fence.fenced()) {
+      throw new AppError('conflict', `409 Conflict - this site is no longer the primary: ${ctx.fence.epochPrimaryUrl} is (epoch ${ctx.fence.epoch}); run geoforge geo follow ${ctx.fence.epochPrimaryUrl}`);
+    }
+  };
+  router.post('/freeze', freezeRoute(ctx));
   router.get('/snapshot', async (req, res) => {
     requireGeoCaller(ctx, req);
+    refuseIfFenced();
     const { file, lastEventId } = await createSnapshot(ctx.db, tmpDir(ctx.config.dataDir));
     res.on('close', () => void rm(file, { force: true }));
     const { size } = await stat(file);
-    res.status(200).set({ 'Content-Type': 'application/vnd.sqlite3', 'Content-Length': String(size), 'X-Geo-Last-Event-Id': String(lastEventId) });
+    res.status(200).set({
+      'Content-Type': 'application/vnd.sqlite3',
+      'Content-Length': String(size),
+      'X-Geo-Last-Event-Id': String(lastEventId),
+      'X-Geo-Epoch': String(ctx.fence.ownEpoch),
+    });
     await pipeline(downloadStream(file, size), res).catch(() => res.destroy());
   });
   router.get('/events', async (req, res) => {
-    requireGeoCaller(ctx, req);
-    const { after, wait_ms: waitMs } = readParams(req.input, { after: required(int({ min: 0 })), wait_ms: int({ min: 0, max: MAX_WAIT_MS }) });
+    const claims = requireGeoCaller(ctx, req);
+    refuseIfFenced();
+    const { after, wait_ms: waitMs, blobs_pending_since: pending } = readParams(req.input, {
+      after: required(int({ min: 0 })),
+      wait_ms: int({ min: 0, max: MAX_WAIT_MS }),
+      blobs_pending_since: str({ max: 20 }),
+    });
+    // A secondary asks for the events after the last one it applied: that is its applied position,
+    // and with it comes how far its blob syncs are (synchronous replication of pushes and uploads).
+    replicas.applied(claims.node, after, pending === undefined ? undefined : /^\d{1,15}$/.test(pending) ? Number(pending) : null);
     await waiter.wait(after, waitMs ?? 0);
     // One read transaction: the page and the position must agree even while another process
     // (the CLI, a prune) writes, or a secondary could take a concurrent prune for a gap.
     const { json, position } = ctx.db.transaction(() => ({ ...eventsAfterJson(ctx.db, after, ctx.config.geo.eventBatchSize), position: logPosition(ctx.db) }))();
-    const body = `{"lastEventId":${position.lastEventId},"lastEventAt":${position.lastEventAt ?? 'null'},"oldestEventId":${position.oldestEventId ?? 'null'},"events":${json}}`;
+    const fencing = `"epoch":${ctx.fence.ownEpoch},"primaryUrl":${JSON.stringify(ctx.externalUrl)},"blobAcks":${replicas.enabled}`;
+    const body = `{"lastEventId":${position.lastEventId},"lastEventAt":${position.lastEventAt ?? 'null'},"oldestEventId":${position.oldestEventId ?? 'null'},${fencing},"events":${json}}`;
     res.status(200).set({ 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
   });
   router.post('/nodes', (req, res) => {

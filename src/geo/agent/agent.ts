@@ -6,6 +6,8 @@ import { findGeoNode } from '../nodes.js';
 import { prepareSnapshot } from './bootstrap.js';
 import type { PrimaryClient } from './primary-client.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
+import type { Fence } from '../fence.js';
+import type { BlobEvent } from '../blobs.js';
 
 const LONG_POLL_MS = 10_000;
 /**
@@ -14,12 +16,19 @@ const LONG_POLL_MS = 10_000;
  */
 const BACKOFF: RetryPolicy = { baseMs: 400, capMs: 2_000 };
 
+/** The primary serves a lower epoch than this site knows. */
+class FencedOutError extends Error {}
+
 /** What the agent knows, for status and metrics. */
 export interface AgentState {
   bootstrapped: boolean;
   nodeId: number | null;
   primaryLastEventId: number | null;
   primaryLastEventAt: number | null;
+  /** When the primary last answered with its position. */
+  primaryLastSeenAt: number | null;
+  /** Set while the primary serves an epoch lower than one this site knows: its events are refused. */
+  fencedOut: string | null;
   lastError: string | null;
   lastErrorAt: number | null;
   /** The cursor fell behind the primary's pruned horizon; a re-bootstrap is under way. */
@@ -36,11 +45,17 @@ export interface AgentHost {
   /** Closes the live database, moves the prepared snapshot in its place and reopens it. */
   swapDatabase(prepared: string): Promise<void>;
   readonly metrics: GeoSyncMetrics;
+  /** The site's fencing epoch: events and snapshots of a lower epoch are refused. */
+  readonly fence: Fence;
   /**
    * Called after every applied batch, so waiting requests can re-check the cursor; `blobs` when
    * the batch held blob events or was a bootstrap, so the registry may have new work.
    */
   onApplied(cursor: Cursor, blobs: boolean): void;
+  /** Whether this site keeps a blob (selective sync). */
+  holds(event: BlobEvent): boolean;
+  /** The oldest unsynced blob event's time, null when all are synced: reported with every long poll. */
+  blobsPendingSince(): number | null;
 }
 
 /**
@@ -54,6 +69,8 @@ export class GeoAgent {
     nodeId: null,
     primaryLastEventId: null,
     primaryLastEventAt: null,
+    primaryLastSeenAt: null,
+    fencedOut: null,
     lastError: null,
     lastErrorAt: null,
     behindPrunedHorizon: false,
@@ -63,6 +80,10 @@ export class GeoAgent {
   private stopped = false;
   private readonly abort = new AbortController();
   private loop: Promise<void> | null = null;
+  /** The long poll waiting now; a nudge ends it so the next one reports fresh positions. */
+  private poll: AbortController | null = null;
+  /** The primary's last page asked for blob sync reports (it runs synchronous replication). */
+  private blobAcks = false;
 
   constructor(private readonly host: AgentHost, readonly client: PrimaryClient) {
     this.state.bootstrapped = readCursor(host.db()) !== null;
@@ -85,7 +106,7 @@ export class GeoAgent {
       try {
         // Registered first, so the primary's pruning counts this node before its snapshot is even taken.
         if (this.state.nodeId === null) this.state.nodeId = (await this.client.register(this.host.externalUrl())).id;
-        if (!this.state.bootstrapped || this.state.behindPrunedHorizon) await this.bootstrap();
+        if (!this.state.bootstrapped || this.state.behindPrunedHorizon || this.host.fence.current.bootstrapRequired) await this.bootstrap();
         await this.pullOnce();
         this.state.lastError = null;
         failures = 0;
@@ -106,9 +127,26 @@ export class GeoAgent {
       this.host.log.info('geo agent: a repair asked for a full re-sync');
       return this.bootstrap();
     }
-    const page = await this.client.events(cursor.lastEventId, LONG_POLL_MS, this.abort.signal);
+    const poll = new AbortController();
+    this.poll = poll;
+    const onStop = () => poll.abort();
+    this.abort.signal.addEventListener('abort', onStop);
+    let page;
+    try {
+      page = await this.client.events(cursor.lastEventId, LONG_POLL_MS, poll.signal, this.blobAcks ? this.host.blobsPendingSince() : undefined);
+    } catch (error) {
+      // Nudged: a blob sync finished, and the primary hears of it with the next poll at once.
+      if (poll.signal.aborted && !this.stopped) return;
+      throw error;
+    } finally {
+      this.poll = null;
+      this.abort.signal.removeEventListener('abort', onStop);
+    }
+    this.checkEpoch(page.epoch ?? 0, page.primaryUrl ?? this.client.primaryUrl);
+    this.blobAcks = page.blobAcks === true;
     this.state.primaryLastEventId = page.lastEventId;
     this.state.primaryLastEventAt = page.lastEventAt;
+    this.state.primaryLastSeenAt = Date.now();
     // Events after the cursor exist (lastEventId) but the oldest kept is past the next one, or the
     // log is empty: they were pruned, and only a snapshot can bring this site back.
     const oldestKept = page.oldestEventId ?? page.lastEventId + 1;
@@ -121,7 +159,7 @@ export class GeoAgent {
     if (page.events.length && page.events[0][0] !== cursor.lastEventId + 1) {
       throw new GapError(`primary sent event ${page.events[0][0]} after cursor ${cursor.lastEventId}`);
     }
-    this.applier ??= new Applier(this.host.db());
+    this.applier ??= new Applier(this.host.db(), (event) => this.host.holds(event));
     this.applier.apply(page.events);
     this.state.eventsApplied += page.events.length;
     // Counted per kind, not per event: prom-client hashes the labels on every call.
@@ -142,6 +180,28 @@ export class GeoAgent {
     return requested !== null && requested !== cursor.resyncHandled;
   }
 
+  /**
+   * Issue 18, item 2: no secondary applies events (or a snapshot) of an epoch lower than one it
+   * knows; a higher one is learned. The refusal stays in the status until the site follows the
+   * current primary.
+   */
+  private checkEpoch(epoch: number, primaryUrl: string): void {
+    const fence = this.host.fence;
+    if (epoch < fence.epoch) {
+      this.state.fencedOut =
+        `the primary ${this.client.primaryUrl} serves epoch ${epoch}, but epoch ${fence.epoch} is known (primary ${fence.epochPrimaryUrl ?? 'unknown'}): ` +
+        `its events are refused; run geoforge geo follow ${fence.epochPrimaryUrl ?? '<the new primary>'}`;
+      throw new FencedOutError(this.state.fencedOut);
+    }
+    fence.learn(epoch, primaryUrl, this.client.primaryUrl);
+    this.state.fencedOut = null;
+  }
+
+  /** Ends the waiting long poll, so the primary learns this site's blob sync state now (synchronous replication). */
+  nudge(): void {
+    if (this.blobAcks) this.poll?.abort();
+  }
+
   /** Forgets the node id, so the next step registers again (the node was deleted on the primary). */
   forgetNode(): void {
     this.state.nodeId = null;
@@ -150,6 +210,7 @@ export class GeoAgent {
   private async bootstrap(): Promise<void> {
     this.host.log.info('geo agent: bootstrapping from the primary snapshot');
     const prepared = await prepareSnapshot(this.client, this.host.dataDir);
+    this.checkEpoch(prepared.epoch, this.client.primaryUrl);
     this.applier = null;
     await this.host.swapDatabase(prepared.file);
     // The snapshot holds this node's row as of now: any repair requested so far is answered by it.
@@ -157,6 +218,7 @@ export class GeoAgent {
     prepare(this.host.db(), 'UPDATE geo_cursor SET resync_handled = ? WHERE id = 1').run(requested);
     this.state.bootstrapped = true;
     this.state.behindPrunedHorizon = false;
+    this.host.fence.bootstrapDone();
     this.host.log.info({ last_event_id: prepared.lastEventId }, 'geo agent: bootstrapped');
     this.host.onApplied(readCursor(this.host.db())!, true);
   }

@@ -2,7 +2,7 @@ import type { Transaction } from 'better-sqlite3';
 import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import { replicatedTables } from '../../db/capture.js';
-import { parseBlobEvent } from '../blobs.js';
+import { parseBlobEvent, type BlobEvent } from '../blobs.js';
 import { recordBlobEvent } from '../registry/record-event.js';
 import type { WireEvent } from './primary-client.js';
 import { rowStatements, type RowStatements } from './row-statements.js';
@@ -32,7 +32,8 @@ export class Applier {
   private readonly tables = new Map<string, RowStatements>();
   private readonly applyBatch: Transaction<(events: WireEvent[]) => void>;
 
-  constructor(private readonly db: Db) {
+  /** `holds`: whether this site keeps a blob (selective sync); an event for one it does not keep adds no registry work. */
+  constructor(private readonly db: Db, private readonly holds: (event: BlobEvent) => boolean = () => true) {
     for (const [table, columns] of replicatedTables(db)) this.tables.set(table, rowStatements(db, table, columns));
     const moveCursor = db.prepare('UPDATE geo_cursor SET last_event_id = ?, last_event_at = ? WHERE id = 1 AND last_event_id = ?');
     this.applyBatch = db.transaction((events: WireEvent[]) => {
@@ -61,6 +62,8 @@ export class Applier {
     if (kind === 'blob') {
       const event = parseBlobEvent(payload);
       if (!event) throw new Error(`event ${id}: malformed blob event`);
+      // A delete is recorded even outside the selection: it only ever removes a copy.
+      if (event.action !== 'deleted' && !this.holds(event)) return;
       return recordBlobEvent(this.db, event, createdAt);
     }
     if (kind !== 'row') throw new Error(`event ${id}: unknown kind ${String(kind)}`);

@@ -10,11 +10,11 @@ import type { PrimaryClient } from './primary-client.js';
  * live file: capture triggers dropped, cursor set to the snapshot's last event. Returns the path
  * of the ready file; swapping it in is the caller's (it owns the open connection).
  */
-export async function prepareSnapshot(client: PrimaryClient, dataDir: string): Promise<{ file: string; lastEventId: number }> {
+export async function prepareSnapshot(client: PrimaryClient, dataDir: string): Promise<{ file: string; lastEventId: number; epoch: number }> {
   const { part, file } = bootstrapSnapshotPaths(dataDir);
   await rm(part, { force: true });
   try {
-    const lastEventId = await client.downloadSnapshot(part);
+    const { lastEventId, epoch } = await client.downloadSnapshot(part);
     const db = new Database(part);
     try {
       migrate(db);
@@ -26,7 +26,7 @@ export async function prepareSnapshot(client: PrimaryClient, dataDir: string): P
       db.close();
     }
     await rename(part, file);
-    return { file, lastEventId };
+    return { file, lastEventId, epoch };
   } catch (error) {
     await rm(part, { force: true });
     throw error;

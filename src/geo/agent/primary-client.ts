@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request, type Dispatcher } from 'undici';
-import { geoAuthorization } from '../signing.js';
+import { geoAuthorization, type FencingClaims } from '../signing.js';
 import { FILE_BATCH_MAX_FILES, decodeFileBatch, fileBatchKey } from '../transfer-batch.js';
 
 /** One event as the primary sends it: [id, created_at, kind, table, op, row_id, payload]. */
@@ -12,6 +12,28 @@ export interface EventsPage {
   readonly lastEventId: number;
   readonly lastEventAt: number | null;
   readonly oldestEventId: number | null;
+  /** The serving primary's fencing epoch (absent from a version before fencing: 0) and its URL. */
+  readonly epoch?: number;
+  readonly primaryUrl?: string;
+  /** The primary waits for its secondaries' blob syncs (synchronous replication): report them promptly. */
+  readonly blobAcks?: boolean;
+}
+
+/** What a site says of itself at GET /api/v4/geo/epoch (every role serves it). */
+export interface EpochInfo {
+  readonly role: 'primary' | 'secondary';
+  readonly url: string;
+  readonly node: string;
+  /** The highest epoch the site knows, and that epoch's primary. */
+  readonly epoch: number;
+  readonly epoch_primary_url: string;
+  /** A primary's own epoch; it is fenced when `epoch` is higher. */
+  readonly own_epoch: number | null;
+  readonly fenced: boolean;
+  /** A primary's newest event id; a secondary's cursor. */
+  readonly last_event_id: number | null;
+  /** The promotion that began the site's epoch, when it is a promoted primary. */
+  readonly promotion: { epoch: number; from_event_id: number; previous_primary_url: string | null; node_url: string } | null;
 }
 
 /** The URL word of each file type under /api/v4/geo/transfers. */
@@ -56,7 +78,7 @@ interface BatchMember {
 /** The one site-to-site HTTP client of a secondary: every call signed with the shared secret. */
 export class PrimaryClient {
   private readonly dispatcher: Dispatcher;
-  private signed = { second: -1, node: '', authorization: '' };
+  private signed = { second: -1, node: '', epoch: -1, authorization: '' };
   /** Small file transfers asked for by the task now running (a scheduler filling its slots): one batch, sent when it ends. */
   private batch: BatchMember[] = [];
   private batchKeys = new Set<string>();
@@ -64,7 +86,13 @@ export class PrimaryClient {
   /** Until when small files go one by one: the primary did not know the batch route (an older version, upgraded later). */
   private batchesRefusedUntil = 0;
 
-  constructor(private readonly primaryUrl: string, private readonly secret: string, private readonly nodeName: () => string) {
+  constructor(
+    readonly primaryUrl: string,
+    private readonly secret: string,
+    private readonly nodeName: () => string,
+    /** What this site knows of the fencing epoch: every call carries it. */
+    private readonly fencing: () => FencingClaims = () => ({ epoch: 0, primary: null }),
+  ) {
     // Room for every file sync the node's capacity allows beside the long-poll and status calls:
     // a smaller pool would queue transfers behind each other, below the capacity an admin set.
     this.dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
@@ -100,22 +128,43 @@ export class PrimaryClient {
   private authorization(): string {
     const second = Math.floor(Date.now() / 1000);
     const node = this.nodeName();
-    if (this.signed.second !== second || this.signed.node !== node) this.signed = { second, node, authorization: geoAuthorization(this.secret, node, second * 1000) };
+    const fencing = this.fencing();
+    if (this.signed.second !== second || this.signed.node !== node || this.signed.epoch !== fencing.epoch) {
+      this.signed = { second, node, epoch: fencing.epoch, authorization: geoAuthorization(this.secret, node, second * 1000, fencing) };
+    }
     return this.signed.authorization;
   }
 
-  /** Streams the primary's snapshot to `file`; returns the last event id it contains. */
-  async downloadSnapshot(file: string): Promise<number> {
+  /** Streams the primary's snapshot to `file`; returns the last event id it contains and the primary's epoch. */
+  async downloadSnapshot(file: string): Promise<{ lastEventId: number; epoch: number }> {
     const response = await this.call('GET', '/snapshot', { timeoutMs: 600_000 });
     const lastEventId = Number(response.headers['x-geo-last-event-id']);
+    const epoch = Number(response.headers['x-geo-epoch'] ?? 0);
     await pipeline(response.body, createWriteStream(file));
     if (!Number.isInteger(lastEventId)) throw new PrimaryError('snapshot without X-Geo-Last-Event-Id', response.statusCode);
-    return lastEventId;
+    return { lastEventId, epoch: Number.isSafeInteger(epoch) ? epoch : 0 };
   }
 
+  /** What the site says of itself (role, epoch, position); the call tells it this site's epoch too. */
+  async epochInfo(timeoutMs = 5_000): Promise<EpochInfo> {
+    const response = await this.call('GET', '/epoch', { timeoutMs });
+    return (await response.body.json()) as EpochInfo;
+  }
+
+  /**
+   * Asks the primary to refuse writes for `leaseMs` (a planned promotion of this site), or to lift
+   * that (`leaseMs` 0); answers its newest event id once the writes in flight have ended.
+   */
+  async freeze(leaseMs: number): Promise<{ last_event_id: number; drained: boolean }> {
+    const response = await this.call('POST', '/freeze', { body: { lease_ms: leaseMs }, timeoutMs: 15_000 });
+    return (await response.body.json()) as { last_event_id: number; drained: boolean };
+  }
+
+
   /** Long-polls for events after `afterId`: the primary answers at once when some exist, else after `waitMs`. */
-  async events(afterId: number, waitMs: number, signal?: AbortSignal): Promise<EventsPage> {
-    const response = await this.call('GET', `/events?after=${afterId}&wait_ms=${waitMs}`, { timeoutMs: waitMs + 30_000, signal });
+  async events(afterId: number, waitMs: number, signal?: AbortSignal, blobsPendingSince?: number | null): Promise<EventsPage> {
+    const blobs = blobsPendingSince === undefined ? '' : `&blobs_pending_since=${blobsPendingSince ?? 'none'}`;
+    const response = await this.call('GET', `/events?after=${afterId}&wait_ms=${waitMs}${blobs}`, { timeoutMs: waitMs + 30_000, signal });
     return (await response.body.json()) as EventsPage;
   }
 
@@ -255,7 +304,11 @@ export class PrimaryClient {
   gitRemote(type: 'repository' | 'wiki', projectId: number): { url: string; env: Record<string, string> } {
     return {
       url: `${this.primaryUrl}/api/v4/geo/git/${type}/${projectId}.git`,
-      env: { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: ${geoAuthorization(this.secret, this.nodeName())}` },
+      env: {
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'http.extraHeader',
+        GIT_CONFIG_VALUE_0: `Authorization: ${geoAuthorization(this.secret, this.nodeName(), Date.now(), this.fencing())}`,
+      },
     };
   }
 

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import type { BlobType } from '../blobs.js';
 import type { BlobCounts, BlobKind } from '../status.js';
+import { selectedInventoryCounts } from '../selective-sync.js';
 
 /** The status kind of each registry item type. */
 const KIND_OF: Readonly<Record<BlobType, BlobKind>> = {
@@ -26,9 +27,11 @@ const INVENTORY_COUNTS: Readonly<Record<BlobKind, string>> = {
  * never synced or failed (marking it to_delete makes it pending), so the registry counts need no
  * more than a count over the (item_type, state, failure_type) index.
  */
-export function registryBlobCounts(db: Db): Record<BlobKind, BlobCounts> {
+export function registryBlobCounts(db: Db, selectiveNode: number | null = null): Record<BlobKind, BlobCounts> {
+  // With selective sync, what this node should hold is the inventory within its selection.
+  const selected = selectiveNode === null ? null : selectedInventoryCounts(db, selectiveNode);
   const counts = Object.fromEntries(
-    Object.entries(INVENTORY_COUNTS).map(([kind, sql]) => [kind, { count: prepare(db, sql).pluck().get() as number, synced: 0, failed: 0 }]),
+    Object.entries(INVENTORY_COUNTS).map(([kind, sql]) => [kind, { count: selected ? selected[kind as BlobKind] : (prepare(db, sql).pluck().get() as number), synced: 0, failed: 0 }]),
   ) as Record<BlobKind, { count: number; synced: number; failed: number }>;
   const count = prepare(db, 'SELECT count(*) FROM geo_registry WHERE item_type = ? AND state = ?').pluck();
   for (const [type, kind] of Object.entries(KIND_OF)) {
@@ -36,4 +39,14 @@ export function registryBlobCounts(db: Db): Record<BlobKind, BlobCounts> {
     counts[kind].failed = count.get(type, 'failed') as number;
   }
   return counts;
+}
+
+/** The oldest unsynced blob event's time (ms, the primary's clock), or null when everything is synced. */
+export function blobsPendingSince(db: Db): number | null {
+  return (prepare(db, "SELECT min(coalesce(event_at, 0)) FROM geo_registry WHERE state <> 'synced'").pluck().get() as number | null) ?? null;
+}
+
+/** Items not synced because the primary lacks them itself (missing_on_primary). */
+export function missingOnPrimaryCount(db: Db): number {
+  return prepare(db, "SELECT count(*) FROM geo_registry WHERE missing_on_primary = 1 AND state <> 'synced' AND to_delete = 0").pluck().get() as number;
 }

@@ -47,7 +47,10 @@ const SOURCES: Readonly<Record<BlobType, InventorySource>> = {
  * Schedules the items of one inventory page that the registry does not know yet (pending, as an
  * event would). Returns the page's last key (null past the end) and how many rows it added.
  */
-export function scheduleMissingItems(db: Db, type: BlobType, afterKey: number, limit: number, now: number): { lastKey: number | null; added: number } {
+/** Whether this site keeps an item (selective sync); absent, it keeps everything. */
+export type Holds = (db: Db, type: BlobType, itemId: number, projectId: number | null) => boolean;
+
+export function scheduleMissingItems(db: Db, type: BlobType, afterKey: number, limit: number, now: number, holds?: Holds): { lastKey: number | null; added: number } {
   const source = SOURCES[type];
   return inTransaction(db, () => {
     const rows = (prepare(db, source.sql).all(afterKey, limit) as Record<string, unknown>[]).map(
@@ -59,7 +62,10 @@ export function scheduleMissingItems(db: Db, type: BlobType, afterKey: number, l
        VALUES (?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT (item_type, item_id) DO NOTHING`,
     );
     let added = 0;
-    for (const row of rows) added += insert.run(type, row.item_id, row.project_id, row.path, row.checksum, now).changes;
+    for (const row of rows) {
+      if (holds && !holds(db, type, row.item_id, row.project_id)) continue;
+      added += insert.run(type, row.item_id, row.project_id, row.path, row.checksum, now).changes;
+    }
     return { lastKey: rows.length === limit ? rows[rows.length - 1].key : null, added };
   });
 }
@@ -73,7 +79,7 @@ const RESCHEDULE = "version = version + 1, retry_at = NULL, state = CASE WHEN st
  * whose checksum differs from the primary's repository_states are synced again. Returns the
  * page's last id (null past the end) and the counts.
  */
-export function reconcileRegistryPage(db: Db, afterId: number, limit: number): { lastId: number | null; deleted: number; stale: number } {
+export function reconcileRegistryPage(db: Db, afterId: number, limit: number, holds?: Holds): { lastId: number | null; deleted: number; stale: number } {
   return inTransaction(db, () => {
     const upTo = prepare(db, 'SELECT max(id) AS last, count(*) AS n FROM (SELECT id FROM geo_registry WHERE id > ? ORDER BY id LIMIT ?)').get(afterId, limit) as {
       last: number | null;
@@ -89,6 +95,18 @@ export function reconcileRegistryPage(db: Db, afterId: number, limit: number): {
          WHEN 'attachment' THEN NOT EXISTS (SELECT 1 FROM uploads WHERE id = geo_registry.item_id)
          ELSE NOT EXISTS (SELECT 1 FROM projects WHERE id = geo_registry.item_id) END`,
     ).run(afterId, upTo.last).changes;
+    let deselected = 0;
+    if (holds) {
+      // Items outside this node's selection (it changed) go like deleted ones: the copy, then the row.
+      const page = prepare(db, 'SELECT id, item_type, item_id, project_id FROM geo_registry WHERE id > ? AND id <= ? AND to_delete = 0').all(afterId, upTo.last) as Array<{
+        id: number;
+        item_type: BlobType;
+        item_id: number;
+        project_id: number | null;
+      }>;
+      const drop = prepare(db, `UPDATE geo_registry SET to_delete = 1, retry_count = 0, ${RESCHEDULE} WHERE id = ?`);
+      for (const row of page) if (!holds(db, row.item_type, row.item_id, row.project_id)) deselected += drop.run(row.id).changes;
+    }
     // coalesce(primary's, ours): no repository_states checksum means nothing to compare against.
     const stale = prepare(
       db,
@@ -97,6 +115,6 @@ export function reconcileRegistryPage(db: Db, afterId: number, limit: number): {
          AND coalesce((SELECT CASE geo_registry.item_type WHEN 'repository' THEN repository_checksum ELSE wiki_checksum END
                        FROM repository_states WHERE project_id = geo_registry.item_id), checksum) IS NOT checksum`,
     ).run(afterId, upTo.last).changes;
-    return { lastId: upTo.n === limit ? upTo.last : null, deleted, stale };
+    return { lastId: upTo.n === limit ? upTo.last : null, deleted: deleted + deselected, stale };
   });
 }

@@ -1,6 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db } from '../../db/connection.js';
-import { BLOB_TYPES } from '../blobs.js';
+import { BLOB_TYPES, type BlobType } from '../blobs.js';
+import { isItemSelected } from '../selective-sync.js';
 import { reconcileRegistryPage, scheduleMissingItems } from '../registry/inventory.js';
 
 export interface BackfillDeps {
@@ -9,6 +10,8 @@ export interface BackfillDeps {
   readonly batch: number;
   /** Called after a pass that changed the registry: the scheduler has work. */
   onScheduled(): void;
+  /** This node's id when it syncs selectively (geo/selective-sync.ts), else null. */
+  selectiveNode?(): number | null;
 }
 
 export interface BackfillResult {
@@ -25,16 +28,19 @@ export interface BackfillResult {
  */
 export async function runBackfill(deps: BackfillDeps, now = Date.now()): Promise<BackfillResult> {
   const result: BackfillResult = { added: 0, deleted: 0, stale: 0 };
+  // A change of selection adds the newly selected items here and drops the deselected ones below.
+  const node = deps.selectiveNode?.() ?? null;
+  const holds = node === null ? undefined : (db: Db, type: BlobType, itemId: number, projectId: number | null) => isItemSelected(db, node, type, itemId, projectId);
   for (const type of BLOB_TYPES) {
     for (let after: number | null = 0; after !== null && deps.ready(); await yieldToLoop()) {
-      const page = scheduleMissingItems(deps.db(), type, after, deps.batch, now);
+      const page = scheduleMissingItems(deps.db(), type, after, deps.batch, now, holds);
       result.added += page.added;
       after = page.lastKey;
       if (page.added) deps.onScheduled();
     }
   }
   for (let after: number | null = 0; after !== null && deps.ready(); await yieldToLoop()) {
-    const page = reconcileRegistryPage(deps.db(), after, deps.batch);
+    const page = reconcileRegistryPage(deps.db(), after, deps.batch, holds);
     result.deleted += page.deleted;
     result.stale += page.stale;
     after = page.lastId;
@@ -53,6 +59,10 @@ export function backfillRunner(deps: BackfillDeps, onError: (error: unknown) => 
   let stopped = false;
   const live: BackfillDeps = { ...deps, ready: () => !stopped && deps.ready() };
   const loop = async () => {
+    // Yield first: without an await before it, a run while not ready would clear `running` before
+    // run() assigned it, leaving a settled promise there and every later run() a no-op (a cron tick
+    // between a secondary's start and its bootstrap then stopped its backfill for good).
+    await Promise.resolve();
     do {
       again = false;
       if (live.ready()) await runBackfill(live).catch(onError);

@@ -1,7 +1,8 @@
 import type { SiteContext } from '../../site-context.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import { findGeoNodeByName } from '../nodes.js';
-import { registryBlobCounts } from '../registry/counts.js';
+import { selectiveNodeId } from '../selective-sync.js';
+import { blobsPendingSince, registryBlobCounts } from '../registry/counts.js';
 import { resetFailed } from '../registry/queue.js';
 import { noBlobs, type BlobCounts, type BlobKind } from '../status.js';
 import { backfillRunner } from './backfill.js';
@@ -23,12 +24,18 @@ export interface BlobReplication {
   /** After the swap (a repair or a fall behind the pruned log): failed items retry now, and a backfill follows. */
   afterSwap(): void;
   counts(): Record<BlobKind, BlobCounts>;
+  /**
+   * The primary's time of the oldest blob event not synced here yet; null when every item is synced.
+   * Sent with each long poll, so a primary under synchronous replication knows which pushes and
+   * uploads this site holds (issue 18, item 4).
+   */
+  pendingSince(): number | null;
 }
 
 const CAPACITY_TTL_MS = 1000;
 
 /** Wires the scheduler, the backfill and the verification of a secondary to its context. */
-export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, ready: () => boolean): BlobReplication {
+export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, ready: () => boolean, onRecorded?: () => void): BlobReplication {
   const tuning = ctx.config.geo;
   const retry = { baseMs: tuning.retryBaseMs, capMs: tuning.retryCapSeconds * 1000 };
   let capacity = { at: -Infinity, value: { repos: 0, files: 0 } };
@@ -51,9 +58,10 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
     retry,
     missingRetry: { baseMs: tuning.retryBaseMs, capMs: tuning.missingRetryCapSeconds * 1000 },
     pollMs: tuning.syncPollMs,
+    onRecorded,
   });
   const backfill = backfillRunner(
-    { db: () => ctx.db, ready, batch: tuning.backfillBatch, onScheduled: () => scheduler.wake() },
+    { db: () => ctx.db, ready, batch: tuning.backfillBatch, onScheduled: () => scheduler.wake(), selectiveNode: () => selectiveNodeId(ctx.db, ctx.nodeName) },
     (error) => ctx.log.error({ err: error }, 'geo backfill failed'),
   );
   // A bootstrap brings a database whose items no event announced: the backfill finds them.
@@ -89,6 +97,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
       backfillDue = true;
       scheduler.resume();
     },
-    counts: () => (ready() ? registryBlobCounts(ctx.db) : noBlobs()),
+    counts: () => (ready() ? registryBlobCounts(ctx.db, selectiveNodeId(ctx.db, ctx.nodeName)) : noBlobs()),
+    pendingSince: () => (ready() ? blobsPendingSince(ctx.db) : 0),
   };
 }

@@ -33,6 +33,8 @@ export interface SchedulerHost {
   /** For items the primary does not have (decision 16: retried on a longer cap). */
   readonly missingRetry: RetryPolicy;
   readonly pollMs: number;
+  /** Outcomes were recorded: synchronous replication may be waiting for them (geo/agent/agent.ts nudge). */
+  readonly onRecorded?: () => void;
 }
 
 interface Task {
@@ -202,6 +204,7 @@ export class SyncScheduler {
     // An item superseded by an event meanwhile is due again.
     if (results.includes('superseded')) this.mayBeDue();
     settled.forEach((entry, index) => this.report(entry, results[index]!));
+    if (settled.length) this.host.onRecorded?.();
     return true;
   }
 

@@ -1,0 +1,131 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { nowIso } from '../storage/clock.js';
+import type { FencingClaims } from './signing.js';
+import { writeRoleState, type RoleState } from './role-state.js';
+
+/** Why a primary refuses writes now; null when it takes them. */
+export type WriteRefusal = { kind: 'fenced'; epoch: number; primaryUrl: string | null } | { kind: 'frozen'; by: string } | null;
+
+/**
+ * What a site knows of the fencing epoch (issue 18, item 2), shared by the site's role instances
+ * (a promotion swaps those, not this). Every site-to-site call carries the signer's epoch and the
+ * URL of that epoch's primary; a site that learns of a higher epoch records it durably, and a
+ * primary that learns one refuses writes from then on: two primaries never both accept writes once
+ * either knows. A planned promotion also freezes the old primary for a short lease, so its last
+ * event is final while the new primary catches up.
+ */
+export class Fence {
+  private state: RoleState;
+  private frozenUntil = 0;
+  private frozenBy = '';
+  private writesInFlight = 0;
+  private drainWaiters: Array<() => void> = [];
+
+  constructor(private readonly config: Config, persisted: RoleState | null, private readonly log: Logger) {
+    this.state = persisted ?? {
+      role: config.role,
+      primaryUrl: config.role === 'secondary' ? config.primaryUrl : null,
+      epoch: 0,
+      epochPrimaryUrl: config.role === 'secondary' ? config.primaryUrl : null,
+      ownEpoch: 0,
+      supersedes: { role: config.role, primaryUrl: config.role === 'secondary' ? config.primaryUrl : null },
+      reason: 'learned epoch',
+      changedAt: nowIso(),
+    };
+  }
+
+  get epoch(): number {
+    return this.state.epoch;
+  }
+
+  /** The primary of the highest known epoch; null when that is this site. */
+  get epochPrimaryUrl(): string | null {
+    return this.state.epochPrimaryUrl;
+  }
+
+  /** What this site's signed calls carry; `selfUrl` names the primary when it is this site. */
+  claims(selfUrl: string): FencingClaims {
+    return { epoch: this.state.epoch, primary: this.state.epochPrimaryUrl ?? selfUrl };
+  }
+
+  get ownEpoch(): number {
+    return this.state.ownEpoch;
+  }
+
+  get current(): RoleState {
+    return this.state;
+  }
+
+  /** On a primary: a higher epoch is known, so another site is the primary. */
+  fenced(): boolean {
+    return this.state.role === 'primary' && this.state.epoch > this.state.ownEpoch;
+  }
+
+  /**
+   * Records an epoch heard from another site (a signed call's claims, an event batch, an answer).
+   * Returns true when it was higher than any known: the caller may have to stop acting on the old one.
+   */
+  learn(epoch: number, primaryUrl: string | null, from: string): boolean {
+    if (!Number.isSafeInteger(epoch) || epoch <= this.state.epoch) return false;
+    const wasFenced = this.fenced();
+    this.persist({ ...this.state, epoch, epochPrimaryUrl: primaryUrl });
+    this.log.warn({ epoch, primary: primaryUrl, from }, 'geo: learned a higher fencing epoch');
+    if (!wasFenced && this.fenced()) this.log.error({ epoch, primary: primaryUrl }, 'geo: this primary is fenced: another site was promoted; writes are refused until it is demoted');
+    return true;
+  }
+
+  /** Replaces the role state (promote, demote, follow), durably, before the site acts on it. */
+  transition(next: Omit<RoleState, 'supersedes' | 'changedAt'>): void {
+    this.persist({ ...next, supersedes: this.state.supersedes, changedAt: nowIso() });
+  }
+
+  /** A re-bootstrap asked for by demote or follow is done. */
+  bootstrapDone(): void {
+    if (this.state.bootstrapRequired) this.persist({ ...this.state, bootstrapRequired: false });
+  }
+
+  private persist(next: RoleState): void {
+    writeRoleState(this.config.dataDir, next);
+    this.state = next;
+  }
+
+  /** Why a write must be refused now; null when this site takes writes. */
+  writeRefusal(now = Date.now()): WriteRefusal {
+    if (this.fenced()) return { kind: 'fenced', epoch: this.state.epoch, primaryUrl: this.state.epochPrimaryUrl };
+    if (now < this.frozenUntil) return { kind: 'frozen', by: this.frozenBy };
+    return null;
+  }
+
+  /** Refuses writes for `ms` (a planned promotion's lease, renewed while it runs); resolves once the writes in flight have ended. */
+  freeze(ms: number, by: string, drainMs: number): Promise<boolean> {
+    this.frozenUntil = Date.now() + ms;
+    this.frozenBy = by;
+    return this.drained(drainMs);
+  }
+
+  /** Lifts a freeze (a planned promotion that gave up). */
+  thaw(): void {
+    this.frozenUntil = 0;
+  }
+
+  writeStarted(): void {
+    this.writesInFlight++;
+  }
+
+  writeEnded(): void {
+    this.writesInFlight--;
+    if (this.writesInFlight === 0) for (const wake of this.drainWaiters.splice(0)) wake();
+  }
+
+  private drained(timeoutMs: number): Promise<boolean> {
+    if (this.writesInFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.drainWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}

@@ -1,0 +1,79 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type Config } from '../../src/config.js';
+import { Fence } from '../../src/geo/fence.js';
+import { readRoleState, resolveRole } from '../../src/geo/role-state.js';
+import { ReplicaPositions } from '../../src/geo/sync-replication.js';
+import { createSiteMetrics } from '../../src/observability/metrics.js';
+
+const SECRET = 'a-geo-secret-of-some-length';
+const silent = pino({ level: 'silent' });
+
+describe('persisted role', () => {
+  let dataDir: string;
+  const config = (role: 'primary' | 'secondary', primaryUrl?: string): Config =>
+    loadConfig({ overrides: { dataDir, role, primaryUrl: primaryUrl ?? null, geoSecret: SECRET } });
+  beforeEach(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'geoforge-role-'));
+  });
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs with the configured role until a transition is persisted, then keeps the persisted one', () => {
+    const configured = config('secondary', 'http://old.example');
+    expect(readRoleState(dataDir)).toBeNull();
+    expect(resolveRole(configured, null)).toBe(configured);
+    const fence = new Fence(configured, null, silent);
+    fence.transition({ role: 'primary', primaryUrl: null, epoch: 1, epochPrimaryUrl: null, ownEpoch: 1, reason: 'promoted' });
+    const persisted = readRoleState(dataDir)!;
+    expect(persisted).toMatchObject({ role: 'primary', epoch: 1, ownEpoch: 1, supersedes: { role: 'secondary', primaryUrl: 'http://old.example' } });
+    // Restarted with the configuration it had when promoted: it stays primary.
+    expect(resolveRole(configured, persisted)).toMatchObject({ role: 'primary' });
+    // Configured as what it now is: fine too.
+    expect(resolveRole(config('primary'), persisted)).toMatchObject({ role: 'primary' });
+  });
+
+  it('refuses at boot a configuration that names neither the persisted role nor the one it replaced', () => {
+    const fence = new Fence(config('secondary', 'http://old.example'), null, silent);
+    fence.transition({ role: 'primary', primaryUrl: null, epoch: 1, epochPrimaryUrl: null, ownEpoch: 1, reason: 'promoted' });
+    expect(() => resolveRole(config('secondary', 'http://elsewhere.example'), readRoleState(dataDir))).toThrow(ConfigError);
+    expect(() => resolveRole(config('secondary', 'http://elsewhere.example'), readRoleState(dataDir))).toThrow(/records primary \(promoted at .*secondary of http:\/\/old.example/);
+  });
+
+  it('learns only higher epochs; a primary that learns one is fenced, durably', () => {
+    const fence = new Fence(config('primary'), null, silent);
+    expect(fence.learn(0, 'http://x', 'test')).toBe(false);
+    expect(fence.writeRefusal()).toBeNull();
+    expect(fence.learn(2, 'http://new.example', 'test')).toBe(true);
+    expect(fence.fenced()).toBe(true);
+    expect(fence.writeRefusal()).toEqual({ kind: 'fenced', epoch: 2, primaryUrl: 'http://new.example' });
+    expect(fence.learn(1, 'http://older.example', 'test')).toBe(false);
+    const again = new Fence(config('primary'), readRoleState(dataDir), silent);
+    expect(again.fenced()).toBe(true);
+  });
+});
+
+describe('synchronous replication positions', () => {
+  const metrics = () => createSiteMetrics().geoFailover;
+
+  it('confirms a write once enough live secondaries asked past it, and degrades after a timeout until they catch up', async () => {
+    let newest = 10;
+    const replicas = new ReplicaPositions(1, 50, () => newest, metrics());
+    replicas.applied('s1', 5);
+    const waiting = replicas.waitFor(10);
+    replicas.applied('s1', 10);
+    expect(await waiting).toBe('applied');
+    expect(await replicas.waitFor(11)).toBe('timeout');
+    expect(replicas.state()).toMatchObject({ mode: 'degraded', writes_timed_out: 1 });
+    expect(replicas.problem()).toMatch(/degraded/);
+    newest = 12;
+    expect(await replicas.waitFor(12)).toBe('unconfirmed');
+    replicas.applied('s1', 11);
+    expect(replicas.state().mode).toBe('synchronous');
+    await expect(new ReplicaPositions(0, 50, () => 0, metrics()).waitFor(1)).resolves.toBe('off');
+  });
+});
