@@ -1,5 +1,4 @@
-import { eeRoute } from '../planning/board-guards.js';
-import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { eeRoute, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import { addGroupHook, editGroupHook, listGroupHooksOfGroup, removeGroupHook, showGroupHook } from './group-hooks.js';
 import { addHook, editHook, listHooks, removeHook, showHook } from './project-hooks.js';

@@ -3,7 +3,7 @@ import { durationParams } from '../issuables/issue-params.js';
 import { noteableRoutes } from '../issuables/note-routes.js';
 import { valueGuard } from '../middleware/value-guards.js';
 import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
-import { loadGroup, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import { eeRoute, loadGroup, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import {
   listClosesIssues,
@@ -23,7 +23,6 @@ import {
 } from './actions.js';
 import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
 import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
-import { eeRoute } from '../planning/board-guards.js';
 import { approve, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
 import { acceptMerge, acceptParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
 import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';

@@ -27,6 +27,18 @@ export function requireAdmin(req: Request): Actor {
   return actor;
 }
 
+/**
+ * Routes the ee edition has and ce does not (creating and deleting boards, group boards, group hooks,
+ * merge request approvals): in ce
+ * they answer as an unknown route does, 404 `{error}`, before anything else.
+ */
+export const eeRoute: Guard = {
+  name: 'eeRoute',
+  check: (ctx) => {
+    if (ctx.config.edition !== 'ee') throw new AppError('route_not_found');
+  },
+};
+
 export const signedIn: Guard = { name: 'signedIn', check: (_ctx, req) => void requireActor(req) };
 export const admin: Guard = { name: 'admin', check: (_ctx, req) => void requireAdmin(req) };
 

@@ -2,7 +2,6 @@ import type { Request } from 'express';
 import type { LabelListRow } from '../../db/tables/board-lists.js';
 import type { BoardOwner, BoardRow } from '../../db/tables/boards.js';
 import type { LabelRow } from '../../db/tables/labels.js';
-import { AppError } from '../../errors.js';
 import { groupLabelScope, groupMilestoneScope, projectLabelScope, projectMilestoneScope } from '../../services/issuables/scopes.js';
 import type { IssueListSource } from '../../services/issuables/issue-lists.js';
 import { availableLabel, findBoardList } from '../../services/planning/board-lists.js';
@@ -13,18 +12,6 @@ import { findNamespaceById } from '../../db/tables/namespaces.js';
 import { groupOf, projectOf } from '../middleware/guards.js';
 import { pathId, valueGuard, type ValueGuard } from '../middleware/value-guards.js';
 import { int, list, readParams, required, str } from '../params.js';
-import type { Guard } from '../routes.js';
-
-/**
- * Routes the ee edition has and ce does not (creating and deleting boards, group boards): in ce
- * they answer as an unknown route does, 404 `{error}`, before anything else.
- */
-export const eeRoute: Guard = {
-  name: 'eeRoute',
-  check: (ctx) => {
-    if (ctx.config.edition !== 'ee') throw new AppError('route_not_found');
-  },
-};
 
 /** Whether a route serves a project's boards or a group's. */
 export type BoardKind = 'project' | 'group';

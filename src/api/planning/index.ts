@@ -1,6 +1,6 @@
-import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { eeRoute, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
-import { boardIdParam, eeRoute, listCreateParams, listIdParam, listMoveParams, boardCreateParams } from './board-guards.js';
+import { boardIdParam, listCreateParams, listIdParam, listMoveParams, boardCreateParams } from './board-guards.js';
 import { boardHandlers } from './boards.js';
 import { epicsRoutes } from './epics.js';
 
