@@ -248,27 +248,28 @@ export interface IssueNoteHookInput {
  */
 export function issueNotePayload(input: IssueNoteHookInput) {
   const { note, issue } = input;
-  const project = hookProjectAttrs(input.project);
-  const issueUrl = `${input.project.web_url}/issues/${issue.iid}`;
+  const url = `${input.project.web_url}/issues/${issue.iid}#note_${note.id}`;
+  return notePayload(input.user, input.project, note, { noteable_type: 'Issue', url }, { issue: issueHookAttrs(issue, input.project, input.labels, input.assignees) });
+}
+
+/**
+ * What every "Note Hook" payload shares (Gitlab::DataBuilder::Note): object_kind and event_type
+ * `note`, the note's attributes with its noteable's type and URL, the project and repository; the
+ * noteable's hook attributes go under its own key (`issue`, `merge_request`, `commit`).
+ */
+function notePayload(user: HookUser, hookProject: HookProject, note: HookNote, attributes: { noteable_type: string; url: string; position?: unknown }, noteable: Record<string, unknown>) {
+  const project = hookProjectAttrs(hookProject);
   const { body, ...attrs } = note;
+  const { url, ...kind } = attributes;
   return {
     object_kind: 'note',
     event_type: 'note',
-    user: hookUserAttrs(input.user),
-    project_id: input.project.id,
+    user: hookUserAttrs(user),
+    project_id: hookProject.id,
     project,
-    object_attributes: {
-      ...attrs,
-      note: body,
-      noteable_type: 'Issue',
-      system: note.system === 1,
-      attachment: null,
-      line_code: null,
-      st_diff: null,
-      url: `${issueUrl}#note_${note.id}`,
-    },
+    object_attributes: { ...attrs, note: body, ...kind, system: note.system === 1, attachment: null, line_code: null, st_diff: null, url },
     repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
-    issue: issueHookAttrs(issue, input.project, input.labels, input.assignees),
+    ...noteable,
   };
 }
 
@@ -361,28 +362,8 @@ export function mergeRequestPayload(input: MergeRequestHookInput, action: string
 
 /** The "Note Hook" payload of a comment on a merge request: the note's attributes with its URL, and the merge request's hook attributes under `merge_request`. */
 export function mergeRequestNotePayload(input: MergeRequestHookInput, note: HookNote, position: unknown) {
-  const project = hookProjectAttrs(input.project);
-  const { body, ...attrs } = note;
-  return {
-    object_kind: 'note',
-    event_type: 'note',
-    user: hookUserAttrs(input.user),
-    project_id: input.project.id,
-    project,
-    object_attributes: {
-      ...attrs,
-      note: body,
-      noteable_type: 'MergeRequest',
-      system: note.system === 1,
-      attachment: null,
-      line_code: null,
-      st_diff: null,
-      position,
-      url: `${input.project.web_url}/merge_requests/${input.mergeRequest.iid}#note_${note.id}`,
-    },
-    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
-    merge_request: mergeRequestHookAttrs(input),
-  };
+  const url = `${input.project.web_url}/merge_requests/${input.mergeRequest.iid}#note_${note.id}`;
+  return notePayload(input.user, input.project, note, { noteable_type: 'MergeRequest', position, url }, { merge_request: mergeRequestHookAttrs(input) });
 }
 
 export interface CommitNoteHookInput {
@@ -399,26 +380,8 @@ export interface CommitNoteHookInput {
  */
 export function commitNotePayload(input: CommitNoteHookInput) {
   const { note, commit } = input;
-  const project = hookProjectAttrs(input.project);
   const commitUrl = `${input.project.web_url}/commit/${commit.id}`;
-  const { body, ...attrs } = note;
-  return {
-    object_kind: 'note',
-    event_type: 'note',
-    user: hookUserAttrs(input.user),
-    project_id: input.project.id,
-    project,
-    object_attributes: {
-      ...attrs,
-      note: body,
-      noteable_type: 'Commit',
-      system: note.system === 1,
-      attachment: null,
-      line_code: null,
-      st_diff: null,
-      url: `${commitUrl}#note_${note.id}`,
-    },
-    repository: { name: project.name, url: project.url, description: project.description, homepage: project.homepage },
+  return notePayload(input.user, input.project, note, { noteable_type: 'Commit', url: `${commitUrl}#note_${note.id}` }, {
     commit: { id: commit.id, message: commit.message, timestamp: commit.timestamp, url: commitUrl, author: { name: commit.author.name, email: commit.author.email } },
-  };
+  });
 }
