@@ -22,6 +22,7 @@ import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
 import { createSiteMetrics } from './observability/metrics.js';
 import { geoNodeFigures } from './observability/geo-gauges.js';
+import { registerSiteGauges } from './observability/site-gauges.js';
 import { ensureRoot } from './services/users/ensure-root.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
 import { ProjectImportWorker } from './services/projects/import.js';
@@ -64,6 +65,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const revision = await readRevision();
   const geo = createGeoRuntime(ctx, revision);
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
+  registerSiteGauges(ctx);
   if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
   const app = buildApp(ctx, geoHttp(ctx, geo), revision);
 

@@ -9,6 +9,8 @@ export interface SiteMetrics {
   readonly geo: GeoSyncMetrics;
   /** The geo_* status gauges, collected from GeoNodeStatus at scrape time. */
   readonly geoStatus: GeoStatusMetrics;
+  /** LFS object bytes served (download) and stored (upload) over the LFS object routes. */
+  readonly lfsBytes: Counter<'direction'>;
 }
 
 /** What a secondary's agent and sync workers count (the geo_* status gauges are collected from GeoNodeStatus). */
@@ -41,7 +43,14 @@ export function createSiteMetrics(): SiteMetrics {
     }),
     geo: createGeoSyncMetrics(registry),
     geoStatus: createGeoStatusMetrics(registry),
+    lfsBytes: createLfsBytes(registry),
   };
+}
+
+function createLfsBytes(registry: Registry): Counter<'direction'> {
+  const counter = new Counter({ name: 'lfs_transferred_bytes_total', help: 'LFS object bytes downloaded from and uploaded to this site', labelNames: ['direction'] as const, registers: [registry] });
+  for (const direction of ['download', 'upload']) counter.inc({ direction }, 0);
+  return counter;
 }
 
 function createGeoSyncMetrics(registry: Registry): GeoSyncMetrics {
