@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { copyFile, lstat, mkdir, readdir } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config.js';
 import { openDatabaseReadOnly } from '../../db/connection.js';
@@ -79,7 +79,16 @@ export async function createBackup(config: Config, output: string, options: { ve
       const bundle = path.join(REPOSITORIES, `${hashedDiskPath(projectId)}${wiki ? '.wiki' : ''}.bundle`);
       await mkdir(path.dirname(path.join(output, bundle)), { recursive: true });
       const head = await headRef(repository);
-      const refs = await createBundle(repository, path.join(output, bundle));
+      const refs = await createBundle(repository, path.join(output, bundle)).catch(async (error: unknown) => {
+        // Deleted while git read it (the project went after the database point): left out like one already gone.
+        if (!(await lstat(repository).catch(() => null))) return 'gone' as const;
+        throw new Error(`bundle ${diskPath}`, { cause: error });
+      });
+      if (refs === 'gone') {
+        await rm(path.join(output, bundle), { force: true });
+        missing.push(diskPath);
+        continue;
+      }
       repositories.push({ project_id: projectId, wiki, disk_path: diskPath, bundle: refs ? bundle : null, head, refs: refs ?? {} });
     }
   }
@@ -92,7 +101,15 @@ export async function createBackup(config: Config, output: string, options: { ve
       if (top === LFS_OBJECTS_DIR && relative.startsWith(path.join(LFS_OBJECTS_DIR, 'tmp') + path.sep)) continue;
       const target = path.join(FILES, relative);
       await mkdir(path.dirname(path.join(output, target)), { recursive: true });
-      await copyFile(path.join(config.dataDir, relative), path.join(output, target));
+      const copied = await copyFile(path.join(config.dataDir, relative), path.join(output, target)).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          // Removed since the directory was listed (its row was deleted after the database point).
+          if (error.code === 'ENOENT') return false;
+          throw error;
+        },
+      );
+      if (!copied) continue;
       files.push({ path: target, restore_to: relative });
     }
   }
