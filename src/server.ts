@@ -65,7 +65,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const revision = await readRevision();
   const geo = createGeoRuntime(ctx, revision);
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
-  registerSiteGauges(ctx);
+  registerSiteGauges(ctx.metrics.registry, { dataDir: config.dataDir, db: () => ctx.db, isPrimary: () => config.role === 'primary' });
   if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
   const app = buildApp(ctx, geoHttp(ctx, geo), revision);
 
