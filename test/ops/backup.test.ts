@@ -250,4 +250,25 @@ describe('backup create, verify and restore of a primary under writes', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('the backup is damaged');
   });
+  it('backs up a fresh site without any file but its generated root password, and restores that', async () => {
+    const fresh = await SiteProcess.create({ name: 'fresh', role: 'primary' });
+    try {
+      await fresh.start();
+      const dir = path.join(scratch, 'fresh-backup');
+      const created = await runCli(['backup', 'create', '--output', dir], fresh.env);
+      expect(created.code, created.stderr).toBe(0);
+      const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8'));
+      expect(manifest.repositories).toEqual([]);
+      expect(manifest.files).toEqual([{ path: 'files/initial_root_password', restore_to: 'initial_root_password' }]);
+      const target = path.join(scratch, 'fresh-restored');
+      expect((await runCli(['backup', 'restore', dir, '--data-dir', target], {})).code).toBe(0);
+      expect(await readFile(path.join(target, 'initial_root_password'), 'utf8')).toBe(await readFile(path.join(fresh.dataDir, 'initial_root_password'), 'utf8'));
+      // A second backup into the same directory is refused: a backup goes to a new directory.
+      const again = await runCli(['backup', 'create', '--output', dir], fresh.env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('is not empty');
+    } finally {
+      await fresh.destroy();
+    }
+  });
 });

@@ -118,6 +118,7 @@ export async function createBackup(config: Config, output: string, options: { ve
   const rootPassword = initialRootPasswordPath(config.dataDir);
   if (await lstat(rootPassword).catch(() => null)) {
     const target = path.join(FILES, path.basename(rootPassword));
+    await mkdir(path.join(output, FILES), { recursive: true });
     await copyFile(rootPassword, path.join(output, target));
     files.push({ path: target, restore_to: path.basename(rootPassword) });
   }
