@@ -249,7 +249,7 @@ describe('backup create, verify and restore of a primary under writes', () => {
     const refused = await runCli(['backup', 'restore', backupDir, '--data-dir', path.join(scratch, 'refused')], {});
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('the backup is damaged');
-  });
+  }, 180_000);
   it('backs up a fresh site without any file but its generated root password, and restores that', async () => {
     const fresh = await SiteProcess.create({ name: 'fresh', role: 'primary' });
     try {
@@ -270,5 +270,5 @@ describe('backup create, verify and restore of a primary under writes', () => {
     } finally {
       await fresh.destroy();
     }
-  });
+  }, 60_000);
 });

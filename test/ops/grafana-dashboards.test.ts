@@ -187,5 +187,5 @@ describe('the Grafana dashboards query what the sites expose', () => {
     }
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(30);
-  });
+  }, 90_000);
 });

@@ -102,7 +102,7 @@ describe('a real Prometheus scraping a primary and a secondary', () => {
         [secondary.name, 'secondary', '1'],
       ].sort(),
     );
-  });
+  }, 60_000);
 
   it('stores the geo metrics of both roles', async () => {
     // The primary shows every node, the secondary itself: the secondary's repositories gauge comes from both.
@@ -128,7 +128,7 @@ describe('a real Prometheus scraping a primary and a secondary', () => {
       return result.length === 1 && Number(result[0]!.value[1]) > 0 && result;
     }, { timeoutMs: 20_000, message: 'heartbeats applied' });
     expect(Number(applied[0]!.value[1])).toBeGreaterThan(0);
-  });
+  }, 60_000);
 
   it("evaluates the alert rules: each healthy, the unhealthy-node expression empty over two healthy nodes", async () => {
     const expr = await alertExpression('GeoNodeUnhealthy');
@@ -154,5 +154,20 @@ describe('a real Prometheus scraping a primary and a secondary', () => {
     }, { timeoutMs: 20_000, message: 'rules evaluated' });
     expect(rules.filter((rule) => rule.health !== 'ok').map((rule) => `${rule.name}: ${rule.lastError}`)).toEqual([]);
     expect(rules.filter((rule) => rule.state === 'firing').map((rule) => rule.name)).toEqual([]);
+  });
+  it('a secondary that stops puts GeoforgeSiteDown in pending for it, and only for it', async () => {
+    await secondary.kill('SIGTERM');
+    const expr = await alertExpression('GeoforgeSiteDown');
+    const down = await waitFor(async () => {
+      const result = await query(expr);
+      return result.length === 1 && result;
+    }, { timeoutMs: 20_000, message: 'up == 0 for the stopped secondary' });
+    expect(down[0]!.metric).toMatchObject({ site: secondary.name, role: 'secondary' });
+    const alert = await waitFor(async () => {
+      const response = (await (await fetch(`${base}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
+      return response.data.alerts.find((candidate) => candidate.labels.alertname === 'GeoforgeSiteDown');
+    }, { timeoutMs: 20_000, message: 'GeoforgeSiteDown pending' });
+    // `for: 2m` keeps it pending for this test's lifetime; the promtool tests cover firing.
+    expect(alert).toMatchObject({ state: 'pending', labels: { site: secondary.name, severity: 'critical' } });
   });
 });
