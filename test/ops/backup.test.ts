@@ -220,6 +220,10 @@ describe('backup create, verify and restore of a primary under writes', () => {
     await git(['clone', '--quiet', '--mirror', remoteUrl(restored.url, code, root), clone]);
     const cloned = (await git(['--git-dir', clone, 'for-each-ref', '--format=%(refname)'])).stdout;
     expect(cloned).toContain('refs/heads/round-0');
+    // ...and takes pushes and writes again.
+    await git(['push', '--quiet', remoteUrl(restored.url, code, root), 'HEAD:refs/heads/after-restore'], work);
+    expect((await restored.api(`/projects/${code.id}/repository/branches/after-restore`)).status).toBe(200);
+    expect((await restored.api(`/projects/${code.id}/issues`, { method: 'POST', body: { title: 'after restore' } })).status).toBe(201);
 
     // The restored primary takes a new secondary: it bootstraps from it and syncs the restored repository.
     secondary = await SiteProcess.create({ name: 'secondary-new', role: 'secondary', primary: restored });
@@ -228,7 +232,7 @@ describe('backup create, verify and restore of a primary under writes', () => {
     await waitFor(
       async () => {
         const copied = readOnly(secondary!.dbFile, (db) => db.prepare('SELECT count(*) FROM issues').pluck().get() as number);
-        expect(copied).toBe(issuesAt);
+        expect(copied).toBe(issuesAt + 1);
         const refs = (await git(['--git-dir', path.join(secondary!.dataDir, codeRepo.disk_path), 'for-each-ref', '--format=%(refname) %(objectname)'])).stdout;
         for (const [name, sha] of Object.entries(codeRepo.refs)) expect(refs).toContain(`${name} ${sha}`);
         return true;
