@@ -80,8 +80,8 @@ async function dashboardQueries(): Promise<Query[]> {
     const dashboard = JSON.parse(await readFile(path.join(DIR, file), 'utf8'));
     for (const panel of dashboard.panels) for (const target of panel.targets ?? []) queries.push({ where: `${file} "${panel.title}" ${target.refId}`, expr: target.expr });
     for (const variable of dashboard.templating.list) {
-      const query = typeof variable.query === 'string' ? null : variable.query?.query;
-      if (!query) continue;
+      if (variable.type !== 'query') continue;
+      const query = typeof variable.query === 'string' ? variable.query : variable.query?.query;
       const match = /^label_values\((.*),\s*(\w+)\)$/.exec(query);
       expect(match, `${file} variable ${variable.name}: label_values(selector, label)`).not.toBeNull();
       queries.push({ where: `${file} variable ${variable.name}`, expr: `max by (${match![2]}) (${match![1]})` });
@@ -161,6 +161,8 @@ describe('the Grafana dashboards query what the sites expose', () => {
 
     const problems: string[] = [];
     const queries = await dashboardQueries();
+    // node (replication), site and route (API), site (git): the variables' label_values queries are checked too.
+    expect(queries.filter((query) => query.where.includes(' variable ')).map((query) => query.where.split(' variable ')[1])).toEqual(['site', 'route', 'site', 'node']);
     let checked = 0;
     for (const query of queries) {
       const { selectors, grouping } = selectorsOf(expand(query.expr));
