@@ -2,6 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { existsSync } from 'node:fs';
+import { backupCommands } from './backup-cli.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase, openDatabaseReadOnly, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
@@ -266,6 +267,7 @@ async function main(): Promise<void> {
         )
         .demandCommand(1),
     )
+    .command('backup', 'back up, verify and restore a site', backupCommands)
     .command('ldap', 'LDAP group synchronisation', (y) =>
       y
         .command(

@@ -23,6 +23,7 @@ import './api/request-context.js';
 import { createLogger } from './observability/logger.js';
 import { createSiteMetrics, type SiteMetrics } from './observability/metrics.js';
 import { geoNodeFigures } from './observability/geo-gauges.js';
+import { registerSiteGauges } from './observability/site-gauges.js';
 import { ensureRoot } from './services/users/ensure-root.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
@@ -88,6 +89,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   let listening: Server | null = null;
   const base: SiteBase = { config: effective, log, metrics: createSiteMetrics(), fence, revision, switchRole: () => switchRole() };
   let current = await buildRole(base, effective, db, effective.externalUrl ?? `http://${effective.host}:${effective.port}`, effective.nodeName);
+  // Once per site, not per role: the gauges read whichever role runs now.
+  registerSiteGauges(base.metrics.registry, { dataDir: effective.dataDir, db: () => current.ctx.db, isPrimary: () => current.ctx.config.role === 'primary' });
 
   const startRole = (role: RoleInstance) => {
     role.geo.start();

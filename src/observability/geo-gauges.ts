@@ -78,6 +78,16 @@ export function createGeoStatusMetrics(registry: Registry): GeoStatusMetrics {
     });
   }
   new Gauge<Labels>({
+    name: 'geo_node_healthy',
+    help: "1 while the node's status says healthy, 0 while unhealthy (the reason is the health field of /geo_nodes/status)",
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const node of current()) this.set({ name: node.name, url: node.url }, node.status.healthy ? 1 : 0);
+    },
+  });
+  new Gauge<Labels>({
     name: 'geo_cursor_lag_seconds',
     help: 'Age in seconds of the oldest event the secondary has not applied yet; 0 when caught up',
     labelNames,

@@ -9,6 +9,8 @@ export interface SiteMetrics {
   readonly geo: GeoSyncMetrics;
   /** The geo_* status gauges, collected from GeoNodeStatus at scrape time. */
   readonly geoStatus: GeoStatusMetrics;
+  /** LFS object bytes served (download) and stored (upload) over the LFS object routes. */
+  readonly lfsBytes: Counter<'direction'>;
   /** Synchronous replication and fencing on this site (issue 18). */
   readonly geoFailover: GeoFailoverMetrics;
 }
@@ -54,6 +56,7 @@ export function createSiteMetrics(): SiteMetrics {
     }),
     geo: createGeoSyncMetrics(registry),
     geoStatus: createGeoStatusMetrics(registry),
+    lfsBytes: createLfsBytes(registry),
     geoFailover: createGeoFailoverMetrics(registry),
   };
 }
@@ -97,6 +100,12 @@ function createGeoFailoverMetrics(registry: Registry): GeoFailoverMetrics {
     }),
     synchronous: new Gauge({ name: 'geo_sync_replication_synchronous', help: '1 while writes wait for geoSyncReplicas secondaries, 0 while degraded to asynchronous or off', registers }),
   };
+}
+
+function createLfsBytes(registry: Registry): Counter<'direction'> {
+  const counter = new Counter({ name: 'lfs_transferred_bytes_total', help: 'LFS object bytes downloaded from and uploaded to this site', labelNames: ['direction'] as const, registers: [registry] });
+  for (const direction of ['download', 'upload']) counter.inc({ direction }, 0);
+  return counter;
 }
 
 function createGeoSyncMetrics(registry: Registry): GeoSyncMetrics {

@@ -129,6 +129,7 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
     res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(stored.size) });
     try {
       await sendFileBody(res, opened.handle, stored.size);
+      ctx.metrics.lfsBytes.inc({ direction: 'download' }, stored.size);
     } catch (error) {
       ctx.log.warn({ err: error, project: access.project.id, oid }, 'lfs download failed');
       res.destroy();
@@ -163,6 +164,7 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
       return;
     }
     if (result === 'stored') {
+      ctx.metrics.lfsBytes.inc({ direction: 'upload' }, size);
       res.status(200).type(LFS_TYPE).send('{}');
       return;
     }
