@@ -70,3 +70,20 @@ export async function startSite(overrides: Partial<Config> = {}): Promise<TestSi
     },
   };
 }
+
+/** The newest id of the site's Geo event log: take it before requests that must not write. */
+export function eventLogHead(site: TestSite): number {
+  return site.site.db.prepare('SELECT coalesce(max(id), 0) FROM geo_event_log').pluck().get() as number;
+}
+
+/**
+ * What was written to the event log after `after`, heartbeats left out (a primary writes them on a
+ * timer, whatever the requests do): the rows a request replicated, by table, so a failure names them.
+ */
+export function replicatedSince(site: TestSite, after: number): { kind: string; table_name: string | null; op: string | null }[] {
+  return site.site.db.prepare("SELECT kind, table_name, op FROM geo_event_log WHERE id > ? AND kind <> 'heartbeat' ORDER BY id").all(after) as {
+    kind: string;
+    table_name: string | null;
+    op: string | null;
+  }[];
+}
