@@ -45,53 +45,89 @@ export function parseDuration(raw: string): number | null {
 
 const sign = (seconds: number, negative: boolean) => (negative ? -seconds : seconds);
 
-/** Sets the issue's estimate in seconds (0 resets it); GitLab refuses a negative estimate. */
-export function setTimeEstimate(ctx: SiteContext, actor: Actor, project: ProjectRow, loaded: LoadedIssue, seconds: number | null): IssueRow {
+/** What time tracking reads and writes of an issuable (an issue or a merge request). */
+export interface TimeTracked {
+  readonly id: number;
+  readonly time_estimate: number;
+  readonly total_time_spent: number;
+}
+
+/** How one kind of issuable stores its time: its row, its time logs, and the change it announces. */
+export interface TimeTrackingStore<Row extends TimeTracked> {
+  find(id: number): Row;
+  update(id: number, columns: Partial<TimeTracked> & { updated_at: string }): void;
+  deleteLogs(id: number): void;
+  insertLog(id: number, seconds: number, spentAt: string, now: string): void;
+  /** Announces the `updated` change (system note, hooks) in the write's transaction. */
+  announce(before: Row, after: Row, spentTime: number | 'reset' | null): void;
+}
+
+/** Sets the estimate in seconds (0 resets it); GitLab refuses a negative estimate. */
+export function setEstimate<Row extends TimeTracked>(ctx: SiteContext, store: TimeTrackingStore<Row>, id: number, seconds: number | null): Row {
   if (seconds === null || seconds < 0) throw invalid({ time_estimate: ['has an invalid format'] });
-  return writeTime(ctx, actor, project, loaded, () => ({ time_estimate: seconds }), null);
+  return writeTime(ctx, store, id, () => ({ time_estimate: seconds }), null);
 }
 
 /**
  * Logs time spent (negative subtracts, never below a total of 0: GitLab's "Time to subtract
  * exceeds the total time spent"), or with `reset` removes every log.
  */
-export function logSpentTime(ctx: SiteContext, actor: Actor, project: ProjectRow, loaded: LoadedIssue, seconds: number | 'reset' | null, spentAt: string | null): IssueRow {
+export function logTime<Row extends TimeTracked>(ctx: SiteContext, store: TimeTrackingStore<Row>, id: number, seconds: number | 'reset' | null, spentAt: string | null): Row {
   if (seconds === null) throw invalid({ time_spent: ['has an invalid format'] });
   return writeTime(
     ctx,
-    actor,
-    project,
-    loaded,
-    (issue, now) => {
+    store,
+    id,
+    (row, now) => {
       if (seconds === 'reset') {
-        deleteIssueTimelogs(ctx.db, issue.id);
+        store.deleteLogs(row.id);
         return { total_time_spent: 0 };
       }
-      if (issue.total_time_spent + seconds < 0) throw invalid({ time_spent: ['Time to subtract exceeds the total time spent'] });
-      insertIssueTimelog(ctx.db, issue.id, actor.user.id, seconds, spentAt ?? now, now);
-      return { total_time_spent: issue.total_time_spent + seconds };
+      if (row.total_time_spent + seconds < 0) throw invalid({ time_spent: ['Time to subtract exceeds the total time spent'] });
+      store.insertLog(row.id, seconds, spentAt ?? now, now);
+      return { total_time_spent: row.total_time_spent + seconds };
     },
     seconds,
   );
 }
 
-function writeTime(
+function writeTime<Row extends TimeTracked>(
   ctx: SiteContext,
-  actor: Actor,
-  project: ProjectRow,
-  loaded: LoadedIssue,
-  columnsOf: (issue: IssueRow, now: string) => Partial<Pick<IssueRow, 'time_estimate' | 'total_time_spent'>>,
+  store: TimeTrackingStore<Row>,
+  id: number,
+  columnsOf: (row: Row, now: string) => Partial<TimeTracked>,
   spentTime: number | 'reset' | null,
-): IssueRow {
+): Row {
   return inTransaction(ctx.db, () => {
-    const before = findIssueById(ctx.db, loaded.issue.id)!;
+    const before = store.find(id);
     const now = nowIso();
     const columns = columnsOf(before, now);
-    const unchanged = Object.entries(columns).every(([key, value]) => before[key as keyof IssueRow] === value);
+    const unchanged = Object.entries(columns).every(([key, value]) => before[key as keyof TimeTracked] === value);
     if (unchanged && (spentTime === null || spentTime === 'reset')) return before;
-    updateIssueRow(ctx.db, before.id, { ...columns, updated_at: now });
-    const issue = findIssueById(ctx.db, before.id)!;
-    announceIssueChange(ctx, issueChange('updated', actor, project, before, issue, { added: [], removed: [] }, null, { spentTime }));
-    return issue;
+    store.update(before.id, { ...columns, updated_at: now });
+    const after = store.find(before.id);
+    store.announce(before, after, spentTime);
+    return after;
   });
+}
+
+/** An issue's time: its row, its timelogs, and the issue change. */
+function issueTime(ctx: SiteContext, actor: Actor, project: ProjectRow): TimeTrackingStore<IssueRow> {
+  return {
+    find: (id) => findIssueById(ctx.db, id)!,
+    update: (id, columns) => updateIssueRow(ctx.db, id, columns),
+    deleteLogs: (id) => deleteIssueTimelogs(ctx.db, id),
+    insertLog: (id, seconds, spentAt, now) => insertIssueTimelog(ctx.db, id, actor.user.id, seconds, spentAt, now),
+    announce: (before, after, spentTime) => announceIssueChange(ctx, issueChange('updated', actor, project, before, after, { added: [], removed: [] }, null, { spentTime })),
+  };
+}
+
+/** Sets the issue's estimate in seconds (0 resets it). */
+export function setTimeEstimate(ctx: SiteContext, actor: Actor, project: ProjectRow, loaded: LoadedIssue, seconds: number | null): IssueRow {
+  return setEstimate(ctx, issueTime(ctx, actor, project), loaded.issue.id, seconds);
+}
+
+/** Logs time spent on the issue, or with `reset` removes every log. */
+export function logSpentTime(ctx: SiteContext, actor: Actor, project: ProjectRow, loaded: LoadedIssue, seconds: number | 'reset' | null, spentAt: string | null): IssueRow {
+  return logTime(ctx, issueTime(ctx, actor, project), loaded.issue.id, seconds, spentAt);
 }
