@@ -2,8 +2,8 @@ import type { PersonalAccessTokenRow } from '../db/tables/personal-access-tokens
 import { isExpiredDate } from '../storage/clock.js';
 import { flag, isoTime } from './column-values.js';
 
-/** ImpersonationToken; the secret appears only in the create response (GITLAB-NOTES 2.8). */
-export function impersonationToken(row: PersonalAccessTokenRow, secret?: string) {
+/** What every token view shows: who, what for, and whether it still works. */
+function tokenFields(row: PersonalAccessTokenRow) {
   const revoked = flag(row.revoked);
   return {
     id: row.id,
@@ -14,24 +14,15 @@ export function impersonationToken(row: PersonalAccessTokenRow, secret?: string)
     user_id: row.user_id,
     active: !revoked && !isExpiredDate(row.expires_at),
     expires_at: row.expires_at,
-    impersonation: flag(row.impersonation),
-    ...(secret === undefined ? {} : { token: secret }),
   };
+}
+
+/** ImpersonationToken; the secret appears only in the create response (GITLAB-NOTES 2.8). */
+export function impersonationToken(row: PersonalAccessTokenRow, secret?: string) {
+  return { ...tokenFields(row), impersonation: flag(row.impersonation), ...(secret === undefined ? {} : { token: secret }) };
 }
 
 /** PersonalAccessToken (GitLab 13.3+); with `token` only in the create response (PersonalAccessTokenWithToken). */
 export function personalAccessToken(row: PersonalAccessTokenRow, secret?: string) {
-  const revoked = flag(row.revoked);
-  return {
-    id: row.id,
-    name: row.name,
-    revoked,
-    created_at: isoTime(row.created_at),
-    scopes: JSON.parse(row.scopes) as string[],
-    user_id: row.user_id,
-    last_used_at: isoTime(row.last_used_at),
-    active: !revoked && !isExpiredDate(row.expires_at),
-    expires_at: row.expires_at,
-    ...(secret === undefined ? {} : { token: secret }),
-  };
+  return { ...tokenFields(row), last_used_at: isoTime(row.last_used_at), ...(secret === undefined ? {} : { token: secret }) };
 }
