@@ -80,7 +80,7 @@ function insertMissingState(db: Db, state: State): number {
  * describing the repository as it was before: secondaries would stay "synced" to the old refs
  * for good. Run once at the primary's start, this walks every project, compares each
  * repository's refs checksum on disk with the recorded one and records the change of every
- * repository that differs (one event each). Reads refs files only, no git spawn. Resolves to the
+ * repository on disk that differs (one event each). Reads refs files only, no git spawn. Resolves to the
  * repositories recorded; rejects after the walk when some could not be read.
  */
 export async function reconcileRepositoryStates(db: Db, dataDir: string, options: FillOptions = {}): Promise<number> {
@@ -100,7 +100,9 @@ export async function reconcileRepositoryStates(db: Db, dataDir: string, options
       for (const type of ['repository', 'wiki'] as const) {
         try {
           const onDisk = await refsChecksum(repositoryOnDisk(dataDir, row.id, type));
-          if (onDisk === row[type]) continue;
+          // A repository missing on disk is no change a crash kept unrecorded (a push never removes
+          // one): left to the fill job and the secondaries' own checks.
+          if (onDisk === null || onDisk === row[type]) continue;
           await recordRepositoryChange(db, dataDir, row.id, type, row[type] === null ? 'created' : 'updated');
           recorded++;
         } catch (error) {
