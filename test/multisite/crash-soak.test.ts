@@ -45,7 +45,7 @@ const ROOT = { username: 'root', token: ROOT_TOKEN };
 type LedgerEntry =
   | { kind: string; get: string; expect: Record<string, unknown> }
   | { kind: 'branch'; projectId: number; branch: string; sha: string }
-  | { kind: 'file'; relative: (site: SiteProcess) => string; sha256: string };
+  | { kind: 'file'; what: 'lfs' | 'upload'; relative: (site: SiteProcess) => string; sha256: string };
 
 interface Project {
   id: number;
@@ -153,7 +153,7 @@ describe('crash soak: mixed writes on a primary and two secondaries, sites SIGKI
         if (samples.length < 5) samples.push(`lfs: ${response?.statusCode}`);
         return;
       }
-      ledger.push({ kind: 'file', relative: (site) => lfsObjectPath(site.dataDir, oid), sha256: oid });
+      ledger.push({ kind: 'file', what: 'lfs', relative: (site) => lfsObjectPath(site.dataDir, oid), sha256: oid });
     };
 
     const upload = async (project: Project, bytes: number) => {
@@ -166,7 +166,7 @@ describe('crash soak: mixed writes on a primary and two secondaries, sites SIGKI
         return;
       }
       const secret = String(body.url).split('/')[2];
-      ledger.push({ kind: 'file', relative: (site) => uploadFilePath(site.dataDir, { project_id: project.id, secret, filename: name }), sha256: sha256(content) });
+      ledger.push({ kind: 'file', what: 'upload', relative: (site) => uploadFilePath(site.dataDir, { project_id: project.id, secret, filename: name }), sha256: sha256(content) });
     };
 
     /** Pushes a branch, opens a merge request from it and merges it; `onMerge` runs as the merge is sent (the kill point). */
@@ -373,7 +373,10 @@ describe('crash soak: mixed writes on a primary and two secondaries, sites SIGKI
       }
     }
     const byKind: Record<string, number> = {};
-    for (const entry of ledger) byKind[entry.kind] = (byKind[entry.kind] ?? 0) + 1;
+    for (const entry of ledger) {
+      const kind = entry.kind === 'file' ? entry.what : entry.kind;
+      byKind[kind] = (byKind[kind] ?? 0) + 1;
+    }
     console.info(
       `crash soak (seed ${SEED}): ${kills.length} kills survived in ${soakMs} ms (${kills.filter((kill) => kill.startsWith('primary')).length} of the primary); ` +
         `${ledger.length} acknowledged writes checked on 3 sites (${JSON.stringify(byKind)}); refused or unanswered: ${JSON.stringify(refused)} (${samples.join(" | ")}); ` +
