@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.js';
 import { inTransaction, prepare } from '../db/connection.js';
 import { nowIso } from '../storage/clock.js';
 import { refsChecksum } from './repository-checksum.js';
-import { repositoryOnDisk } from './repository-events.js';
+import { recordRepositoryChange, repositoryOnDisk } from './repository-events.js';
 
 export interface FillOptions {
   /** Projects read per query. */
@@ -72,4 +72,45 @@ function insertMissingState(db: Db, state: State): number {
      SELECT id, ?, ?, ?, ? FROM projects WHERE id = ?
      ON CONFLICT (project_id) DO NOTHING`,
   ).run(state.repository, state.repository === null ? null : now, state.wiki, state.wiki === null ? null : now, state.projectId).changes;
+}
+
+/**
+ * Issue 20, item 4: a primary killed between a change on disk (a push, a merge, a wiki page, a
+ * README at creation) and its recordRepositoryChange leaves repository_states and the event log
+ * describing the repository as it was before: secondaries would stay "synced" to the old refs
+ * for good. Run once at the primary's start, this walks every project, compares each
+ * repository's refs checksum on disk with the recorded one and records the change of every
+ * repository on disk that differs (one event each). Reads refs files only, no git spawn. Resolves to the
+ * repositories recorded; rejects after the walk when some could not be read.
+ */
+export async function reconcileRepositoryStates(db: Db, dataDir: string, options: FillOptions = {}): Promise<number> {
+  const pageSize = options.pageSize ?? 100;
+  const failures: unknown[] = [];
+  let after = 0;
+  let recorded = 0;
+  for (;;) {
+    const rows = prepare(
+      db,
+      `SELECT p.id, s.repository_checksum AS repository, s.wiki_checksum AS wiki
+       FROM projects p JOIN repository_states s ON s.project_id = p.id WHERE p.id > ? ORDER BY p.id LIMIT ?`,
+    ).all(after, pageSize) as { id: number; repository: string | null; wiki: string | null }[];
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1]!.id;
+    for (const row of rows) {
+      for (const type of ['repository', 'wiki'] as const) {
+        try {
+          const onDisk = await refsChecksum(repositoryOnDisk(dataDir, row.id, type));
+          // A repository missing on disk is no change a crash kept unrecorded (a push never removes
+          // one): left to the fill job and the secondaries' own checks.
+          if (onDisk === null || onDisk === row[type]) continue;
+          await recordRepositoryChange(db, dataDir, row.id, type, row[type] === null ? 'created' : 'updated');
+          recorded++;
+        } catch (error) {
+          failures.push(new Error(`reconcile the ${type} of project ${row.id}`, { cause: error }));
+        }
+      }
+    }
+  }
+  if (failures.length) throw new AggregateError(failures, `${failures.length} repositories not reconciled`);
+  return recorded;
 }

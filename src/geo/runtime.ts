@@ -11,7 +11,7 @@ import { PrimaryClient, PrimaryError } from './agent/primary-client.js';
 import { CursorWaiter } from './cursor-waiter.js';
 import { appendHeartbeat, lastEventId, logPosition, pruneEvents } from './event-log.js';
 import { EventWaiter } from './event-waiter.js';
-import { fillRepositoryStates } from './fill-repository-states.js';
+import { fillRepositoryStates, reconcileRepositoryStates } from './fill-repository-states.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
 import { primarySelfStatus } from './node-statuses.js';
 import { createBlobReplication } from './sync/blob-replication.js';
@@ -92,6 +92,8 @@ function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
   // replaced while it was down: it is not ready, and writes wait for that (api/geo/write-gate.ts).
   let epochChecked = false;
   const replicas = new ReplicaPositions(ctx.config.geo.syncReplicas, ctx.config.geo.syncTimeoutMs, () => lastEventId(ctx.db), ctx.metrics.geoFailover);
+  /** Whether this start reconciled the recorded repository states with the disk yet (a crash may have left changes unrecorded). */
+  let reconciled = false;
   return {
     role: 'primary',
     events,
@@ -110,6 +112,12 @@ function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
       if (ctx.fence.writeRefusal()) return;
       const written = await fillRepositoryStates(ctx.db, ctx.config.dataDir);
       if (written) ctx.log.info({ job: 'geo-repository-states', written }, 'repository states filled');
+      // Once per start: changes a crash kept from their events are recorded now.
+      if (!reconciled) {
+        const recorded = await reconcileRepositoryStates(ctx.db, ctx.config.dataDir);
+        reconciled = true;
+        if (recorded) ctx.log.warn({ job: 'geo-repository-states', recorded }, 'repository changes recorded that a crash had left unrecorded');
+      }
     },
     currentStatus: () => {
       const node = findGeoNodeByName(ctx.db, ctx.nodeName);

@@ -30,6 +30,8 @@ export interface GeoFailoverMetrics {
 export interface GeoSyncMetrics {
   /** Events applied from the primary's log, by kind (row, blob, heartbeat). */
   readonly eventsApplied: Counter<'kind'>;
+  /** Failed steps of the replication loop (each one backs off), by reason: unreachable, http, gap, fenced, other. */
+  readonly replicationErrors: Counter<'reason'>;
   /** Finished syncs by item type and outcome (synced, failed, deleted). */
   readonly syncs: Counter<'type' | 'outcome'>;
   readonly syncDuration: Histogram<'type' | 'outcome'>;
@@ -117,6 +119,12 @@ function createGeoSyncMetrics(registry: Registry): GeoSyncMetrics {
   for (const type of BLOB_TYPES) syncLag.zero({ type });
   return {
     eventsApplied: new Counter({ name: 'geo_events_applied_total', help: "Events applied from the primary's log, by kind", labelNames: ['kind'] as const, registers }),
+    replicationErrors: new Counter({
+      name: 'geo_replication_errors_total',
+      help: "Failed steps of the secondary's replication loop (each followed by a backoff), by reason",
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     syncs,
     syncDuration: new Histogram({ name: 'geo_sync_duration_seconds', help: 'Duration of blob syncs by item type and outcome', labelNames: ['type', 'outcome'] as const, buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120], registers }),
     syncLag,

@@ -4,7 +4,7 @@ import { prepare, type Db } from '../../db/connection.js';
 import { Applier, GapError, readCursor, type Cursor } from './applier.js';
 import { findGeoNode } from '../nodes.js';
 import { prepareSnapshot } from './bootstrap.js';
-import type { PrimaryClient } from './primary-client.js';
+import { PrimaryError, type PrimaryClient } from './primary-client.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
 import type { Fence } from '../fence.js';
 import type { BlobEvent } from '../blobs.js';
@@ -115,6 +115,7 @@ export class GeoAgent {
         failures++;
         this.state.lastError = (error as Error).message;
         this.state.lastErrorAt = Date.now();
+        this.host.metrics.replicationErrors.inc({ reason: errorReason(error) });
         this.host.log.warn({ err: error, failures }, 'geo agent: replication step failed');
         await this.sleep(backoffMs(failures, BACKOFF));
       }
@@ -232,4 +233,12 @@ export class GeoAgent {
       });
     });
   }
+}
+
+/** The metric label of a failed replication step. */
+function errorReason(error: unknown): 'unreachable' | 'http' | 'gap' | 'fenced' | 'other' {
+  if (error instanceof FencedOutError) return 'fenced';
+  if (error instanceof GapError) return 'gap';
+  if (error instanceof PrimaryError) return error.status === null ? 'unreachable' : 'http';
+  return 'other';
 }
