@@ -46,7 +46,7 @@ export interface GeoStatusScreen {
   failover: SiteFailover;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().replace('.000Z', 'Z'));
+const iso = (ms: number | null) => (ms === null ? null : `${new Date(ms).toISOString().slice(0, 19)}Z`);
 
 export interface StatusInputs {
   config: Config;
