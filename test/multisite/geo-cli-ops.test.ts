@@ -99,21 +99,29 @@ describe('geoforge geo status | failures | resync | verify on a real secondary',
     await waitFor(() => state() === 'failed', { timeoutMs: 30_000, message: 'hidden.txt failed' });
 
     // geo failures: the item and its reason, as JSON and as a table, filtered by type.
-    const failures = await secondary.cli(['geo', 'failures', '--type', 'uploads', '--json']);
-    expect(failures.code).toBe(0);
-    const listed = JSON.parse(failures.stdout);
-    expect(listed).toHaveLength(1);
+    // (The item retries every two seconds: each view is read while it is failed, not in a retry.)
+    let listed: any[] = [];
+    await waitFor(async () => {
+      const failures = await secondary.cli(['geo', 'failures', '--type', 'uploads', '--json']);
+      expect(failures.code).toBe(0);
+      listed = JSON.parse(failures.stdout);
+      return listed.length === 1;
+    }, { timeoutMs: 20_000, message: 'the failure listed' });
     expect(listed[0]).toMatchObject({ type: 'attachment', item_id: hidden.id, project_id: project.id, failure_type: 'sync' });
     expect(listed[0].last_sync_failure).toBeTruthy();
     expect(JSON.parse((await secondary.cli(['geo', 'failures', '--type', 'repository', '--json'])).stdout)).toEqual([]);
-    const table = await secondary.cli(['geo', 'failures']);
+    let table!: Awaited<ReturnType<SiteProcess['cli']>>;
+    await waitFor(async () => (table = await secondary.cli(['geo', 'failures'])).stdout.includes('1 failed item(s)'), { timeoutMs: 20_000, message: 'the failure in the table' });
     expect(table.stdout).toMatch(new RegExp(`^attachment +${hidden.id} +${project.id} +sync +\\d+ `, 'm'));
     expect(table.stdout).toContain('1 failed item(s)');
     const onPrimary = await primary.cli(['geo', 'failures']);
     expect(onPrimary.code).toBe(2);
+    const resyncOnPrimary = await primary.cli(['geo', 'resync', '--all-failed']);
+    expect(resyncOnPrimary.code).toBe(1);
+    expect(resyncOnPrimary.stderr).toContain('the site answered 403');
 
     // The status screen names the oldest failure and its reason; failed items alone leave the site healthy.
-    // (The item retries every two seconds: both views are taken while it is failed, not in a retry.)
+    // (Both views are taken while it is failed.)
     let seen!: Awaited<ReturnType<typeof status>>;
     await waitFor(async () => {
       seen = await status(secondary);
@@ -128,7 +136,12 @@ describe('geoforge geo status | failures | resync | verify on a real secondary',
     expect(screen.site.types.find((t: any) => t.type === 'uploads')).toMatchObject({ failed: 1, total: 2 });
 
     // resync --all-failed while the primary still lacks the file: followed to its end, failed again, exit 1; progress lines on stderr.
-    const again = await secondary.cli(['geo', 'resync', '--all-failed', '--json', '--timeout', '30']);
+    // (Asked again when the item was in one of its own retries, so not failed, at that instant.)
+    let again!: Awaited<ReturnType<SiteProcess['cli']>>;
+    await waitFor(async () => JSON.parse((again = await secondary.cli(['geo', 'resync', '--all-failed', '--json', '--timeout', '30'])).stdout).marked === 1, {
+      timeoutMs: 30_000,
+      message: 'resync --all-failed marked the failed item',
+    });
     expect(again.code).toBe(1);
     expect(JSON.parse(again.stdout)).toMatchObject({ marked: 1, failed: 1, pending: 0, started: 0, timed_out: false });
     expect(again.stderr).toMatch(/resync: 1\/1 synced 0, failed 1/);
