@@ -8,12 +8,12 @@ import { openDatabase, openDatabaseReadOnly, type Db } from './db/connection.js'
 import { migrate } from './db/migrate.js';
 import { findNamespaceById } from './db/tables/namespaces.js';
 import { findUserByUsername } from './db/tables/users.js';
-import { formatNodeStatusJson, formatNodeStatusTable, formatNodeTable } from './geo/node-reports.js';
-import { readNodeStatuses } from './geo/node-statuses.js';
+import { formatNodeTable } from './geo/node-reports.js';
+import { buildGeoStatus, formatGeoStatus } from './cli/geo-status.js';
+import { geoOpsCommands } from './cli/geo-commands.js';
+import { progress } from './cli/terminal.js';
 import { allGeoNodes } from './geo/nodes.js';
 import { runLocalCommand } from './geo/local-command.js';
-import { formatFailover, siteFailover } from './geo/failover-report.js';
-import { promotionHistory } from './geo/promote.js';
 import { readRoleState, resolveRole } from './geo/role-state.js';
 import { Fence } from './geo/fence.js';
 import { demoteToSecondary, followPrimary } from './geo/repoint.js';
@@ -80,30 +80,19 @@ function readSiteDatabase<T>(config: Config, read: (db: Db) => T): T {
   }
 }
 
-/** The status of every node: the primary's from its event log, secondaries' from their stored reports. */
-async function geoStatus(argv: { config?: string; json?: boolean }): Promise<void> {
+/**
+ * `geoforge geo status` (issue 19, item 4): this site's answers (health, role, epoch, lag, per-type
+ * sync, oldest failure, last report, synchronous replication), every node's line, failover. Live
+ * from the running site when the CLI can sign the call, else from the database. Exit 1 when unhealthy.
+ */
+async function geoStatus(argv: { config?: string; json?: boolean; url?: string }): Promise<void> {
   // The role the site runs with: its persisted role when it was promoted or demoted.
   const persisted = readRoleState(configFrom(argv).dataDir);
   const config = resolveRole(configFrom(argv), persisted);
-  const revision = await readRevision();
-  const { lines, history } = readSiteDatabase(config, (db) => ({
-    lines: readNodeStatuses(db, {
-      isPrimarySite: config.role === 'primary',
-      staleSeconds: config.geo.statusStaleSeconds,
-      version: versionString(config.edition),
-      revision,
-      now: Date.now(),
-    }),
-    history: promotionHistory(db),
-  }));
-  const failover = siteFailover(config, persisted, history);
-  if (argv.json) {
-    const withFailover = lines.map((line) => ({ ...line, status: line.status && { ...line.status, epoch: failover.epoch, role_history: failover.role_history } }));
-    console.log(formatNodeStatusJson(withFailover));
-  } else {
-    console.log(formatNodeStatusTable(lines));
-    console.log(formatFailover(failover));
-  }
+  const inputs = { config, persisted, version: versionString(config.edition), revision: await readRevision(), url: argv.url };
+  const screen = await buildGeoStatus(inputs, (read) => readSiteDatabase(config, read));
+  console.log(argv.json ? JSON.stringify(screen, null, 2) : formatGeoStatus(screen));
+  if (!screen.site.healthy) process.exitCode = 1;
 }
 
 function geoNodes(argv: { config?: string }): void {
@@ -117,16 +106,21 @@ function geoNodes(argv: { config?: string }): void {
 async function geoCommand(argv: { config?: string; url?: string; json?: boolean }, command: 'promote' | 'demote' | 'follow', body: object): Promise<void> {
   const config = configFrom(argv);
   const started = Date.now();
+  const bar = progress(command);
   for await (const line of runLocalCommand(config, command, body, argv.url)) {
     if (line.error) {
+      bar.end();
       console.error(`geoforge: ${command} failed: ${String(line.error)}`);
       process.exit(1);
     }
     if (line.progress) {
       const p = line.progress as Record<string, unknown>;
-      console.error(`${command}: ${String(p.phase)}: cursor ${String(p.cursor_last_event_id)} of ${String(p.primary_last_event_id)}, ${String(p.blobs_unsynced)} blob(s) not synced (${String(p.elapsed_ms)} ms)`);
+      const cursor = Number(p.cursor_last_event_id ?? 0);
+      const total = Math.max(cursor, Number(p.primary_last_event_id ?? cursor));
+      bar.update(cursor, total, `${String(p.phase)}: event ${cursor} of ${total}, ${String(p.blobs_unsynced)} blob(s) not synced (${String(p.elapsed_ms)} ms)`);
       continue;
     }
+    bar.end();
     const report = (line.result ?? line) as Record<string, unknown>;
     if (argv.json) console.log(JSON.stringify(report, null, 2));
     else printReport(command, report, Date.now() - started);
@@ -221,10 +215,14 @@ async function main(): Promise<void> {
       y
         .command(
           'status',
-          'print the status of every Geo node',
-          (c) => c.option('json', { type: 'boolean', default: false, describe: 'print JSON instead of a table' }),
-          (argv) => geoStatus({ json: argv.json, config: argv.config as string | undefined }),
+          "this site's health, role, epoch, lag, sync per type, oldest failure, then every node; exits 1 when unhealthy",
+          (c) =>
+            c
+              .option('json', { type: 'boolean', default: false, describe: 'print the same fields as JSON' })
+              .option('url', { type: 'string', describe: 'the running site (default: its external URL)' }),
+          (argv) => geoStatus({ json: argv.json, url: argv.url, config: argv.config as string | undefined }),
         )
+        .command(geoOpsCommands((argv) => configFrom(argv), readSiteDatabase))
         .command('nodes', 'list the Geo nodes', (c) => c, (argv) => geoNodes({ config: argv.config as string | undefined }))
         .command(
           'promote',

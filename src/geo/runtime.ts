@@ -14,7 +14,7 @@ import { EventWaiter } from './event-waiter.js';
 import { fillRepositoryStates, reconcileRepositoryStates } from './fill-repository-states.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
 import { primarySelfStatus } from './node-statuses.js';
-import { createBlobReplication } from './sync/blob-replication.js';
+import { createBlobReplication, type BlobReplication } from './sync/blob-replication.js';
 import { exchangeEpochs, peerUrls } from './peers.js';
 import { withFailover } from './failover-status.js';
 import { ReplicaPositions } from './sync-replication.js';
@@ -71,6 +71,8 @@ export interface SecondaryGeo extends GeoRuntimeBase {
    * primary has; forced, it proceeds with what it has. The site then serves as primary, without a restart.
    */
   promote(options: PromoteOptions, progress: (line: PromotionProgress) => void): Promise<PromotionReport>;
+  /** The operator's commands on the sync registry (`geoforge geo resync | verify`, issue 19). */
+  readonly registry: Pick<BlobReplication, 'resync' | 'resyncFailed' | 'verify'>;
 }
 
 /** The Geo side of one site, by role; its HTTP side is built from it in api/geo/index.ts. */
@@ -257,6 +259,11 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
     role: 'secondary',
     primaryUrl,
     promote,
+    registry: {
+      resync: (type, itemId) => blobs.resync(type, itemId),
+      resyncFailed: (type) => blobs.resyncFailed(type),
+      verify: (type, itemId) => blobs.verify(type, itemId),
+    },
     cursor: waiter,
     ready,
     currentStatus,

@@ -36,7 +36,10 @@ describe('geoforge geo CLI', () => {
   });
 
   it('prints every node with its status as JSON while the site runs', async () => {
-    const lines = JSON.parse(await geo(site.dataDir, 'status', '--json')) as { node: { name: string; primary: boolean }; status: Record<string, unknown> }[];
+    const screen = JSON.parse(await geo(site.dataDir, 'status', '--json'));
+    // Without the Geo secret the CLI reads the database: this primary's status from its event log.
+    expect(screen.site).toMatchObject({ name: 'primary', role: 'primary', source: 'database', healthy: true, health: 'Healthy', epoch: 0, fenced: false, oldest_failure: null, last_status_report: null });
+    const lines = screen.nodes as { node: { name: string; primary: boolean }; status: Record<string, unknown> }[];
     expect(lines.map((line) => line.node.name)).toEqual(['primary', 'fresh', 'stale', 'silent']);
     const byName = Object.fromEntries(lines.map((line) => [line.node.name, line]));
     expect(byName.primary).toMatchObject({
@@ -52,7 +55,9 @@ describe('geoforge geo CLI', () => {
   it('prints aligned tables after the site stopped', async () => {
     await site.site.stop();
     stopped = true;
-    const [nodeTable, failover] = (await geo(site.dataDir, 'status')).trimEnd().split('\n\n');
+    const [own, nodeTable, failover] = (await geo(site.dataDir, 'status')).trimEnd().split('\n\n');
+    expect(own.split('\n')[0]).toMatch(/^geoforge geo status: primary \(http:\/\/.+\)$/);
+    expect(own).toMatch(/^Health: +Healthy$/m);
     // Below the node table: the site's role, fencing epoch, synchronous replication and promotions (issue 18).
     expect(failover.split('\n')).toEqual(['This site: primary (configured), fencing epoch 0', 'Synchronous replication: off (geoSyncReplicas 0)', 'Promotions: none (the first primary still is)']);
     const table = nodeTable.split('\n');

@@ -29,7 +29,7 @@ export function epochInfo(ctx: SiteContext, geo: GeoRuntime): EpochInfo {
 }
 
 /** A call of this site's own CLI: signed with the shared secret under this site's node name. */
-function requireLocalCaller(ctx: SiteContext, req: Request): void {
+export function requireLocalCaller(ctx: SiteContext, req: Request): void {
   const claims = requireGeoCaller(ctx, req);
   if (claims.node !== ctx.nodeName) throw new AppError('forbidden', `site-local commands are signed with this site's node name (${ctx.nodeName})`);
 }

@@ -10,6 +10,7 @@ import { createReadRouting, type ReadRouting } from './read-routing.js';
 import { requireReady } from './require-ready.js';
 import { geoSiteRouter } from './site.js';
 import { geoFailoverRouter } from './failover.js';
+import { geoLocalOpsRouter } from './local-ops.js';
 import { holdWritesForReplicas } from './sync-wait.js';
 import { primaryWriteGate } from './write-gate.js';
 
@@ -49,7 +50,7 @@ export function geoHttp(ctx: SiteContext, geo: GeoRuntime): GeoHttp {
             ]
           : []),
       ],
-      apiRouter: Router().use(geoFailoverRouter(ctx, geo)).use(geoSiteRouter(ctx, geo.events, geo.replicas)),
+      apiRouter: Router().use(geoFailoverRouter(ctx, geo)).use(geoLocalOpsRouter(ctx, geo)).use(geoSiteRouter(ctx, geo.events, geo.replicas)),
       nodeRoutes: geoNodeRoutes(geo, null),
       reads: null,
     };
@@ -62,7 +63,7 @@ export function geoHttp(ctx: SiteContext, geo: GeoRuntime): GeoHttp {
       requireReady(() => geo.ready()),
       forwardWrites({ proxy, waiter: geo.cursor, waitMs: ctx.config.geo.readYourWritesMs }),
     ],
-    apiRouter: geoFailoverRouter(ctx, geo),
+    apiRouter: Router().use(geoFailoverRouter(ctx, geo)).use(geoLocalOpsRouter(ctx, geo)),
     nodeRoutes: geoNodeRoutes(geo, geo.promote),
     reads: createReadRouting(ctx, proxy),
   };

@@ -7,7 +7,10 @@ import { resetFailed } from '../registry/queue.js';
 import { noBlobs, type BlobCounts, type BlobKind } from '../status.js';
 import { backfillRunner } from './backfill.js';
 import { SyncScheduler } from './scheduler.js';
-import { reverifyBatch } from './verify.js';
+import { reverifyBatch, verifyItem, type ItemVerification } from './verify.js';
+import type { BlobType } from '../blobs.js';
+import { registryItem, resyncFailed, resyncItem } from '../registry/resync.js';
+import { prepare } from '../../db/connection.js';
 
 /** A secondary's blob replication, as its runtime drives it. */
 export interface BlobReplication {
@@ -30,6 +33,12 @@ export interface BlobReplication {
    * uploads this site holds (issue 18, item 4).
    */
   pendingSince(): number | null;
+  /** `geoforge geo resync <type> <id>`: the item pending again now, the workers woken; its registry id. */
+  resync(type: BlobType, itemId: number): number;
+  /** `geoforge geo resync --all-failed`: every failed item (of `type`) pending again now; their registry ids. */
+  resyncFailed(type?: BlobType): number[];
+  /** `geoforge geo verify <type> <id>`: one item's copy checked against the primary's checksum now. */
+  verify(type: BlobType, itemId: number): Promise<ItemVerification>;
 }
 
 const CAPACITY_TTL_MS = 1000;
@@ -99,5 +108,22 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
     },
     counts: () => (ready() ? registryBlobCounts(ctx.db, selectiveNodeId(ctx.db, ctx.nodeName)) : noBlobs()),
     pendingSince: () => (ready() ? blobsPendingSince(ctx.db) : 0),
+    resync: (type, itemId) => {
+      const id = resyncItem(ctx.db, type, itemId);
+      scheduler.wake();
+      return id;
+    },
+    resyncFailed: (type) => {
+      const ids = resyncFailed(ctx.db, type);
+      if (ids.length) scheduler.wake();
+      return ids;
+    },
+    verify: async (type, itemId) => {
+      const item = registryItem(ctx.db, type, itemId);
+      const state = prepare(ctx.db, 'SELECT state FROM geo_registry WHERE id = ?').pluck().get(item.id) as string;
+      const result = await verifyItem({ dataDir: ctx.config.dataDir, db: () => ctx.db, retry }, item, state);
+      if (result.result === 'failed') scheduler.wake();
+      return result;
+    },
   };
 }

@@ -5,6 +5,7 @@ import type { Db } from '../../db/connection.js';
 import type { RegistryItem } from '../registry/queue.js';
 import type { RetryPolicy } from '../../backoff.js';
 import { itemsDueForVerification, markVerificationFailed, markVerified } from '../registry/verification.js';
+import { prepare } from '../../db/connection.js';
 import { refsChecksum } from '../repository-checksum.js';
 import { localCopyPath } from './local-copy.js';
 
@@ -31,6 +32,52 @@ export async function reverifyBatch(deps: VerifyDeps, now = Date.now()): Promise
     else if (markVerificationFailed(deps.db(), item, problem, Date.now(), deps.retry)) failed++;
   }
   return { verified: items.length - failed, failed };
+}
+
+/** What `geoforge geo verify` reports of one item. */
+export interface ItemVerification {
+  readonly type: RegistryItem['item_type'];
+  readonly item_id: number;
+  readonly state: string;
+  /** The checksum of the copy on this site's disk now; null when it is missing. */
+  readonly local_checksum: string | null;
+  /** What the primary recorded (a repository's refs checksum in repository_states, a file's sha256 in its row); null when it recorded none. */
+  readonly primary_checksum: string | null;
+  /** What the last sync recorded here. */
+  readonly synced_checksum: string | null;
+  readonly matches_primary: boolean | null;
+  /** 'verified' (the copy equals the primary's), 'failed' (it does not: marked failed, so the workers fetch it again), 'not_synced' (nothing to check yet). */
+  readonly result: 'verified' | 'failed' | 'not_synced';
+  readonly problem: string | null;
+}
+
+const PRIMARY_REFS_CHECKSUM = { repository: 'repository_checksum', wiki: 'wiki_checksum' } as const;
+
+/**
+ * Re-checks one item now: its local copy's checksum against the primary's (from the replicated
+ * database) and the synced one. A synced copy that matches is recorded verified; one that does
+ * not is marked failed (verification), so the workers fetch it again.
+ */
+export async function verifyItem(deps: Pick<VerifyDeps, 'dataDir' | 'db' | 'retry'>, item: RegistryItem, state: string): Promise<ItemVerification> {
+  const local = localCopyPath(deps.dataDir, item);
+  const repository = item.item_type === 'repository' || item.item_type === 'wiki';
+  const localChecksum = repository ? await refsChecksum(local) : await fileSha256(local);
+  const primaryChecksum = repository
+    ? ((prepare(deps.db(), `SELECT ${PRIMARY_REFS_CHECKSUM[item.item_type as 'repository' | 'wiki']} FROM repository_states WHERE project_id = ?`).pluck().get(item.item_id) as string | null | undefined) ?? null)
+    : item.expected_checksum;
+  const base = { type: item.item_type, item_id: item.item_id, state, local_checksum: localChecksum, primary_checksum: primaryChecksum, synced_checksum: item.checksum };
+  const matches = localChecksum === null || primaryChecksum === null ? null : localChecksum === primaryChecksum;
+  if (state !== 'synced') {
+    return { ...base, matches_primary: matches, result: 'not_synced', problem: state === 'failed' ? 'the item is failed: resync it first' : `the item is ${state}: its sync has not finished` };
+  }
+  let problem: string | null = null;
+  if (localChecksum === null) problem = `verification: the local copy at ${item.path} is missing`;
+  else if (primaryChecksum !== null && localChecksum !== primaryChecksum) problem = `verification: the local copy's checksum ${localChecksum} differs from the primary's ${primaryChecksum}`;
+  else if (localChecksum !== item.checksum) problem = `verification: the local copy's checksum ${localChecksum} differs from the synced ${item.checksum}`;
+  const now = Date.now();
+  if (problem === null) markVerified(deps.db(), item, now);
+  else markVerificationFailed(deps.db(), item, problem, now, deps.retry);
+  return { ...base, matches_primary: matches, result: problem === null ? 'verified' : 'failed', problem };
 }
 
 /** Null when the local copy still matches the recorded checksum; otherwise what is wrong, in words. */
