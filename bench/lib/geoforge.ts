@@ -13,7 +13,7 @@ export const ROOT_TOKEN = 'glpat-bench-root-token-0123456789';
  * at boot) but not listening: scenarios seed through its db and services, then close it.
  */
 export function openSeedSite(dataDir: string): Promise<Site> {
-  const config = loadConfig({ env: { GEOFORGE_DATA_DIR: dataDir, GEOFORGE_ROOT_TOKEN: ROOT_TOKEN } });
+  const config = loadConfig({ env: { GEOFORGE_DATA_DIR: dataDir, GEOFORGE_ROOT_TOKEN: ROOT_TOKEN, GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true' } });
   return createSite(config, { log: createLogger('silent') });
 }
 
@@ -41,6 +41,10 @@ export async function startGeoforge(scope: Scope, dataDir: string, logFile: stri
       GEOFORGE_DATA_DIR: dataDir,
       GEOFORGE_ROOT_TOKEN: ROOT_TOKEN,
       GEOFORGE_LOG_LEVEL: 'info',
+    // The bench client is on loopback: it measures the site, not its rate limits.
+    GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
+      // The bench client is on loopback: it measures the site, not its rate limits.
+      GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
     },
     port,
     readyPath: '/-/readiness',
