@@ -41,8 +41,6 @@ export async function startGeoforge(scope: Scope, dataDir: string, logFile: stri
       GEOFORGE_DATA_DIR: dataDir,
       GEOFORGE_ROOT_TOKEN: ROOT_TOKEN,
       GEOFORGE_LOG_LEVEL: 'info',
-    // The bench client is on loopback: it measures the site, not its rate limits.
-    GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
       // The bench client is on loopback: it measures the site, not its rate limits.
       GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
     },
