@@ -162,6 +162,29 @@ describe('security headers', () => {
   });
 });
 
+describe('raw files are never run as pages (stored XSS)', () => {
+  let site: TestSite;
+  beforeAll(async () => {
+    site = await startSite();
+  });
+  afterAll(() => site.stop());
+
+  it('serves an HTML or SVG file of a repository as text, unsniffable, in a sandbox', async () => {
+    const project = await createProject(site, { initialize_with_readme: true, default_branch: 'master' });
+    const page = '<html><script>alert(document.cookie)</script></html>';
+    for (const name of ['x.html', 'y.svg']) {
+      const created = await site.api(`/projects/${project.id}/repository/files/${name}`, { method: 'POST', body: { branch: 'master', content: page, commit_message: name } });
+      expect(created.status, created.text).toBe(201);
+      const raw = await site.api(`/projects/${project.id}/repository/files/${name}/raw?ref=master`);
+      expect(raw.status).toBe(200);
+      expect(raw.text).toBe(page);
+      expect(raw.headers['content-type']).toMatch(/^text\/plain/);
+      expect(raw.headers['x-content-type-options']).toBe('nosniff');
+      expect(raw.headers['content-security-policy']).toMatch(/sandbox/);
+    }
+  });
+});
+
 describe('rate limits', () => {
   let site: TestSite;
   const period = 60;
