@@ -9,6 +9,7 @@ import { failover } from './scenarios/failover.js';
 import { geoBlobSync } from './scenarios/geo-blob-sync.js';
 import { geoInitialSync } from './scenarios/geo-initial-sync.js';
 import { gitClone } from './scenarios/git-clone.js';
+import { gptMix } from './scenarios/gpt-mix.js';
 import { issuesList } from './scenarios/issues-list.js';
 import { issuesWrite } from './scenarios/issues-write.js';
 import { lfsTransfer } from './scenarios/lfs-transfer.js';
@@ -20,7 +21,7 @@ import { replicationLag } from './scenarios/replication-lag.js';
 import { usersRead } from './scenarios/users-read.js';
 
 const scenarios: readonly Scenario[] = [
-  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover,
+  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix,
 ];
 
 function select(args: readonly string[]): readonly Scenario[] {

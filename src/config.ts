@@ -28,9 +28,26 @@ export interface Config {
   readonly ldap: LdapConfig | null;
   readonly logLevel: LogLevel;
   readonly geo: GeoTuning;
+  /**
+   * Webhooks and imports may reach loopback, link-local and private addresses (GitLab's
+   * allow_local_requests_from_web_hooks_and_services); off by default against SSRF.
+   */
+  readonly allowLocalRequests: boolean;
+  readonly rateLimit: RateLimitConfig;
 }
 
 /** Replication timings; the defaults suit production, tests shorten them. */
+/** GitLab's user and IP rate limits (GitLab.com's figures by default); a limit of 0 turns that one off. */
+export interface RateLimitConfig {
+  /** Requests per period for each authenticated user's token. */
+  readonly authenticated: number;
+  /** Requests per period for each client IP without credentials. */
+  readonly unauthenticated: number;
+  readonly periodSeconds: number;
+  /** Loopback clients are not limited (tests, benches, a local reverse proxy that limits itself). */
+  readonly exemptLoopback: boolean;
+}
+
 export interface GeoTuning {
   /** A heartbeat event is appended when the log was idle this long, so lag stays measurable. */
   readonly heartbeatSeconds: number;
@@ -85,6 +102,8 @@ export const defaults: Config = {
   edition: 'ee',
   ldap: null,
   logLevel: 'info',
+  allowLocalRequests: false,
+  rateLimit: { authenticated: 2000, unauthenticated: 500, periodSeconds: 60, exemptLoopback: false },
   geo: {
     heartbeatSeconds: 5,
     statusIntervalSeconds: 10,
@@ -149,6 +168,11 @@ const settings = {
   geoVerifyBatch: 'GEOFORGE_GEO_VERIFY_BATCH',
   geoSyncReplicas: 'GEOFORGE_GEO_SYNC_REPLICAS',
   geoSyncTimeoutMs: 'GEOFORGE_GEO_SYNC_TIMEOUT_MS',
+  allowLocalRequests: 'GEOFORGE_ALLOW_LOCAL_REQUESTS',
+  rateLimitAuthenticated: 'GEOFORGE_RATE_LIMIT_AUTHENTICATED',
+  rateLimitUnauthenticated: 'GEOFORGE_RATE_LIMIT_UNAUTHENTICATED',
+  rateLimitPeriodSeconds: 'GEOFORGE_RATE_LIMIT_PERIOD_SECONDS',
+  rateLimitExemptLoopback: 'GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK',
 } as const;
 
 type Key = keyof typeof settings;
@@ -205,6 +229,13 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     if (!/^\d+$/.test(text) || value < min || value > max) throw new ConfigError(`${got.name}: expected a whole number from ${min} to ${max}, got "${text}"`);
     return value;
   };
+  const flag = (key: Key, fallback: boolean): boolean => {
+    const got = pick(key);
+    if (!got) return fallback;
+    if (got.value === true || got.value === 'true') return true;
+    if (got.value === false || got.value === 'false') return false;
+    throw new ConfigError(`${got.name}: expected true or false, got ${JSON.stringify(got.value)}`);
+  };
   const port = readPort(pick('port'));
   const role = oneOf('role', ['primary', 'secondary'] as const, defaults.role);
   const primaryUrl = url('primaryUrl');
@@ -236,6 +267,13 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     edition: oneOf('edition', ['ee', 'ce'] as const, defaults.edition),
     ldap,
     logLevel: oneOf('logLevel', ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const, defaults.logLevel),
+    allowLocalRequests: flag('allowLocalRequests', defaults.allowLocalRequests),
+    rateLimit: {
+      authenticated: count('rateLimitAuthenticated', defaults.rateLimit.authenticated, 0, 100_000_000),
+      unauthenticated: count('rateLimitUnauthenticated', defaults.rateLimit.unauthenticated, 0, 100_000_000),
+      periodSeconds: count('rateLimitPeriodSeconds', defaults.rateLimit.periodSeconds, 1, 86_400),
+      exemptLoopback: flag('rateLimitExemptLoopback', defaults.rateLimit.exemptLoopback),
+    },
     geo: {
       heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
       statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),

@@ -1,4 +1,6 @@
 import express, { Router } from 'express';
+import { rateLimit } from './api/middleware/rate-limit.js';
+import { securityHeaders } from './api/middleware/security-headers.js';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -129,6 +131,9 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', parseQuery);
+  app.use(securityHeaders());
+  // Before authentication: a flood of requests, valid credentials or not, costs a map lookup each.
+  app.use(rateLimit(config.rateLimit));
   app.use((req, res, next) => current.handler(req, res, next));
 
   return {
@@ -189,8 +194,8 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     metrics: base.metrics,
     externalUrl,
     nodeName: nodeName ?? externalUrl,
-    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log }),
-    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log }),
+    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log, allowLocalRequests: config.allowLocalRequests }),
+    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: config.allowLocalRequests }),
     fence: base.fence,
     switchRole: base.switchRole,
   };

@@ -52,6 +52,8 @@ export async function startGeoSite(scope: Scope, spec: GeoSiteSpec): Promise<Run
       GEOFORGE_DATA_DIR: spec.dataDir,
       GEOFORGE_GEO_SECRET: GEO_SECRET,
       GEOFORGE_LOG_LEVEL: 'info',
+      // The bench client is on loopback: it measures the site, not its rate limits.
+      GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
       ...spec.env,
     },
     port,

@@ -13,7 +13,7 @@ export const ROOT_TOKEN = 'glpat-bench-root-token-0123456789';
  * at boot) but not listening: scenarios seed through its db and services, then close it.
  */
 export function openSeedSite(dataDir: string): Promise<Site> {
-  const config = loadConfig({ env: { GEOFORGE_DATA_DIR: dataDir, GEOFORGE_ROOT_TOKEN: ROOT_TOKEN } });
+  const config = loadConfig({ env: { GEOFORGE_DATA_DIR: dataDir, GEOFORGE_ROOT_TOKEN: ROOT_TOKEN, GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true' } });
   return createSite(config, { log: createLogger('silent') });
 }
 
@@ -30,17 +30,19 @@ export const SERVER_NODE_FLAGS: readonly string[] = (() => {
  * `node dist/cli.js serve` on `dataDir`, as a separate process on the server core. The request
  * log stays at info, since it is part of every request's cost, and goes to `logFile`.
  */
-export async function startGeoforge(scope: Scope, dataDir: string, logFile: string): Promise<RunningServer> {
+export async function startGeoforge(scope: Scope, dataDir: string, logFile: string, extraNodeArgs: readonly string[] = []): Promise<RunningServer> {
   const port = await freePort();
   return startServer(scope, {
     name: 'geoforge',
-    nodeArgs: [...SERVER_NODE_FLAGS, 'dist/cli.js', 'serve'],
+    nodeArgs: [...SERVER_NODE_FLAGS, ...extraNodeArgs, 'dist/cli.js', 'serve'],
     env: {
       GEOFORGE_HOST: '127.0.0.1',
       GEOFORGE_PORT: String(port),
       GEOFORGE_DATA_DIR: dataDir,
       GEOFORGE_ROOT_TOKEN: ROOT_TOKEN,
       GEOFORGE_LOG_LEVEL: 'info',
+      // The bench client is on loopback: it measures the site, not its rate limits.
+      GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
     },
     port,
     readyPath: '/-/readiness',

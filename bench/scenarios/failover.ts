@@ -41,6 +41,8 @@ function siteEnv(port: number, dataDir: string, env: Record<string, string>): Re
     GEOFORGE_DATA_DIR: dataDir,
     GEOFORGE_GEO_SECRET: GEO_SECRET,
     GEOFORGE_LOG_LEVEL: 'info',
+    // The bench client is on loopback: it measures the site, not its rate limits.
+    GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
     ...env,
   };
 }

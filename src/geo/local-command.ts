@@ -19,7 +19,7 @@ export async function* runLocalCommand(config: Config, command: 'promote' | 'dem
   try {
     response = await request(`${site.url}/api/v4/geo/local/${command}`, {
       method: 'POST',
-      headers: { authorization: geoAuthorization(config.geoSecret, site.node), 'content-type': 'application/json' },
+      headers: { authorization: geoAuthorization(config.geoSecret, site.node, { method: 'POST', path: `/local/${command}` }), 'content-type': 'application/json' },
       body: JSON.stringify(body),
       headersTimeout: 60_000,
       bodyTimeout: 0,

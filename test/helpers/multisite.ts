@@ -102,6 +102,9 @@ export class SiteProcess {
       GEOFORGE_GEO_STATUS_INTERVAL_SECONDS: '1',
       GEOFORGE_GEO_HEARTBEAT_SECONDS: '1',
       GEOFORGE_LOG_LEVEL: 'info',
+      // Loopback receivers and loopback clients, as in test/helpers/site.ts.
+      GEOFORGE_ALLOW_LOCAL_REQUESTS: 'true',
+      GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
       ...(options.primary ? { GEOFORGE_PRIMARY_URL: options.primary.url } : {}),
       ...options.env,
     };

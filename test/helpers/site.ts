@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { loadConfig, type Config } from '../../src/config.js';
+import { defaults, loadConfig, type Config } from '../../src/config.js';
 import { createSite, type Site } from '../../src/server.js';
 
 export const ROOT_TOKEN = 'glpat-root-token-for-tests-0001';
@@ -32,10 +32,20 @@ export interface TestSite {
   stop(): Promise<void>;
 }
 
+/**
+ * Test sites talk to loopback receivers (webhooks, import sources) and are driven hard from
+ * loopback: local requests allowed and loopback not rate limited. Tests of the refusal and of the
+ * limits override these.
+ */
+export const LOCAL_TEST_NETWORK = {
+  allowLocalRequests: true,
+  rateLimit: { ...defaults.rateLimit, exemptLoopback: true },
+} as const satisfies Partial<Config>;
+
 /** Starts a real site on a free loopback port with its own temp data dir and SQLite file. */
 export async function startSite(overrides: Partial<Config> = {}): Promise<TestSite> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'geoforge-test-'));
-  const config = loadConfig({ overrides: { port: 0, dataDir, rootToken: ROOT_TOKEN, logLevel: 'silent', ...overrides } });
+  const config = loadConfig({ overrides: { port: 0, dataDir, rootToken: ROOT_TOKEN, logLevel: 'silent', ...LOCAL_TEST_NETWORK, ...overrides } });
   const site = await createSite(config);
   const url = await site.start();
   const api = async <T>(pathAndQuery: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {

@@ -8,7 +8,7 @@ import { parseBlobEvent, type BlobEvent } from '../../src/geo/blobs.js';
 import { fillRepositoryStates } from '../../src/geo/fill-repository-states.js';
 import { refsChecksum } from '../../src/geo/repository-checksum.js';
 import { recordRepositoryChange } from '../../src/geo/repository-events.js';
-import { geoAuthorization, GEO_AUTH_SCHEME, signGeoToken } from '../../src/geo/signing.js';
+import { geoAuthorization, GEO_AUTH_SCHEME, geoPathOf, signGeoToken } from '../../src/geo/signing.js';
 import { GitError, runGit } from '../../src/git/cli.js';
 import { repositoryPath, wikiRepositoryPath } from '../../src/storage/layout.js';
 import { createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
@@ -251,10 +251,19 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
     });
   });
 
+  /** A token as a secondary signs it for one call (method and URL). */
+  const signedFor = (url: string, method = 'GET', secret = SECRET) => geoAuthorization(secret, 'secondary-1', { method, path: geoPathOf(new URL(url).pathname) });
+  /** A token as a secondary signs it for a git fetch of one repository (its several requests). */
+  const fetchToken = (repositoryUrl: string, secret = SECRET) =>
+    geoAuthorization(secret, 'secondary-1', { method: '*', path: `${geoPathOf(new URL(repositoryUrl).pathname)}/`, prefix: true });
+
   describe('file events and transfers', () => {
     let project: any;
-    const transfer = (type: string, id: number | string, authorization: string | null = geoAuthorization(SECRET, 'secondary-1')) =>
-      request(`${site.url}/api/v4/geo/transfers/${type}/${id}`, { headers: authorization ? { authorization } : {} });
+    const transfer = (type: string, id: number | string, authorization?: string | null) => {
+      const url = `${site.url}/api/v4/geo/transfers/${type}/${id}`;
+      const signed = authorization === undefined ? signedFor(url) : authorization;
+      return request(url, { headers: signed ? { authorization: signed } : {} });
+    };
     const fetchFile = async (type: string, id: number) => {
       const response = await transfer(type, id);
       const body = Buffer.from(await response.body.arrayBuffer());
@@ -380,8 +389,10 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
       // Past one read: this part streams through a pipeline that leaves the response open.
       const large = randomBytes(1024 * 1024 + 5000);
       const ids = { small: await upload('small.txt', small), large: await upload('large.bin', large) };
-      const batch = async (files: string, authorization: string | null = geoAuthorization(SECRET, 'secondary-1')) => {
-        const response = await request(`${site.url}/api/v4/geo/transfers?files=${files}`, { headers: authorization ? { authorization } : {} });
+      const batch = async (files: string, authorization?: string | null) => {
+        const url = `${site.url}/api/v4/geo/transfers?files=${files}`;
+        const signed = authorization === undefined ? signedFor(url) : authorization;
+        const response = await request(url, { headers: signed ? { authorization: signed } : {} });
         return { status: response.statusCode, headers: response.headers, body: Buffer.from(await response.body.arrayBuffer()) };
       };
       /** The parts as the format defines them, parsed here on their own: a JSON line, then `size` bytes. */
@@ -413,7 +424,7 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
         return { status: answer.status, message: JSON.parse(answer.body.toString()).message };
       };
       expect(await message('')).toEqual({ status: 400, message: 'files is empty' });
-      expect((await request(`${site.url}/api/v4/geo/transfers`, { headers: { authorization: geoAuthorization(SECRET, 'secondary-1') } })).statusCode).toBe(400);
+      expect((await request(`${site.url}/api/v4/geo/transfers`, { headers: { authorization: signedFor(`${site.url}/api/v4/geo/transfers`) } })).statusCode).toBe(400);
       expect(await message(`repository:${ids.small}`)).toEqual({ status: 400, message: expect.stringMatching(/^files is invalid: repository:\d+ is not <lfs\|lfs_object\|attachment\|job_artifact>:<id>$/) });
       expect(await message('attachment:abc')).toMatchObject({ status: 400 });
       expect(await message(Array.from({ length: 101 }, (_, i) => `attachment:${i + 1}`).join(','))).toEqual({ status: 400, message: 'files has more than 100 entries' });
@@ -426,8 +437,8 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
       const unauthorized = { message: '401 Unauthorized' };
       const statusAndBody = async (response: Awaited<ReturnType<typeof transfer>>) => ({ status: response.statusCode, body: await response.body.json() });
       expect(await statusAndBody(await transfer('attachment', id, null))).toEqual({ status: 401, body: unauthorized });
-      expect(await statusAndBody(await transfer('attachment', id, geoAuthorization('another-secret-of-16-chars', 'secondary-1')))).toEqual({ status: 401, body: unauthorized });
-      const expired = `${GEO_AUTH_SCHEME} ${signGeoToken(SECRET, 'secondary-1', Date.now() - 5 * 60_000)}`;
+      expect(await statusAndBody(await transfer('attachment', id, signedFor(`${site.url}/api/v4/geo/transfers/attachment/${id}`, 'GET', 'another-secret-of-16-chars')))).toEqual({ status: 401, body: unauthorized });
+      const expired = `${GEO_AUTH_SCHEME} ${signGeoToken(SECRET, 'secondary-1', { method: 'GET', path: `/transfers/attachment/${id}` }, Date.now() - 5 * 60_000)}`;
       expect(await statusAndBody(await transfer('attachment', id, expired))).toEqual({ status: 401, body: unauthorized });
       // A user's token is not a site's.
       expect((await request(`${site.url}/api/v4/geo/transfers/attachment/${id}`, { headers: { 'private-token': owner.token } })).statusCode).toBe(401);
@@ -446,10 +457,10 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
     let project: any;
     const geoUrl = (type: 'repository' | 'wiki', id: number) => `${site.url}/api/v4/geo/git/${type}/${id}.git`;
     /** The token travels in the environment as http.extraHeader, so it never shows in a process list. */
-    const geoEnv = (secret = SECRET) => ({
+    const geoEnv = (repositoryUrl: string, secret = SECRET) => ({
       GIT_CONFIG_COUNT: '1',
       GIT_CONFIG_KEY_0: 'http.extraHeader',
-      GIT_CONFIG_VALUE_0: `Authorization: ${geoAuthorization(secret, 'secondary-1')}`,
+      GIT_CONFIG_VALUE_0: `Authorization: ${fetchToken(repositoryUrl, secret)}`,
     });
     const fails = async (args: string[], env: Record<string, string> = {}) => {
       const error = await git(args, undefined, env).then(
@@ -470,30 +481,30 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
 
     it('serves `git clone --mirror` and `git fetch --prune` with the GL-Geo header from the environment; the mirror checksums the same', async () => {
       const mirror = path.join(scratch, `mirror-${project.id}.git`);
-      await git(['clone', '--mirror', '--quiet', geoUrl('repository', project.id), mirror], undefined, geoEnv());
+      await git(['clone', '--mirror', '--quiet', geoUrl('repository', project.id), mirror], undefined, geoEnv(geoUrl('repository', project.id)));
       expect(await refsChecksum(mirror)).toBe(stateOf(project.id).repository_checksum);
 
       await git(['--git-dir', repositoryPath(site.dataDir, project.id), 'update-ref', '-d', 'refs/heads/feature']);
       await pushFile(remoteUrl(site.url, project, owner), await newWorkTree(), 'three.txt', '3\n', 'HEAD:refs/heads/third');
-      await git(['--git-dir', mirror, 'fetch', '--prune', '--quiet', geoUrl('repository', project.id), '+refs/*:refs/*'], undefined, geoEnv());
+      await git(['--git-dir', mirror, 'fetch', '--prune', '--quiet', geoUrl('repository', project.id), '+refs/*:refs/*'], undefined, geoEnv(geoUrl('repository', project.id)));
       expect(await refsChecksum(mirror)).toBe(await checksumOf(project.id));
 
       const wiki = path.join(scratch, `mirror-${project.id}.wiki.git`);
-      await git(['clone', '--mirror', '--quiet', geoUrl('wiki', project.id), wiki], undefined, geoEnv());
+      await git(['clone', '--mirror', '--quiet', geoUrl('wiki', project.id), wiki], undefined, geoEnv(geoUrl('wiki', project.id)));
       expect(await refsChecksum(wiki)).toBe(stateOf(project.id).wiki_checksum);
     });
 
     it('refuses unsigned fetches (401), pushes (403), and answers 404 for what is not on disk', async () => {
       const target = path.join(scratch, 'refused.git');
       expect(await fails(['clone', '--mirror', '--quiet', geoUrl('repository', project.id), target])).toMatch(/could not read Username|Authentication failed|401/);
-      expect(await fails(['clone', '--mirror', '--quiet', geoUrl('repository', project.id), target], geoEnv('another-secret-of-16-chars'))).toMatch(/could not read Username|Authentication failed|401/);
+      expect(await fails(['clone', '--mirror', '--quiet', geoUrl('repository', project.id), target], geoEnv(geoUrl('repository', project.id), 'another-secret-of-16-chars'))).toMatch(/could not read Username|Authentication failed|401/);
 
       const work = await newWorkTree();
       await writeFile(path.join(work, 'x'), 'x');
       await git(['add', '.'], work);
       await git(['commit', '--quiet', '-m', 'x'], work);
-      expect(await fails(['-C', work, 'push', geoUrl('repository', project.id), 'HEAD:refs/heads/geo'], geoEnv())).toMatch(/403/);
-      const headers = { authorization: geoAuthorization(SECRET, 'secondary-1') };
+      expect(await fails(['-C', work, 'push', geoUrl('repository', project.id), 'HEAD:refs/heads/geo'], geoEnv(geoUrl('repository', project.id)))).toMatch(/403/);
+      const headers = { authorization: fetchToken(geoUrl('repository', project.id)) };
       const receive = await request(`${geoUrl('repository', project.id)}/info/refs?service=git-receive-pack`, { headers });
       expect(receive.statusCode).toBe(403);
       await receive.body.dump();
@@ -503,7 +514,7 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
 
       const noWiki = await createProject(site, {}, owner.token);
       for (const url of [geoUrl('wiki', noWiki.id), geoUrl('repository', 999_999)]) {
-        const response = await request(`${url}/info/refs?service=git-upload-pack`, { headers });
+        const response = await request(`${url}/info/refs?service=git-upload-pack`, { headers: { authorization: fetchToken(url) } });
         expect(response.statusCode).toBe(404);
         expect(response.headers['content-type']).toMatch(/^text\/plain/);
         await response.body.dump();
@@ -513,14 +524,13 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
     });
 
     it('answers HEAD as its file holds it (an empty repository\'s unborn branch included), to signed callers only', async () => {
-      const headers = { authorization: geoAuthorization(SECRET, 'secondary-1') };
       const empty = await createProject(site, { default_branch: 'main' }, owner.token);
       for (const [url, expected] of [
         [geoUrl('repository', project.id), 'ref: refs/heads/master\n'],
         [geoUrl('repository', empty.id), 'ref: refs/heads/main\n'],
         [geoUrl('wiki', project.id), 'ref: refs/heads/master\n'],
       ] as const) {
-        const response = await request(`${url}/HEAD`, { headers });
+        const response = await request(`${url}/HEAD`, { headers: { authorization: signedFor(`${url}/HEAD`) } });
         expect(response.statusCode).toBe(200);
         expect(response.headers['content-type']).toMatch(/^text\/plain/);
         expect(response.headers['cache-control']).toBe('no-cache, max-age=0, must-revalidate');
@@ -530,7 +540,7 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
       expect(unsigned.statusCode).toBe(401);
       await unsigned.body.dump();
       for (const url of [geoUrl('wiki', empty.id), geoUrl('repository', 999_999)]) {
-        const missing = await request(`${url}/HEAD`, { headers });
+        const missing = await request(`${url}/HEAD`, { headers: { authorization: signedFor(`${url}/HEAD`) } });
         expect(missing.statusCode).toBe(404);
         await missing.body.dump();
       }

@@ -66,7 +66,7 @@ describe('geo nodes', () => {
   async function registerSecondary(): Promise<{ id: number; name: string; url: string }> {
     const name = `secondary-${randomUUID().slice(0, 8)}`;
     const url = `http://${name}.example.com:8080`;
-    const response = await site.api('/geo/nodes', { method: 'POST', as: null, headers: { authorization: geoAuthorization(GEO_SECRET, name) }, body: { name, url } });
+    const response = await site.api('/geo/nodes', { method: 'POST', as: null, headers: { authorization: geoAuthorization(GEO_SECRET, name, { method: 'POST', path: '/nodes' }) }, body: { name, url } });
     expect(response.status).toBe(201);
     return { id: response.body.id, name, url };
   }
@@ -87,7 +87,7 @@ describe('geo nodes', () => {
   }
 
   async function reportStatus(name: string, status: object) {
-    const response = await site.api('/geo/status', { method: 'POST', as: null, headers: { authorization: geoAuthorization(GEO_SECRET, name) }, body: status });
+    const response = await site.api('/geo/status', { method: 'POST', as: null, headers: { authorization: geoAuthorization(GEO_SECRET, name, { method: 'POST', path: '/status' }) }, body: status });
     expect(response.status).toBe(201);
   }
 

@@ -1,11 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { geoAuthorization, signGeoToken } from '../../src/geo/signing.js';
+import { geoAuthorization, geoPathOf, signGeoToken } from '../../src/geo/signing.js';
 import { dumpTables, GEO_SECRET, lastEventIdOf, SiteProcess } from '../helpers/multisite.js';
 
 const NODE = 'secondary-probe';
-const signed = (node = NODE, secret = GEO_SECRET, now = Date.now()) => ({ authorization: `GL-Geo ${signGeoToken(secret, node, now)}` });
+/** A token for one call, `url` as primary.api takes it (`/geo/...`). */
+const scopeOf = (method: string, url: string) => ({ method, path: geoPathOf(`/api/v4${url}`) });
+const signed = (method: string, url: string, node = NODE, secret = GEO_SECRET, now = Date.now()) => ({
+  authorization: `GL-Geo ${signGeoToken(secret, node, scopeOf(method, url), now)}`,
+});
 
 /** Everything a bad call could change: every replicated table's rows, the log position and its row events. */
 function primaryState(primary: SiteProcess) {
@@ -34,25 +38,31 @@ describe('site-to-site API: bad requests are refused and change nothing', () => 
   });
 
   it('serves well-formed signed calls (the control case)', async () => {
-    const registered = await primary.api('/geo/nodes', { as: null, method: 'POST', headers: signed(), body: { name: NODE, url: 'http://127.0.0.1:1' } });
+    const registered = await primary.api('/geo/nodes', { as: null, method: 'POST', headers: signed('POST', '/geo/nodes'), body: { name: NODE, url: 'http://127.0.0.1:1' } });
     expect(registered.status, registered.text).toBe(201);
-    const reported = await primary.api('/geo/status', { as: null, method: 'POST', headers: signed(), body: { healthy: true, cursor_last_event_id: 0 } });
+    const reported = await primary.api('/geo/status', { as: null, method: 'POST', headers: signed('POST', '/geo/status'), body: { healthy: true, cursor_last_event_id: 0 } });
     expect(reported.status, reported.text).toBe(201);
-    const events = await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: { authorization: geoAuthorization(GEO_SECRET, NODE) } });
+    const once = { authorization: geoAuthorization(GEO_SECRET, NODE, scopeOf('GET', '/geo/events')) };
+    const events = await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: once });
     expect(events.status).toBe(200);
     expect(events.body.events.length).toBeGreaterThan(0);
+    // The same token again is a replay, and a token for one call opens no other.
+    expect((await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: once })).status).toBe(401);
+    expect((await primary.api('/geo/snapshot', { as: null, headers: signed('GET', '/geo/events') })).status).toBe(401);
+    expect((await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: signed('POST', '/geo/events') })).status).toBe(401);
   });
 
   it('refuses unsigned, wrongly signed, expired and malformed calls with 4xx, changing nothing', async () => {
     const before = primaryState(primary);
-    const good = signGeoToken(GEO_SECRET, NODE);
+    const good = signGeoToken(GEO_SECRET, NODE, scopeOf('GET', '/geo/events'));
     const [payload, signature] = good.split('.');
     const forged = `${Buffer.from(JSON.stringify({ node: NODE, iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 86_400 })).toString('base64url')}.${signature}`;
     const badAuth: [string, Record<string, string>][] = [
       ['no token', {}],
-      ['wrong secret', signed(NODE, 'another-secret-of-enough-length')],
-      ['expired token', signed(NODE, GEO_SECRET, Date.now() - 120_000)],
-      ['token from the future', signed(NODE, GEO_SECRET, Date.now() + 600_000)],
+      ['wrong secret', signed('GET', '/geo/events', NODE, 'another-secret-of-enough-length')],
+      ['expired token', signed('GET', '/geo/events', NODE, GEO_SECRET, Date.now() - 120_000)],
+      ['token from the future', signed('GET', '/geo/events', NODE, GEO_SECRET, Date.now() + 600_000)],
+      ['a token for another call', signed('GET', '/geo/epoch')],
       ['forged claims', { authorization: `GL-Geo ${forged}` }],
       ['truncated signature', { authorization: `GL-Geo ${payload}.${signature.slice(0, 10)}` }],
       ['another scheme', { authorization: `Bearer ${good}` }],
@@ -94,12 +104,12 @@ describe('site-to-site API: bad requests are refused and change nothing', () => 
       ['POST', '/geo/status', 'healthy=true', { 'content-type': 'text/plain' }],
     ];
     for (const [method, url, body, extra] of malformed) {
-      const response = await primary.api(url, { as: null, method, headers: { ...signed(), ...extra }, body });
+      const response = await primary.api(url, { as: null, method, headers: { ...signed(method, url), ...extra }, body });
       expect(response.status, `${method} ${url} ${JSON.stringify(body)}: ${response.text}`).toBeGreaterThanOrEqual(400);
       expect(response.status, `${method} ${url} ${JSON.stringify(body)}: ${response.text}`).toBeLessThan(500);
     }
     // A node the primary does not know cannot report.
-    const stranger = await primary.api('/geo/status', { as: null, method: 'POST', headers: signed('never-registered'), body: { healthy: true } });
+    const stranger = await primary.api('/geo/status', { as: null, method: 'POST', headers: signed('POST', '/geo/status', 'never-registered'), body: { healthy: true } });
     expect(stranger.status).toBe(404);
 
     expect(primaryState(primary)).toEqual(before);

@@ -65,7 +65,7 @@ function readCredential(req: Request): Credential | null {
   return session ? { kind: 'session', secret: session } : null;
 }
 
-function readCookie(header: string | undefined, name: string): string | null {
+export function readCookie(header: string | undefined, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

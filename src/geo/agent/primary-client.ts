@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request, type Dispatcher } from 'undici';
-import { geoAuthorization, type FencingClaims } from '../signing.js';
+import { geoAuthorization, geoPathOf, type FencingClaims, type GeoScope } from '../signing.js';
 import { FILE_BATCH_MAX_FILES, decodeFileBatch, fileBatchKey } from '../transfer-batch.js';
 
 /** One event as the primary sends it: [id, created_at, kind, table, op, row_id, payload]. */
@@ -78,7 +78,6 @@ interface BatchMember {
 /** The one site-to-site HTTP client of a secondary: every call signed with the shared secret. */
 export class PrimaryClient {
   private readonly dispatcher: Dispatcher;
-  private signed = { second: -1, node: '', epoch: -1, authorization: '' };
   /** Small file transfers asked for by the task now running (a scheduler filling its slots): one batch, sent when it ends. */
   private batch: BatchMember[] = [];
   private batchKeys = new Set<string>();
@@ -101,10 +100,11 @@ export class PrimaryClient {
   private async call(method: 'GET' | 'POST', path: string, options: { body?: unknown; timeoutMs?: number; signal?: AbortSignal; label?: string } = {}) {
     const label = options.label ?? `${method} ${path}`;
     try {
-      const response = await request(`${this.primaryUrl}/api/v4/geo${path}`, {
+      const url = `${this.primaryUrl}/api/v4/geo${path}`;
+      const response = await request(url, {
         method,
         dispatcher: this.dispatcher,
-        headers: { authorization: this.authorization(), 'content-type': 'application/json' },
+        headers: { authorization: this.authorization({ method, path: geoPathOf(new URL(url).pathname) }), 'content-type': 'application/json' },
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
         headersTimeout: options.timeoutMs ?? 30_000,
         bodyTimeout: options.timeoutMs ?? 30_000,
@@ -121,18 +121,9 @@ export class PrimaryClient {
     }
   }
 
-  /**
-   * The signed header of a call. Tokens carry whole seconds, so within one second a new signature
-   * would be the same bytes: a burst of small transfers signs once, not once per file.
-   */
-  private authorization(): string {
-    const second = Math.floor(Date.now() / 1000);
-    const node = this.nodeName();
-    const fencing = this.fencing();
-    if (this.signed.second !== second || this.signed.node !== node || this.signed.epoch !== fencing.epoch) {
-      this.signed = { second, node, epoch: fencing.epoch, authorization: geoAuthorization(this.secret, node, second * 1000, fencing) };
-    }
-    return this.signed.authorization;
+  /** The signed header of one call: bound to its method and path, good once (an HMAC, a few microseconds). */
+  private authorization(scope: GeoScope): string {
+    return geoAuthorization(this.secret, this.nodeName(), scope, Date.now(), this.fencing());
   }
 
   /** Streams the primary's snapshot to `file`; returns the last event id it contains and the primary's epoch. */
@@ -302,12 +293,15 @@ export class PrimaryClient {
    * goes through GIT_CONFIG_* so the token never shows in a process list. Sign afresh per command.
    */
   gitRemote(type: 'repository' | 'wiki', projectId: number): { url: string; env: Record<string, string> } {
+    const url = `${this.primaryUrl}/api/v4/geo/git/${type}/${projectId}.git`;
+    // One fetch is several requests (info/refs, upload-pack): the token covers this repository's paths.
+    const scope = { method: '*', path: `${geoPathOf(new URL(url).pathname)}/`, prefix: true };
     return {
-      url: `${this.primaryUrl}/api/v4/geo/git/${type}/${projectId}.git`,
+      url,
       env: {
         GIT_CONFIG_COUNT: '1',
         GIT_CONFIG_KEY_0: 'http.extraHeader',
-        GIT_CONFIG_VALUE_0: `Authorization: ${geoAuthorization(this.secret, this.nodeName(), Date.now(), this.fencing())}`,
+        GIT_CONFIG_VALUE_0: `Authorization: ${geoAuthorization(this.secret, this.nodeName(), scope, Date.now(), this.fencing())}`,
       },
     };
   }

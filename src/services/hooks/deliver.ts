@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import { API_VERSION } from '../../version.js';
+import { assertOutboundUrl } from '../local-network.js';
 
 /** What the delivery log keeps of a request body and of a response body: enough to debug, never a huge row. */
 export const REQUEST_BODY_LOG_LIMIT = 64 * 1024;
@@ -33,6 +34,8 @@ export interface SendOptions {
   readonly timeoutMs: number;
   /** Aborted when the site stops; the attempt ends at once and is not retried. */
   readonly cancel: AbortSignal;
+  /** Whether the URL may name a loopback, link-local or private address (the dispatcher checks DNS names as it connects). */
+  readonly allowLocal: boolean;
 }
 
 const REDACTED = '[REDACTED]';
@@ -65,6 +68,7 @@ export async function sendHookRequest(target: HookTarget, eventHeader: string, b
   const signal = AbortSignal.any([options.cancel, timeout]);
   const elapsed = () => Math.round(performance.now() - started);
   try {
+    assertOutboundUrl(url, options.allowLocal);
     const response = await request(url, { method: 'POST', headers, body, dispatcher: options.dispatcher, signal });
     const responseBody = await readLimited(response.body, RESPONSE_BODY_LOG_LIMIT);
     const status = response.statusCode;
@@ -83,7 +87,9 @@ export async function sendHookRequest(target: HookTarget, eventHeader: string, b
       : timeout.aborted
         ? `timed out after ${options.timeoutMs} ms`
         : describeError(error);
-    return { ...logged, status: null, responseBody: null, error: text, retryAfterMs: null, retryable: !options.cancel.aborted, durationMs: elapsed() };
+    // A refused local address stays refused: no retry.
+    const refused = (error as { code?: unknown }).code === 'ELOCALNETWORK' || (error as { cause?: { code?: unknown } }).cause?.code === 'ELOCALNETWORK';
+    return { ...logged, status: null, responseBody: null, error: text, retryAfterMs: null, retryable: !options.cancel.aborted && !refused, durationMs: elapsed() };
   }
 }
 

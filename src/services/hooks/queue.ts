@@ -16,6 +16,7 @@ import { nowIso } from '../../storage/clock.js';
 import { REQUEST_BODY_LOG_LIMIT, sendHookRequest, type AttemptResult } from './deliver.js';
 import { HOOK_EVENTS, type HookEvent } from './events.js';
 import { retryDelayMs, type RetryPolicy } from '../../backoff.js';
+import { guardedLookup } from '../local-network.js';
 
 export interface HookQueueOptions {
   readonly role: Role;
@@ -30,6 +31,8 @@ export interface HookQueueOptions {
   readonly maxAttempts?: number;
   readonly retry?: RetryPolicy;
   readonly random?: () => number;
+  /** Deliver to loopback, link-local and private addresses too (GitLab's allow_local_requests_from_web_hooks_and_services). */
+  readonly allowLocalRequests?: boolean;
 }
 
 /** GitLab 10.x's WebHookWorker retried 4 times through Sidekiq; we make 4 attempts in all, minutes apart. */
@@ -45,7 +48,7 @@ const DEFAULTS = { concurrency: 8, timeoutMs: 10_000, maxAttempts: 4, retry: { b
  * a no-op, and replicated hooks are never called from two sites.
  */
 export class HookQueue {
-  private readonly settings: Required<Omit<HookQueueOptions, 'db' | 'log' | 'role'>>;
+  private readonly settings: Required<Omit<HookQueueOptions, 'db' | 'log' | 'role' | 'allowLocalRequests'>>;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly cancel = new AbortController();
   /** One connection pool per TLS policy: enable_ssl_verification off uses the lenient one. */
@@ -64,7 +67,8 @@ export class HookQueue {
       retry: options.retry ?? DEFAULTS.retry,
       random: options.random ?? Math.random,
     };
-    const connect = { timeout: this.settings.timeoutMs };
+    // The lookup checks each resolved address, and the socket connects to the one it checked.
+    const connect = { timeout: this.settings.timeoutMs, lookup: guardedLookup(options.allowLocalRequests ?? false) };
     this.agents = { verify: new Agent({ connect }), lenient: new Agent({ connect: { ...connect, rejectUnauthorized: false } }) };
   }
 
@@ -167,6 +171,7 @@ export class HookQueue {
       dispatcher: row.enable_ssl_verification ? this.agents.verify : this.agents.lenient,
       timeoutMs: this.settings.timeoutMs,
       cancel: this.cancel.signal,
+      allowLocal: this.options.allowLocalRequests ?? false,
     });
     const cancelled = this.cancel.signal.aborted && result.status === null;
     const retry = !cancelled && result.retryable && attempt < this.settings.maxAttempts;

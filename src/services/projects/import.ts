@@ -11,6 +11,7 @@ import { cloneBareRepository, removeRepository } from '../../git/repositories.js
 import { repositoryPath, stagingRepositoryPath } from '../../storage/layout.js';
 import { nowIso } from '../../storage/clock.js';
 import { forkCloneSource, projectFullPath } from './fork.js';
+import { resolveOutboundAddress } from '../local-network.js';
 
 /** A clone may take a while for a big repository, but never holds a worker slot forever. */
 const CLONE_TIMEOUT_MS = 30 * 60_000;
@@ -57,7 +58,19 @@ const setImportState = (db: Db, id: number, columns: Partial<Pick<ProjectRow, 'i
  * already renamed into place only needs the row marked finished. An abort (the site stopping)
  * rethrows and leaves the row `started`, for the next start to resume.
  */
-export async function importProject(db: Db, dataDir: string, projectId: number, signal?: AbortSignal): Promise<void> {
+/**
+ * git's settings that pin an import URL's host to the address checked here (curl's CURLOPT_RESOLVE),
+ * and forbid redirects, which could lead git to a local address the check never saw.
+ */
+async function pinnedCloneConfig(source: string, allowLocal: boolean): Promise<string[]> {
+  const url = new URL(source);
+  const { address, family } = await resolveOutboundAddress(url, allowLocal);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return ['http.followRedirects=false', `http.curloptResolve=${host}:${port}:${family === 6 ? `[${address}]` : address}`];
+}
+
+export async function importProject(db: Db, dataDir: string, projectId: number, signal?: AbortSignal, allowLocal = false): Promise<void> {
   const project = findProjectById(db, projectId);
   if (!project || (project.import_status !== 'scheduled' && project.import_status !== 'started')) return;
   const from = cloneSourceOf(db, dataDir, project);
@@ -68,9 +81,10 @@ export async function importProject(db: Db, dataDir: string, projectId: number, 
   setImportState(db, projectId, { import_status: 'started', import_error: null });
   try {
     const alreadyCloned = await hasRepository(repositoryPath(dataDir, projectId));
+    const pinned = !alreadyCloned && project.import_url ? await pinnedCloneConfig(project.import_url, allowLocal) : [];
     const head = alreadyCloned ? project.default_branch : await cloneBareRepository(dataDir, projectId, from.source, {
       defaultBranch: project.default_branch,
-      config: from.config,
+      config: [...from.config, ...pinned],
       signal,
       timeoutMs: CLONE_TIMEOUT_MS,
     });
@@ -95,6 +109,8 @@ export interface ImportWorkerOptions {
   readonly log: Logger;
   /** Clones running at once. */
   readonly concurrency?: number;
+  /** Import URLs may name loopback, link-local and private addresses (config allowLocalRequests). */
+  readonly allowLocalRequests?: boolean;
 }
 
 /**
@@ -161,7 +177,7 @@ export class ProjectImportWorker {
 
   private async run(projectId: number): Promise<void> {
     try {
-      await importProject(this.options.db(), this.options.dataDir, projectId, this.cancel.signal);
+      await importProject(this.options.db(), this.options.dataDir, projectId, this.cancel.signal, this.options.allowLocalRequests ?? false);
     } catch (error) {
       // Stopping aborts the clone on purpose; the row stays `started` and the next start resumes it.
       if (this.cancel.signal.aborted) return;
