@@ -62,7 +62,7 @@ export async function callLocalSite(config: Config, method: 'GET' | 'POST', loca
   try {
     response = await request(`${site.url}/api/v4/geo/local/${localPath}`, {
       method,
-      headers: { authorization: geoAuthorization(config.geoSecret, site.node), ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: geoAuthorization(config.geoSecret, site.node, { method, path: `/local/${localPath.split('?')[0]}` }), ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
       headersTimeout: 30_000,
       bodyTimeout: 300_000,
