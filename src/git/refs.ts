@@ -32,6 +32,25 @@ export async function branchCommit(repository: string, branch: string): Promise<
   return isSafeRevision(branch) ? resolveCommit(repository, `refs/heads/${branch}`) : null;
 }
 
+/**
+ * The commits several branches point at, in one `for-each-ref` (branchCommit for each, one git
+ * process): by branch name, a branch that does not exist (or whose name is no safe revision, or
+ * whose repository is missing) absent. Only exact names count, never what a name matches below it.
+ */
+export async function branchCommits(repository: string, branches: readonly string[]): Promise<Map<string, string>> {
+  const refs = [...new Set(branches.filter(isSafeRevision))].map((branch) => `refs/heads/${branch}`);
+  const heads = new Map<string, string>();
+  if (refs.length === 0 || !(await hasRepository(repository))) return heads;
+  const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', ...refs]);
+  const wanted = new Set(refs);
+  for (const line of stdout.split('\n')) {
+    const space = line.indexOf(' ');
+    const ref = line.slice(space + 1);
+    if (space > 0 && wanted.has(ref) && isFullSha(line.slice(0, space))) heads.set(ref.slice('refs/heads/'.length), line.slice(0, space));
+  }
+  return heads;
+}
+
 /** Whether git accepts `name` as a branch name. */
 export async function isValidBranchName(name: string): Promise<boolean> {
   if (!isSafeRevision(name) || name === 'HEAD') return false;
