@@ -9,7 +9,7 @@ import {
 } from '../../db/tables/merge-request-diffs.js';
 import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { CHANGES_COUNT_CAP } from '../../entities/merge-requests.js';
-import { commitsExcluding, mergeBase, type CommitRecord } from '../../git/commit-log.js';
+import { commitsAndMergeBase, commitsExcluding, mergeBase, type CommitRecord } from '../../git/commit-log.js';
 import { diffFiles, type FileDiff } from '../../git/diff.js';
 import { repositoryOf } from '../../git/in-repository.js';
 import { branchCommit } from '../../git/refs.js';
@@ -43,12 +43,15 @@ interface VersionRead {
 async function readVersion(ctx: SiteContext, mergeRequest: MergeRequestRow, headSha: string, knownStart: string | null | undefined): Promise<VersionRead> {
   const repository = repositoryOf(ctx, { id: mergeRequest.target_project_id });
   const startSha = knownStart !== undefined ? knownStart : await branchCommit(repository, mergeRequest.target_branch);
-  const baseSha = startSha ? await mergeBase(repository, startSha, headSha) : null;
-  const [commits, files] = await Promise.all([
-    commitsExcluding(repository, headSha, startSha ? [startSha] : [], DIFF_LIMITS.maxCommits),
-    diffFiles(repository, baseSha ?? startSha, headSha),
-  ]);
-  return { headSha, startSha, baseSha: baseSha ?? startSha, commits, files };
+  if (!startSha) {
+    const [commits, files] = await Promise.all([commitsExcluding(repository, headSha, [], DIFF_LIMITS.maxCommits), diffFiles(repository, null, headSha)]);
+    return { headSha, startSha, baseSha: null, commits, files };
+  }
+  // The commits' walk names the merge base too, unless the history is tangled enough to ask git for it.
+  const walked = await commitsAndMergeBase(repository, headSha, startSha, DIFF_LIMITS.maxCommits);
+  const baseSha = walked.base === undefined ? await mergeBase(repository, startSha, headSha) : walked.base;
+  const files = await diffFiles(repository, baseSha ?? startSha, headSha);
+  return { headSha, startSha, baseSha: baseSha ?? startSha, commits: walked.commits, files };
 }
 
 /** The files of a version within the limits: which are kept, which lose their text, and whether it overflowed. */
