@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -58,9 +58,11 @@ export async function branchHeadsFromFiles(repository: string, branches: readonl
   const names = [...new Set(branches)];
   if (names.length === 0 || !names.every(isPlainBranchName)) return null;
   try {
-    // A repository that is not there, or keeps its refs in a reftable, is git's to answer.
-    const [head, reftable] = await Promise.all([stat(path.join(repository, 'HEAD')).catch(() => null), stat(path.join(repository, 'reftable')).catch(() => null)]);
-    if (!head?.isFile() || reftable) return null;
+    // One listing of the repository: a repository that is not there, or keeps its refs in a
+    // reftable, is git's to answer. packed-refs is read only when a loose ref is missing, and then
+    // whether or not it was listed: pack-refs may have written it since.
+    const entries = await readdir(repository, { withFileTypes: true }).catch(() => null);
+    if (!entries?.some((entry) => entry.name === 'HEAD' && entry.isFile()) || entries.some((entry) => entry.name === 'reftable')) return null;
     const loose = await Promise.all(names.map((name) => readOrNull(path.join(repository, 'refs', 'heads', ...name.split('/')))));
     let packed: Map<string, string> | null = null;
     const heads = new Map<string, string>();
