@@ -27,14 +27,15 @@ export const SERVER_NODE_FLAGS: readonly string[] = (() => {
 })();
 
 /**
- * `node dist/cli.js serve` on `dataDir`, as a separate process on the server core. The request
+ * `node dist/cli.js serve` on `dataDir`, as a separate process on the server core (`nodeFlags`
+ * added to npm start's, e.g. geo.ts's profileFlags()). The request
  * log stays at info, since it is part of every request's cost, and goes to `logFile`.
  */
-export async function startGeoforge(scope: Scope, dataDir: string, logFile: string, extraNodeArgs: readonly string[] = []): Promise<RunningServer> {
+export async function startGeoforge(scope: Scope, dataDir: string, logFile: string, nodeFlags: readonly string[] = []): Promise<RunningServer> {
   const port = await freePort();
   return startServer(scope, {
     name: 'geoforge',
-    nodeArgs: [...SERVER_NODE_FLAGS, ...extraNodeArgs, 'dist/cli.js', 'serve'],
+    nodeArgs: [...SERVER_NODE_FLAGS, ...nodeFlags, 'dist/cli.js', 'serve'],
     env: {
       GEOFORGE_HOST: '127.0.0.1',
       GEOFORGE_PORT: String(port),

@@ -4,6 +4,7 @@ import { repositoryPath } from '../../src/storage/layout.js';
 import { startBaseline } from '../lib/baseline.js';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.js';
 import { count, ms } from '../lib/format.js';
+import { profileFlags } from '../lib/geo.js';
 import { ROOT_TOKEN, startGeoforge } from '../lib/geoforge.js';
 import { interleave } from '../lib/rounds.js';
 import type { Outcome, Scenario } from '../lib/scenario.js';
@@ -49,7 +50,8 @@ export const mrMerge: Scenario = {
   async run(scope) {
     const dir = await tempDir(scope, 'mr-merge');
     const dataDir = path.join(dir, 'data');
-    const geoforge = await startGeoforge(scope, dataDir, path.join(dir, 'geoforge.log'));
+    const geoforge = await startGeoforge(scope, dataDir, path.join(dir, 'geoforge.log'), profileFlags());
+    if (profileFlags().length) console.log(`profiling into ${process.env.BENCH_CPU_PROF}: geoforge pid ${geoforge.pid}`);
     const api = async (method: string, pathAndQuery: string, body?: unknown) => {
       const response = await fetch(`${geoforge.url}/api/v4${pathAndQuery}`, {
         method,

@@ -108,6 +108,32 @@ export async function commitsExcluding(repository: string, head: string, exclude
   return parseLog(stdout).map(({ commit }) => commit);
 }
 
+/**
+ * A merge request's commits and its merge base in one `git log --boundary`: the newest `limit`
+ * commits reachable from `head` but not from `start`, newest first (commitsExcluding), and the
+ * merge base of `start` and `head` when the walk shows it without doubt. Every best common
+ * ancestor is a boundary commit (an excluded parent of a listed commit), so: nothing listed means
+ * `head` is in `start` (the base is `head`); commits but no boundary, unrelated histories (null);
+ * one boundary commit, that is the base. Several, or a walk cut by the limit, leave `base`
+ * undefined: the caller asks `git merge-base`.
+ */
+export async function commitsAndMergeBase(repository: string, head: string, start: string, limit: number): Promise<{ commits: CommitRecord[]; base: string | null | undefined }> {
+  const { stdout } = await git(repository, ['log', '--boundary', `--format=%m${FORMAT.slice('--format='.length)}`, `--max-count=${limit}`, head, '--not', start, '--']);
+  const commits: CommitRecord[] = [];
+  const boundary: string[] = [];
+  // Each record is `%m` (`-` for a boundary commit) then the usual one: the first mark opens the
+  // output, each later one follows the previous record's closing field mark and newline.
+  let mark = stdout.slice(0, Math.max(0, stdout.indexOf(RECORD)));
+  for (const { commit, after } of parseLog(stdout)) {
+    if (mark === '-') boundary.push(commit.id);
+    else commits.push(commit);
+    mark = after.replace(/\n/g, '');
+  }
+  if (commits.length === 0) return { commits, base: head };
+  if (commits.length >= limit || boundary.length > 1) return { commits, base: undefined };
+  return { commits, base: boundary[0] ?? null };
+}
+
 /** The newest `limit` commits of `git log <revisions>` with the paths each changed, oldest first (a push's commits). */
 export async function logWithChanges(repository: string, revisions: readonly string[], limit: number): Promise<CommitWithChanges[]> {
   const { stdout } = await git(repository, ['log', '--no-renames', '--name-status', FORMAT, `--max-count=${limit}`, ...revisions, '--']);

@@ -59,17 +59,18 @@ export async function diffStats(repository: string, base: string | null, head: s
 }
 
 /**
- * The file diffs from `base` (null: the empty tree) to `head`, renames detected: the raw listing
- * (-z, exact paths and modes) and the patch come in the same order, one `diff --git` section per
- * file, so they are zipped by position. `diff` holds the hunks only, as GitLab shows them.
+ * The file diffs from `base` (null: the empty tree) to `head`, renames detected, in one
+ * `diff-tree --raw -p -z`: the raw listing (NUL-separated, exact paths and modes) comes first and
+ * ends with an empty record, then the patch, one `diff --git` section per file in the same order,
+ * so they are zipped by position (-z changes the listing only, never the patch text). `diff` holds
+ * the hunks only, as GitLab shows them.
  */
 export async function diffFiles(repository: string, base: string | null, head: string): Promise<FileDiff[]> {
-  const [raw, patch] = await Promise.all([
-    git(repository, ['diff-tree', '-r', '-z', '-M', '--no-commit-id', '--raw', ...treeArgs(base, head)]),
-    git(repository, ['diff-tree', '-r', '-M', '--no-commit-id', '--no-color', '--no-ext-diff', '-p', ...treeArgs(base, head)]),
-  ]);
-  const sections = patch.stdout.split(/^diff --git /m).slice(1);
-  const parts = raw.stdout.split('\0');
+  const { stdout } = await git(repository, ['diff-tree', '-r', '-z', '-M', '--no-commit-id', '--no-color', '--no-ext-diff', '--raw', '-p', ...treeArgs(base, head)]);
+  // No path is empty, so the first empty record (two NULs) ends the listing.
+  const end = stdout.indexOf('\0\0');
+  const sections = end < 0 ? [] : stdout.slice(end + 2).split(/^diff --git /m).slice(1);
+  const parts = (end < 0 ? stdout : stdout.slice(0, end + 1)).split('\0');
   const diffs: FileDiff[] = [];
   for (let i = 0; i < parts.length; ) {
     const meta = parts[i++];

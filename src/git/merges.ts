@@ -1,6 +1,7 @@
 import { GitError } from './cli.js';
 import { git } from './in-repository.js';
 import { BLANK_SHA } from './object-names.js';
+import { branchHeadsFromFiles } from './ref-files.js';
 
 /** Merges of large trees take longer than reads; still bounded, so a stuck git never holds a branch's lock. */
 const MERGE_TIMEOUT_MS = 120_000;
@@ -131,10 +132,13 @@ export async function buildMerge(
 }
 
 /**
- * The heads of several branches in one git call (`for-each-ref`), by branch name; a branch that
+ * The heads of several branches, read from the ref files (branchHeadsFromFiles) or else in one git
+ * call (`for-each-ref`), by branch name; a branch that
  * does not exist is absent. Branch names come from the database, never from a pattern.
  */
 export async function branchHeads(repository: string, branches: readonly string[]): Promise<Map<string, string>> {
+  const fromFiles = await branchHeadsFromFiles(repository, branches);
+  if (fromFiles) return fromFiles;
   const refs = [...new Set(branches)].map((branch) => `refs/heads/${branch}`);
   const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', ...refs]);
   const wanted = new Set(refs);

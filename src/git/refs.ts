@@ -1,6 +1,7 @@
 import { GitError, runGit } from './cli.js';
 import { git, hasRepository } from './in-repository.js';
 import { isFullSha } from './object-names.js';
+import { branchHeadsFromFiles } from './ref-files.js';
 
 /**
  * A revision that is passed on to git: never empty, never something git could read as an option,
@@ -30,6 +31,29 @@ export async function resolveCommit(repository: string, revision: string | undef
 /** The commit a branch points at, or null. */
 export async function branchCommit(repository: string, branch: string): Promise<string | null> {
   return isSafeRevision(branch) ? resolveCommit(repository, `refs/heads/${branch}`) : null;
+}
+
+/**
+ * The commits several branches point at, read from the ref files (branchHeadsFromFiles) or else in
+ * one `for-each-ref` (branchCommit for each, at most one git process): by branch name, a branch that does not exist (or whose name is no safe revision, or
+ * whose repository is missing) absent. Only exact names count, never what a name matches below it.
+ */
+export async function branchCommits(repository: string, branches: readonly string[]): Promise<Map<string, string>> {
+  const safe = branches.filter(isSafeRevision);
+  const fromFiles = safe.length ? await branchHeadsFromFiles(repository, safe) : null;
+  // As below: only full SHA-1 names, as branchCommit answers.
+  if (fromFiles) return new Map([...fromFiles].filter(([, sha]) => isFullSha(sha)));
+  const refs = [...new Set(safe)].map((branch) => `refs/heads/${branch}`);
+  const heads = new Map<string, string>();
+  if (refs.length === 0 || !(await hasRepository(repository))) return heads;
+  const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', ...refs]);
+  const wanted = new Set(refs);
+  for (const line of stdout.split('\n')) {
+    const space = line.indexOf(' ');
+    const ref = line.slice(space + 1);
+    if (space > 0 && wanted.has(ref) && isFullSha(line.slice(0, space))) heads.set(ref.slice('refs/heads/'.length), line.slice(0, space));
+  }
+  return heads;
 }
 
 /** Whether git accepts `name` as a branch name. */

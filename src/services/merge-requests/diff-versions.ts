@@ -9,7 +9,7 @@ import {
 } from '../../db/tables/merge-request-diffs.js';
 import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { CHANGES_COUNT_CAP } from '../../entities/merge-requests.js';
-import { commitsExcluding, mergeBase, type CommitRecord } from '../../git/commit-log.js';
+import { commitsAndMergeBase, commitsExcluding, mergeBase, type CommitRecord } from '../../git/commit-log.js';
 import { diffFiles, type FileDiff } from '../../git/diff.js';
 import { repositoryOf } from '../../git/in-repository.js';
 import { branchCommit } from '../../git/refs.js';
@@ -37,17 +37,21 @@ interface VersionRead {
  * Reads the version the merge request's head makes against its target branch now, from the target
  * repository (which holds a fork's commits under refs/merge-requests/<iid>/head): start is the
  * target head, base the merge base, the commits those of the head that the target lacks, and the
- * files the diff from the base to the head.
+ * files the diff from the base to the head. `knownStart`: the target head as the caller just read it
+ * (undefined: read it here).
  */
-async function readVersion(ctx: SiteContext, mergeRequest: MergeRequestRow, headSha: string): Promise<VersionRead> {
+async function readVersion(ctx: SiteContext, mergeRequest: MergeRequestRow, headSha: string, knownStart: string | null | undefined): Promise<VersionRead> {
   const repository = repositoryOf(ctx, { id: mergeRequest.target_project_id });
-  const startSha = await branchCommit(repository, mergeRequest.target_branch);
-  const baseSha = startSha ? await mergeBase(repository, startSha, headSha) : null;
-  const [commits, files] = await Promise.all([
-    commitsExcluding(repository, headSha, startSha ? [startSha] : [], DIFF_LIMITS.maxCommits),
-    diffFiles(repository, baseSha ?? startSha, headSha),
-  ]);
-  return { headSha, startSha, baseSha: baseSha ?? startSha, commits, files };
+  const startSha = knownStart !== undefined ? knownStart : await branchCommit(repository, mergeRequest.target_branch);
+  if (!startSha) {
+    const [commits, files] = await Promise.all([commitsExcluding(repository, headSha, [], DIFF_LIMITS.maxCommits), diffFiles(repository, null, headSha)]);
+    return { headSha, startSha, baseSha: null, commits, files };
+  }
+  // The commits' walk names the merge base too, unless the history is tangled enough to ask git for it.
+  const walked = await commitsAndMergeBase(repository, headSha, startSha, DIFF_LIMITS.maxCommits);
+  const baseSha = walked.base === undefined ? await mergeBase(repository, startSha, headSha) : walked.base;
+  const files = await diffFiles(repository, baseSha ?? startSha, headSha);
+  return { headSha, startSha, baseSha: baseSha ?? startSha, commits: walked.commits, files };
 }
 
 /** The files of a version within the limits: which are kept, which lose their text, and whether it overflowed. */
@@ -133,16 +137,18 @@ const inFlight = new Map<number, Promise<unknown>>();
  * Records a diff version of the merge request for the source head `headSha` (on create and after
  * each push to the source branch): git reads first, outside any transaction, then the rows in one.
  * Nothing is recorded when the latest version already has this head (a push that did not move
- * it), unless `newTarget` (the target branch changed). Returns the new version, or null. The head must be reachable in the target repository
+ * it), unless `newTarget` (the target branch changed). `startSha`: the target branch's head if the
+ * caller just read it (a create reads both heads in one git call), else read here. Returns the new
+ * version, or null. The head must be reachable in the target repository
  * (refs/merge-requests/<iid>/head written first).
  */
-export function recordDiffVersion(ctx: SiteContext, mergeRequestId: number, headSha: string, newTarget = false): Promise<MergeRequestDiffRow | null> {
+export function recordDiffVersion(ctx: SiteContext, mergeRequestId: number, headSha: string, newTarget = false, startSha?: string | null): Promise<MergeRequestDiffRow | null> {
   const work = async () => {
     const mergeRequest = findMergeRequestById(ctx.db, mergeRequestId);
     if (!mergeRequest) return null;
     const latest = mergeRequest.latest_merge_request_diff_id === null ? undefined : findMergeRequestDiffById(ctx.db, mergeRequest.latest_merge_request_diff_id);
     if (latest && latest.head_commit_sha === headSha && !newTarget) return null;
-    return storeVersion(ctx, mergeRequestId, await readVersion(ctx, mergeRequest, headSha));
+    return storeVersion(ctx, mergeRequestId, await readVersion(ctx, mergeRequest, headSha, startSha));
   };
   const run = (inFlight.get(mergeRequestId) ?? Promise.resolve()).then(work, work);
   const settled = run.catch(() => undefined);

@@ -17,13 +17,13 @@ import { recordDiffVersion } from './diff-versions.js';
  * diff version when the head moved, and the issues its commits close. Returns whether a version was recorded. The caller
  * announces the heads move (merge_status) itself.
  */
-async function moveHead(ctx: SiteContext, mergeRequest: MergeRequestRow, head: string, newTarget = false): Promise<boolean> {
+async function moveHead(ctx: SiteContext, mergeRequest: MergeRequestRow, head: string, newTarget = false, startSha?: string | null): Promise<boolean> {
   if (mergeRequest.source_project_id === null) return false;
   const targetRepository = repositoryOf(ctx, { id: mergeRequest.target_project_id });
   await writeMergeRequestHead(targetRepository, repositoryOf(ctx, { id: mergeRequest.source_project_id }), mergeRequest.iid, head);
   // The ref is durable: its Geo event first, so no failure below loses it.
   await recordRepositoryChange(ctx.db, ctx.config.dataDir, mergeRequest.target_project_id, 'repository', 'updated');
-  const recorded = (await recordDiffVersion(ctx, mergeRequest.id, head, newTarget)) !== null;
+  const recorded = (await recordDiffVersion(ctx, mergeRequest.id, head, newTarget, startSha)) !== null;
   // The new version's commit messages may close issues.
   const current = recorded ? findMergeRequestById(ctx.db, mergeRequest.id) : undefined;
   if (current) cacheClosingIssues(ctx, current);
@@ -43,12 +43,18 @@ function markUnchecked(ctx: SiteContext, ids: readonly number[]): void {
 /**
  * After a create, a reopen or a new target branch: the head ref and the first (or a new) diff
  * version for the source head (`newTarget`: even when the head did not move, the target did), then
- * the heads-moved seam. A git failure is logged, not thrown: the merge request exists, and the
- * next push records what is missing.
+ * the heads-moved seam. `startSha`: the target branch's head as the caller just read it (the
+ * version's start; read here when absent). A git failure is logged, not thrown: the merge request
+ * exists, and the next push records what is missing.
  */
-export async function refreshMergeRequestHead(ctx: SiteContext, mergeRequest: MergeRequestRow, head: string, options: { newTarget?: boolean } = {}): Promise<void> {
+export async function refreshMergeRequestHead(
+  ctx: SiteContext,
+  mergeRequest: MergeRequestRow,
+  head: string,
+  options: { newTarget?: boolean; startSha?: string | null } = {},
+): Promise<void> {
   try {
-    await moveHead(ctx, mergeRequest, head, options.newTarget ?? false);
+    await moveHead(ctx, mergeRequest, head, options.newTarget ?? false, options.startSha);
   } catch (error) {
     ctx.log.error({ err: error, merge_request_id: mergeRequest.id }, 'merge request head refresh failed');
   }

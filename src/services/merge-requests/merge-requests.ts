@@ -17,7 +17,7 @@ import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { setSubscription } from '../../db/tables/subscriptions.js';
 import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
 import { repositoryOf } from '../../git/in-repository.js';
-import { branchCommit } from '../../git/refs.js';
+import { branchCommit, branchCommits } from '../../git/refs.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
 import { can, canReadMergeRequest, canUpdateMergeRequest } from '../permissions.js';
@@ -103,9 +103,9 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
   const { db } = ctx;
   const target = targetProjectOf(db, actor, source, input.target_project_id);
   if (target.id === source.id && input.source_branch === input.target_branch) throw new AppError('unprocessable', "You can't use same project/branch for source and target");
-  const head = await branchCommit(repositoryOf(ctx, source), input.source_branch);
+  const { source: head, target: targetHead } = await readBranches(ctx, source, input.source_branch, target, input.target_branch);
   if (!head) throw badRequest(`Source branch "${input.source_branch}" does not exist`);
-  if (!(await branchCommit(repositoryOf(ctx, target), input.target_branch))) throw badRequest(`Target branch "${input.target_branch}" does not exist`);
+  if (!targetHead) throw badRequest(`Target branch "${input.target_branch}" does not exist`);
 
   const created = inTransaction(db, () => {
     const duplicate = findOpenMergeRequestForPair(db, source.id, input.source_branch, target.id, input.target_branch);
@@ -136,10 +136,21 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
     announceMergeRequestChange(ctx, mergeRequestChange('opened', actor.user, target, null, mergeRequest, labels));
     return mergeRequest;
   });
-  // A push between the branch read and the commit found no merge request to refresh: take the branch's head now.
-  const current = (await branchCommit(repositoryOf(ctx, source), input.source_branch)) ?? head;
-  await refreshMergeRequestHead(ctx, created, current);
+  // A push between the branch read and the commit found no merge request to refresh: take the branch's head now
+  // (and the target's, the first version's start, in the same git call).
+  const now = await readBranches(ctx, source, input.source_branch, target, input.target_branch);
+  await refreshMergeRequestHead(ctx, created, now.source ?? head, { startSha: now.target });
   return findMergeRequestById(db, created.id) ?? created;
+}
+
+/** The heads of a source and a target branch: one git call when both are in one repository, two for a fork's. */
+async function readBranches(ctx: SiteContext, source: ProjectRow, sourceBranch: string, target: ProjectRow, targetBranch: string) {
+  if (source.id === target.id) {
+    const heads = await branchCommits(repositoryOf(ctx, source), [sourceBranch, targetBranch]);
+    return { source: heads.get(sourceBranch) ?? null, target: heads.get(targetBranch) ?? null };
+  }
+  const [sourceHead, targetHead] = await Promise.all([branchCommit(repositoryOf(ctx, source), sourceBranch), branchCommit(repositoryOf(ctx, target), targetBranch)]);
+  return { source: sourceHead, target: targetHead };
 }
 
 /** The labels of one merge request, for the edit and the views. */

@@ -80,9 +80,10 @@ async function pushedCommits(repository: string, update: RefUpdate): Promise<{ c
   if (isBlankSha(update.after)) return { commits: [], total: 0 };
   const branch = update.ref.slice('refs/heads/'.length);
   const range = isBlankSha(update.before) ? [update.after, '--not', `--exclude=${branch}`, '--branches'] : [`${update.before}..${update.after}`];
-  const total = await countLog(repository, range);
-  if (total === 0) return { commits: [], total };
-  return { commits: hookCommits(await logWithChanges(repository, range, PUSH_COMMITS_LIMIT)), total };
+  const commits = hookCommits(await logWithChanges(repository, range, PUSH_COMMITS_LIMIT));
+  // Below the limit the log holds the whole range: counting it again would only cost a git process.
+  const total = commits.length < PUSH_COMMITS_LIMIT ? commits.length : await countLog(repository, range);
+  return { commits, total };
 }
 
 /** A push's commits as hook payloads list them, each with the paths it added, modified and removed. */
