@@ -126,8 +126,8 @@ const eventLogHead = () => site.site.db.prepare('SELECT coalesce(max(id), 0) FRO
 
 /** The replicated changes after event `id`, as `op table#row` (what a refused request must not write). */
 const changesSince = (id: number) =>
-  (site.site.db.prepare('SELECT op, table_name, row_id FROM geo_event_log WHERE id > ? ORDER BY id').all(id) as { op: string; table_name: string; row_id: number }[])
-    .map((row) => `${row.op} ${row.table_name}#${row.row_id}`)
+  (site.site.db.prepare('SELECT kind, op, table_name, row_id, substr(payload, 1, 120) AS payload FROM geo_event_log WHERE id > ? ORDER BY id').all(id) as Record<string, unknown>[])
+    .map((row) => (row.kind === 'row' ? `${row.op} ${row.table_name}#${row.row_id}` : `${row.kind} ${row.payload}`))
     .join(', ');
 
 /** Resolves once the event log has stopped growing for 100 ms (at most 5 s) and the mergeability checks are done. */
