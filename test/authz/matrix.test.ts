@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeIndex, type RouteEntry } from '../../src/api/route-index.js';
+import { hasAuthorizationGuard, PUBLIC_ROUTES, routeIndex, type RouteEntry } from '../../src/api/route-index.js';
 import { addMember, createUser, tokenFor, type TestUser } from '../helpers/factories.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
 import { fill, seedWorld, type World } from '../fuzz/world.js';
@@ -214,6 +214,11 @@ function judge(cell: Cell, status: number, text: string): string | null {
 }
 
 describe('the authorization matrix from the route table', () => {
+  it('has no route without an authorization guard but the commented public ones', () => {
+    const unguarded = routeIndex().filter((route) => !hasAuthorizationGuard(route) && !(`${route.method} ${route.path}` in PUBLIC_ROUTES));
+    expect(unguarded.map((route) => `${route.method} ${route.path}`)).toEqual([]);
+  });
+
   it('answers every route for every caller and subject as GitLab does', async () => {
     const started = performance.now();
     const cells: Cell[] = [];

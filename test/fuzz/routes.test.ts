@@ -75,8 +75,14 @@ const hostileNumber = fc.oneof(
   fc.constantFrom(-1, 0, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, Number.MAX_SAFE_INTEGER + 2),
   fc.double(),
 );
+/** Values that pass parsing (names of the seeded world, levels, dates), so that requests reach deeper than the parameter checks. */
+const plausible = fc.constantFrom<unknown>(
+  'master', 'topic', 'README.md', 'dir/a.txt', 'bug', 'v1.0', 'Home', 'home', 'hello', 'close', 'reopen', 'opened', 'all', 'private', 'public',
+  'markdown', 'base64', 'text', 'create', 'update', 'delete', 'move', 'asc', 'desc', 'created_at', '2026-01-01', '2026-01-01T00:00:00Z', '1h', '#336699',
+  1, 2, 3, 10, 20, 30, 40, 50, true, false, ['bug'], 'bug,team', 'http://example.com', 'thumbsup', 'api',
+);
 const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, hostileString, hostileNumber, fc.boolean(), fc.constant(null), tie('array'), tie('object')),
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, plausible, plausible, hostileString, hostileNumber, fc.boolean(), fc.constant(null), tie('array'), tie('object')),
   array: fc.array(tie('value'), { maxLength: 4 }),
   object: fc.dictionary(fc.oneof(fc.constantFrom(...KNOWN_PARAMS), fc.string({ maxLength: 8 })), tie('value'), { maxKeys: 4 }),
 })).value;
@@ -122,16 +128,23 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => site?.stop());
 
-const eventLogHead = () => site.site.db.prepare('SELECT coalesce(max(id), 0) FROM geo_event_log').pluck().get() as number;
+/** The newest event a write appended (the primary's own heartbeats, written on a timer, aside). */
+const eventLogHead = () => site.site.db.prepare("SELECT coalesce(max(id), 0) FROM geo_event_log WHERE kind != 'heartbeat'").pluck().get() as number;
 
 /** The replicated changes after event `id`, as `op table#row` (what a refused request must not write). */
 const changesSince = (id: number) =>
-  (site.site.db.prepare('SELECT kind, op, table_name, row_id, substr(payload, 1, 120) AS payload FROM geo_event_log WHERE id > ? ORDER BY id').all(id) as Record<string, unknown>[])
+  (site.site.db.prepare('SELECT kind, op, table_name, row_id, substr(payload, 1, 120) AS payload FROM geo_event_log WHERE id > ? AND kind != \'heartbeat\' ORDER BY id').all(id) as Record<string, unknown>[])
     .map((row) => (row.kind === 'row' ? `${row.op} ${row.table_name}#${row.row_id}` : `${row.kind} ${row.payload}`))
     .join(', ');
 
-/** Resolves once the event log has stopped growing for 100 ms (at most 5 s) and the mergeability checks are done. */
+const importsRunning = () => site.site.db.prepare("SELECT count(*) FROM projects WHERE import_status IN ('scheduled', 'started')").pluck().get() as number;
+
+/**
+ * Resolves once background work an accepted request started is done: forks and imports (at most
+ * 30 s), the mergeability checks, and then the event log has stopped growing for 100 ms (at most 5 s).
+ */
 async function settled(): Promise<void> {
+  for (let waited = 0; importsRunning() > 0 && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
   await mergeabilityChecksSettled(site.site.ctx);
   for (let head = eventLogHead(), quiet = 0, waited = 0; quiet < 2 && waited < 5000; waited += 50) {
     await new Promise((resolve) => setTimeout(resolve, 50));
