@@ -10,6 +10,8 @@ export type Method = 'get' | 'post' | 'put' | 'delete';
  */
 export interface Guard {
   readonly name: string;
+  /** The body or query parameters the guard reads, where it declares them (the route index lists them). */
+  readonly params?: readonly string[];
   check(ctx: SiteContext, req: Request): void;
 }
 

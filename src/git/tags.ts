@@ -32,6 +32,8 @@ const withoutSignature = (message: string) => message.replace(/\n?-----BEGIN (PG
 /** Every tag, or only `name` when given; none for a missing repository. */
 export async function listTags(repository: string, name?: string): Promise<TagRecord[]> {
   if (!(await hasRepository(repository))) return [];
+  // No ref name holds a NUL byte, and git takes no argument with one (spawn throws): no such tag.
+  if (name?.includes('\0')) return [];
   const pattern = name === undefined ? 'refs/tags/' : `refs/tags/${name}`;
   const { stdout } = await git(repository, ['for-each-ref', `--format=%1e${FORMAT}`, pattern]);
   return stdout

@@ -15,10 +15,11 @@ export interface ValueGuard<T> extends Guard {
   of(req: Request): T;
 }
 
-export function valueGuard<T>(name: string, read: (ctx: SiteContext, req: Request) => T): ValueGuard<T> {
+export function valueGuard<T>(name: string, read: (ctx: SiteContext, req: Request) => T, params?: readonly string[]): ValueGuard<T> {
   const values = new WeakMap<Request, { value: T }>();
   return {
     name,
+    ...(params ? { params } : {}),
     check: (ctx, req) => void values.set(req, { value: read(ctx, req) }),
     of: (req) => {
       const entry = values.get(req);
@@ -39,5 +40,5 @@ export function uploadedFile(field: string): ValueGuard<UploadedFile> {
     const file = req.files.find((part) => part.field === field);
     if (!file) throw badRequest(req.input[field] === undefined ? `${field} is missing` : `${field} is invalid`);
     return file;
-  });
+  }, [field]);
 }
