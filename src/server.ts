@@ -38,6 +38,7 @@ import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
 import { requireGitVersion } from './git/git-version.js';
 import { settleMergeRequestWork } from './services/merge-requests/background.js';
+import { settleHousekeeping } from './services/repository/housekeeping.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
 
 export interface Site {
@@ -104,8 +105,9 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     await role.stopJobs?.();
     role.stopJobs = null;
     await role.geo.stop();
-    // Merge request work in the background (checks, merges, rebases) ends before the role does.
+    // Merge request work in the background (checks, merges, rebases) and git gc end before the role does.
     await settleMergeRequestWork(role.ctx);
+    await settleHousekeeping(role.ctx);
     // Deliveries in flight are cancelled and stay queued for the next start.
     await role.ctx.webhooks.stop();
     // Clones in flight are killed and stay `started`, resumed at the next start.
@@ -174,6 +176,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         await new Promise<void>((resolve) => server.close(() => resolve()));
       } else {
         await settleMergeRequestWork(current.ctx);
+        await settleHousekeeping(current.ctx);
         await current.ctx.webhooks.stop();
         await current.ctx.imports.stop();
       }

@@ -3,8 +3,8 @@ import { conflict } from '../../errors.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
 import type { SiteContext } from '../../site-context.js';
 
-/** Projects whose `git gc` is running in this process, by site data dir and project id. */
-const running = new Set<string>();
+/** The `git gc` runs of this process, by site data dir and project id, until they end. */
+const running = new Map<string, Promise<void>>();
 /** A large repository's gc may take long; past this it is killed (the next one starts over). */
 const GC_TIMEOUT_MS = 30 * 60_000;
 
@@ -17,10 +17,16 @@ const GC_TIMEOUT_MS = 30 * 60_000;
 export function startHousekeeping(ctx: SiteContext, project: ProjectRow): { done: Promise<void> } {
   const key = `${ctx.config.dataDir}\0${project.id}`;
   if (running.has(key)) throw conflict('Somebody already triggered housekeeping for this project and it is still running');
-  running.add(key);
   const done = git(repositoryOf(ctx, project), ['gc', '--quiet'], { timeoutMs: GC_TIMEOUT_MS })
     .then(() => undefined)
     .catch((error: unknown) => ctx.log.warn({ err: error, project_id: project.id }, 'housekeeping (git gc) failed'))
     .finally(() => running.delete(key));
+  running.set(key, done);
   return { done };
+}
+
+/** Resolves once every `git gc` this site started has ended: a stopping site waits, so its data dir can go. */
+export async function settleHousekeeping(ctx: SiteContext): Promise<void> {
+  const prefix = `${ctx.config.dataDir}\0`;
+  await Promise.all([...running].filter(([key]) => key.startsWith(prefix)).map(([, done]) => done));
 }
