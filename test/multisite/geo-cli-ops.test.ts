@@ -51,7 +51,9 @@ describe('geoforge geo status | failures | resync | verify on a real secondary',
     let result!: Awaited<ReturnType<typeof status>>;
     await waitFor(async () => {
       result = await status(secondary);
-      return result.json.code === 0 && result.screen.site.last_status_report.at !== null && result.screen.site.lag.events === 0;
+      // The screen is taken just before the JSON: both must show the report.
+      const reported = result.screen.site.last_status_report.at !== null && !/^Last status report: +never$/m.test(result.text.stdout);
+      return result.json.code === 0 && reported && result.screen.site.lag.events === 0;
     }, { timeoutMs: 30_000, message: 'a healthy, reported secondary' });
     const { text, screen } = result;
     expect(text.code).toBe(0);
