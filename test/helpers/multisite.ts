@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
+import { expect } from 'vitest';
 import { isReplicatedTable } from '../../src/db/local-tables.js';
 import { ROOT_TOKEN, type ApiResponse, type RequestOptions } from './site.js';
 
@@ -310,4 +311,27 @@ export async function runConcurrently(count: number, concurrency: number, task: 
       while (next < count) await task(next++, worker);
     }),
   );
+}
+
+/** Whether two bodies are equal but for each site's own URL (web_url, http_url_to_repo...). */
+export const sameButSiteUrl = (got: string, gotUrl: string, want: string, wantUrl: string): boolean =>
+  got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
+
+/** Waits until `path` answers `status` on the primary and the same body (but for the site URL) on the secondary; the primary's answer. */
+export function readsTheSame(primary: SiteProcess, secondary: SiteProcess, path: string, status = 200) {
+  return waitFor(
+    async () => {
+      const [want, got] = await Promise.all([primary.api(path), secondary.api(path)]);
+      expect(want.status, want.text).toBe(status);
+      return got.status === status && sameButSiteUrl(got.text, secondary.url, want.text, primary.url) && want;
+    },
+    { timeoutMs: 30_000, message: `${path} the same on both sites` },
+  );
+}
+
+/** POSTs `body` to `path` on `site`, expecting 201; the created resource. */
+export async function createdOn(site: SiteProcess, path: string, body: Record<string, unknown>) {
+  const response = await site.api(path, { method: 'POST', body });
+  expect(response.status, response.text).toBe(201);
+  return response.body;
 }

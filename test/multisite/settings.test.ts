@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { createdOn, readsTheSame, startCluster, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Settings replicate (issue 17, item 6): badges (rendered with the replicated repository's commit)
@@ -21,24 +21,8 @@ describe('multi-site settings', () => {
     await cluster?.destroy();
   });
 
-  /** Bodies equal but for each site's own URL. */
-  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
-
-  const sameOnBoth = (path: string, status = 200) =>
-    waitFor(
-      async () => {
-        const [want, got] = await Promise.all([primary.api(path), secondary.api(path)]);
-        expect(want.status, want.text).toBe(status);
-        return got.status === status && sameBut(got.text, secondary.url, want.text, primary.url) && want;
-      },
-      { timeoutMs: 30_000, message: `${path} the same on both sites` },
-    );
-
-  const created = async (site: SiteProcess, path: string, body: Record<string, unknown>) => {
-    const response = await site.api(path, { method: 'POST', body });
-    expect(response.status, response.text).toBe(201);
-    return response.body;
-  };
+  const sameOnBoth = (path: string, status = 200) => readsTheSame(primary, secondary, path, status);
+  const created = createdOn;
 
   it('badges of a project and its group, and a group hook, read the same on the secondary', async () => {
     const suffix = randomUUID().slice(0, 8);
