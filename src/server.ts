@@ -39,6 +39,7 @@ import { readRevision } from './version.js';
 import { requireGitVersion } from './git/git-version.js';
 import { settleMergeRequestWork } from './services/merge-requests/background.js';
 import { settleHousekeeping } from './services/repository/housekeeping.js';
+import { closeObjectReaders } from './git/object-reader.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
 
 export interface Site {
@@ -180,6 +181,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         await current.ctx.webhooks.stop();
         await current.ctx.imports.stop();
       }
+      closeObjectReaders(effective.dataDir);
       if (current.ctx.db.open) current.ctx.db.close();
     },
   };

@@ -104,6 +104,17 @@ export function streamGit(args: readonly string[], options: GitOptions = {}): Gi
   return { stdin: git.stdin, stdout: git.stdout, done: git.done, kill: () => git.stop('killed') };
 }
 
+/**
+ * The wrapper's serving mode, for one git that answers many requests over its pipes (`cat-file
+ * --batch-command`): as streamGit, but at normal priority (API reads wait on it), `timeoutMs` is
+ * its whole lifetime, and it never keeps node running by itself (a CLI exits while one idles).
+ */
+export function serveGit(args: readonly string[], options: GitOptions & { readonly timeoutMs: number }): GitStream {
+  const git = startGit(args, options, options.timeoutMs);
+  git.unref();
+  return { stdin: git.stdin, stdout: git.stdout, done: git.done, kill: () => git.stop('killed') };
+}
+
 /** Spawns git with both pipes, the timeout, abort and the stderr cap; both modes above build on it. */
 function startGit(args: readonly string[], options: GitOptions, defaultTimeoutMs: number) {
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
@@ -148,5 +159,10 @@ function startGit(args: readonly string[], options: GitOptions, defaultTimeoutMs
       resolve({ stderr, exitCode: code ?? 0 });
     });
   });
-  return { stdin: child.stdin, stdout: child.stdout, done, stop, pid: child.pid };
+  const unref = () => {
+    child.unref();
+    for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as { unref?: () => void }).unref?.();
+    timer.unref();
+  };
+  return { stdin: child.stdin, stdout: child.stdout, done, stop, unref, pid: child.pid };
 }

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -50,6 +50,55 @@ function parsePackedRefs(text: string | null): Map<string, string> {
   return refs;
 }
 
+/** packed-refs parsed, by file identity (inode, size, change time in ns): a large one is read once, not per request. */
+const packedCache = new Map<string, { key: string; refs: Map<string, string> }>();
+const PACKED_CACHE_MAX = 64;
+
+async function packedRefs(repository: string): Promise<Map<string, string>> {
+  const file = path.join(repository, 'packed-refs');
+  const info = await stat(file, { bigint: true }).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return null;
+    throw error;
+  });
+  if (!info) return new Map();
+  // git replaces packed-refs by renaming a new file over it, so a change is a new inode or time.
+  const key = `${info.ino}:${info.size}:${info.ctimeNs}:${info.mtimeNs}`;
+  const cached = packedCache.get(repository);
+  if (cached?.key === key) return cached.refs;
+  const refs = parsePackedRefs(await readOrNull(file));
+  packedCache.delete(repository);
+  packedCache.set(repository, { key, refs });
+  if (packedCache.size > PACKED_CACHE_MAX) packedCache.delete(packedCache.keys().next().value!);
+  return refs;
+}
+
+/** The repository's top-level entry names, or null when it is not the plain case (missing, or a reftable repository). */
+async function plainRepositoryEntries(repository: string): Promise<Set<string> | null> {
+  const entries = await readdir(repository, { withFileTypes: true }).catch(() => null);
+  if (!entries?.some((entry) => entry.name === 'HEAD' && entry.isFile()) || entries.some((entry) => entry.name === 'reftable')) return null;
+  return new Set(entries.map((entry) => entry.name));
+}
+
+/** The object names of these full ref names (`refs/...`; absent when a ref does not exist), or null when any is not the plain case. */
+async function refValues(repository: string, refs: readonly string[]): Promise<Map<string, string> | null> {
+  const loose = await Promise.all(refs.map((ref) => readOrNull(path.join(repository, ...ref.split('/')))));
+  let packed: Map<string, string> | null = null;
+  const values = new Map<string, string>();
+  for (const [i, ref] of refs.entries()) {
+    let value = loose[i]?.trim();
+    if (value === undefined) {
+      // Read whether or not a loose ref was listed: pack-refs may have moved it since.
+      packed ??= await packedRefs(repository);
+      value = packed.get(ref);
+      if (value === undefined) continue;
+    }
+    // A symbolic ref (`ref: ...`) or anything else unexpected: git resolves it.
+    if (!OBJECT_ID.test(value)) return null;
+    values.set(ref, value);
+  }
+  return values;
+}
+
 /**
  * The heads of these branches by name (a branch that does not exist is absent), read from the ref
  * files; null when any of them, or the repository, is not the plain case (then ask git).
@@ -58,28 +107,34 @@ export async function branchHeadsFromFiles(repository: string, branches: readonl
   const names = [...new Set(branches)];
   if (names.length === 0 || !names.every(isPlainBranchName)) return null;
   try {
-    // One listing of the repository: a repository that is not there, or keeps its refs in a
-    // reftable, is git's to answer. packed-refs is read only when a loose ref is missing, and then
-    // whether or not it was listed: pack-refs may have written it since.
-    const entries = await readdir(repository, { withFileTypes: true }).catch(() => null);
-    if (!entries?.some((entry) => entry.name === 'HEAD' && entry.isFile()) || entries.some((entry) => entry.name === 'reftable')) return null;
-    const loose = await Promise.all(names.map((name) => readOrNull(path.join(repository, 'refs', 'heads', ...name.split('/')))));
-    let packed: Map<string, string> | null = null;
-    const heads = new Map<string, string>();
-    for (const [i, name] of names.entries()) {
-      let value = loose[i]?.trim();
-      if (value === undefined) {
-        packed ??= parsePackedRefs(await readOrNull(path.join(repository, 'packed-refs')));
-        value = packed.get(`refs/heads/${name}`);
-        if (value === undefined) continue;
-      }
-      // A symbolic ref (`ref: ...`) or anything else unexpected: git resolves it.
-      if (!OBJECT_ID.test(value)) return null;
-      heads.set(name, value);
-    }
-    return heads;
+    if (!(await plainRepositoryEntries(repository))) return null;
+    const values = await refValues(repository, names.map((name) => `refs/heads/${name}`));
+    return values && new Map([...values].map(([ref, sha]) => [ref.slice('refs/heads/'.length), sha]));
   } catch {
     // An unreadable file (permissions, a racing directory rename): git answers.
     return null;
+  }
+}
+
+/**
+ * The object a plain name points at as `git rev-parse` reads it (its dwim rules, in order: the name
+ * itself, then under refs/, refs/tags/, refs/heads/, refs/remotes/, and refs/remotes/<name>/HEAD),
+ * read from the ref files: null when no ref has the name, undefined when git must answer (HEAD and
+ * other names git reads from the repository's top directory, symbolic refs, unusual names, a
+ * repository that is not the plain case). The object may be a tag: the caller peels it.
+ */
+export async function namedRefFromFiles(repository: string, name: string): Promise<string | null | undefined> {
+  // A lone `@` is git's shorthand for HEAD.
+  if (!isPlainBranchName(name) || name === '@') return undefined;
+  try {
+    const entries = await plainRepositoryEntries(repository);
+    // `HEAD`, `FETCH_HEAD`, `config`, `info/refs`...: git's first rule reads the top directory, and only git knows what it makes of those files.
+    if (!entries || (!name.startsWith('refs/') && entries.has(name.split('/')[0]!))) return undefined;
+    const candidates = [...(name.startsWith('refs/') ? [name] : []), ...['refs/', 'refs/tags/', 'refs/heads/', 'refs/remotes/'].map((prefix) => prefix + name), `refs/remotes/${name}/HEAD`];
+    const values = await refValues(repository, candidates);
+    if (!values) return undefined;
+    return candidates.map((ref) => values.get(ref)).find((value) => value !== undefined) ?? null;
+  } catch {
+    return undefined;
   }
 }

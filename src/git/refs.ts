@@ -1,7 +1,8 @@
 import { GitError, runGit } from './cli.js';
 import { git, hasRepository } from './in-repository.js';
 import { isFullSha } from './object-names.js';
-import { branchHeadsFromFiles } from './ref-files.js';
+import { objectInfo } from './object-reader.js';
+import { branchHeadsFromFiles, namedRefFromFiles } from './ref-files.js';
 
 /**
  * A revision that is passed on to git: never empty, never something git could read as an option,
@@ -17,6 +18,14 @@ const isNo = (error: unknown): boolean => error instanceof GitError && error.exi
 /** The full sha of the commit a branch, tag, sha or other safe revision names; null when it names none or the repository is missing. */
 export async function resolveCommit(repository: string, revision: string | undefined): Promise<string | null> {
   if (!isSafeRevision(revision) || !(await hasRepository(repository))) return null;
+  // A full sha, or a plain ref name read from the ref files, is peeled by the object reader; what
+  // is left (HEAD, `v1~2`, an abbreviated sha, a symbolic ref) is rev-parse's.
+  const named = isFullSha(revision) ? revision : await namedRefFromFiles(repository, revision);
+  if (named === null && !/^[0-9a-f]{4,39}$/i.test(revision)) return null;
+  if (named) {
+    const commit = await objectInfo(repository, `${named}^{commit}`);
+    return commit && isFullSha(commit.id) ? commit.id : null;
+  }
   try {
     const { stdout } = await git(repository, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`]);
     const sha = stdout.trim();
