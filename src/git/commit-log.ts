@@ -1,5 +1,6 @@
 import { GitError } from './cli.js';
 import { parseNameStatus, type PathChange } from './diff.js';
+import { ImmutableAnswers } from './immutable-answers.js';
 import { git, hasRepository } from './in-repository.js';
 import { isFullSha } from './object-names.js';
 
@@ -59,11 +60,26 @@ function parseLog(stdout: string): { commit: CommitRecord; after: string }[] {
  */
 export async function readCommits(repository: string, shas: readonly string[]): Promise<CommitRecord[]> {
   const unique = [...new Set(shas)].filter(isFullSha);
-  if (unique.length === 0 || !(await hasRepository(repository))) return [];
-  const { stdout } = await git(repository, ['show', '-s', '--no-color', '--no-walk=unsorted', '--ignore-missing', FORMAT, ...unique, '--']);
-  const byId = new Map(parseLog(stdout).map(({ commit }) => [commit.id, commit]));
+  const byId = new Map<string, CommitRecord>();
+  for (const sha of unique) {
+    const known = commitRecords.get(`${repository}\0${sha}`);
+    if (known) byId.set(sha, known);
+  }
+  const missing = unique.filter((sha) => !byId.has(sha));
+  if (missing.length && (await hasRepository(repository))) {
+    const { stdout } = await git(repository, ['show', '-s', '--no-color', '--no-walk=unsorted', '--ignore-missing', FORMAT, ...missing, '--']);
+    for (const { commit } of parseLog(stdout)) {
+      byId.set(commit.id, commit);
+      if (commit.message.length <= MAX_KEPT_MESSAGE) commitRecords.set(`${repository}\0${commit.id}`, commit);
+    }
+  }
   return shas.flatMap((sha) => byId.get(sha) ?? []);
 }
+
+/** Commit records read before, by repository and id (a found commit never changes; a missing one is asked again). */
+const commitRecords = new ImmutableAnswers<CommitRecord>(20_000);
+/** A commit with a longer message is read again when asked, not kept. */
+const MAX_KEPT_MESSAGE = 16 * 1024;
 
 /** One commit; an error when the repository lacks it. */
 export async function readCommit(repository: string, sha: string): Promise<CommitRecord> {
@@ -89,12 +105,21 @@ export async function countLog(repository: string, revisions: readonly string[],
 
 /** One page of `git log <revisions>` (newest first: a sha, or `--all`) and the total count for the same filter. */
 export async function listCommits(repository: string, revisions: readonly string[], filter: LogFilter, offset: number, limit: number): Promise<{ commits: CommitRecord[]; total: number }> {
+  // A page of the history of commits (not of refs such as `--all`) with absolute dates never changes.
+  const key = revisions.every(isFullSha) ? JSON.stringify([repository, revisions, filter.since, filter.until, filter.path, offset, limit]) : null;
+  const known = key === null ? undefined : historyPages.get(key);
+  if (known) return known;
   const [log, total] = await Promise.all([
     git(repository, ['log', FORMAT, `--skip=${offset}`, `--max-count=${limit}`, ...filterArgs(filter), ...revisions, ...pathArgs(filter)]),
     countLog(repository, revisions, filter),
   ]);
-  return { commits: parseLog(log.stdout).map(({ commit }) => commit), total };
+  const page = { commits: parseLog(log.stdout).map(({ commit }) => commit), total };
+  if (key !== null) historyPages.set(key, page);
+  return page;
 }
+
+/** Pages of history answered before, by repository, commits, filter and window. */
+const historyPages = new ImmutableAnswers<{ commits: CommitRecord[]; total: number }>(1_000);
 
 /** The commits in `from..to`, oldest first (GitLab's compare order). */
 export async function commitsBetween(repository: string, from: string, to: string): Promise<CommitRecord[]> {
@@ -144,9 +169,17 @@ export async function logWithChanges(repository: string, revisions: readonly str
 
 /** The last commit at or before `sha` that touched `filePath`; null when none did. */
 export async function lastCommitTouching(repository: string, sha: string, filePath: string): Promise<string | null> {
+  const key = isFullSha(sha) ? `${repository}\0${sha}\0${filePath}` : null;
+  const known = key === null ? undefined : lastCommits.get(key);
+  if (known !== undefined) return known;
   const { stdout } = await git(repository, ['log', '-1', '--format=%H', sha, '--', filePath]);
-  return stdout.trim() || null;
+  const last = stdout.trim() || null;
+  if (key !== null) lastCommits.set(key, last);
+  return last;
 }
+
+/** The last commit touching a path below a commit, by repository, commit and path (null kept too: the path's history is as fixed). */
+const lastCommits = new ImmutableAnswers<string | null>(10_000);
 
 /**
  * The merge base of two commits, or null when their histories are unrelated. With more, git's

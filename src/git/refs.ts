@@ -1,6 +1,7 @@
 import { GitError, runGit } from './cli.js';
 import { git, hasRepository } from './in-repository.js';
 import { isFullSha } from './object-names.js';
+import { ImmutableAnswers } from './immutable-answers.js';
 import { objectInfo } from './object-reader.js';
 import { branchHeadsFromFiles, namedRefFromFiles } from './ref-files.js';
 
@@ -99,6 +100,31 @@ export async function isEmptyRepository(repository: string): Promise<boolean> {
 export async function branchesMergedInto(repository: string, sha: string): Promise<Set<string>> {
   const { stdout } = await git(repository, ['for-each-ref', `--merged=${sha}`, '--format=%(refname:strip=2)', 'refs/heads/']);
   return new Set(stdout.split('\n').filter(Boolean));
+}
+
+/** Whether a commit is an ancestor of another, by repository and both ids: a fact of history that never changes. */
+const ancestry = new ImmutableAnswers<boolean>(20_000);
+
+/**
+ * The names of these branches whose heads `target` contains (branchesMergedInto for a page of
+ * branches), answered from earlier answers by commit when every head was asked before, else with
+ * one `for-each-ref --merged`. A head it does not list is kept as not merged only when its branch
+ * still points at it after the listing (a branch that moved meanwhile is asked again next time).
+ */
+export async function headsMergedInto(repository: string, target: string, heads: readonly { name: string; sha: string }[]): Promise<Set<string>> {
+  const key = (sha: string) => `${repository}\0${target}\0${sha}`;
+  const unknown = heads.filter((head) => ancestry.get(key(head.sha)) === undefined);
+  let listed = new Set<string>();
+  if (unknown.length) {
+    const { stdout } = await git(repository, ['for-each-ref', `--merged=${target}`, '--format=%(objectname)', 'refs/heads/']);
+    listed = new Set(stdout.split('\n').filter(Boolean));
+    const current = await branchHeadsFromFiles(repository, unknown.map((head) => head.name));
+    for (const head of unknown) {
+      if (listed.has(head.sha)) ancestry.set(key(head.sha), true);
+      else if (current?.get(head.name) === head.sha) ancestry.set(key(head.sha), false);
+    }
+  }
+  return new Set(heads.filter((head) => ancestry.get(key(head.sha)) ?? listed.has(head.sha)).map((head) => head.name));
 }
 
 /** The branch holding a commit, the default branch first (GitLab's `branch_names_contains(sha).first`); null when none. */

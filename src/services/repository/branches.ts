@@ -7,7 +7,7 @@ import type { Actor } from '../users/authentication.js';
 import { notifyPush } from './commit-writer.js';
 import { readCommits } from '../../git/commit-log.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
-import { branchCommit, branchesMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
+import { branchCommit, branchesMergedInto, headsMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
 import { BLANK_SHA } from '../../git/object-names.js';
 import { branchProtection, refChangeRefusal, refPolicyFor, type RefPolicy } from './ref-policy.js';
 
@@ -28,7 +28,7 @@ function matches(name: string, search: string): boolean {
 /** Branches merged into the default one: its ancestors, not at its own head (GitLab's merged_to_root_ref?). */
 async function records(repository: string, project: ProjectRow, policy: RefPolicy, branches: { name: string; sha: string }[]): Promise<BranchRecord[]> {
   const defaultSha = await branchCommit(repository, project.default_branch);
-  const merged = defaultSha && branches.length ? await branchesMergedInto(repository, defaultSha) : new Set<string>();
+  const merged = defaultSha && branches.length ? await headsMergedInto(repository, defaultSha, branches) : new Set<string>();
   const commits = await readCommits(
     repository,
     branches.map((branch) => branch.sha),
