@@ -1,8 +1,11 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeIndex, type RouteEntry } from '../../src/api/route-index.js';
 import { mergeabilityChecksSettled } from '../../src/services/merge-requests/mergeability.js';
+import { repositoryPath, wikiRepositoryPath } from '../../src/storage/layout.js';
 import { MAX_BODY_BYTES } from '../../src/storage/limits.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
 import { fill, seedWorld, type World } from './world.js';
@@ -13,7 +16,8 @@ import { fill, seedWorld, type World } from './world.js';
  * (malformed types, huge and negative numbers, unicode and NUL bytes, path traversal, bad encodings,
  * unknown parameters) of each request. Every request must answer below 500 within the bound, and a
  * refused one (4xx) must leave the database as it was (no row in geo_event_log, which every
- * replicated write appends to). FUZZ_REQUESTS sets the count (default 20,000, the issue's floor for CI), FUZZ_SEED the seed
+ * replicated write appends to) and the files on disk as they were (diskState: refs, objects,
+ * uploads, LFS objects, artifacts). FUZZ_REQUESTS sets the count (default 20,000, the issue's floor for CI), FUZZ_SEED the seed
  * (logged, so that a failure reproduces: FUZZ_SEED=<seed> npx vitest run ... test/fuzz).
  */
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
@@ -137,6 +141,43 @@ const changesSince = (id: number) =>
     .map((row) => (row.kind === 'row' ? `${row.op} ${row.table_name}#${row.row_id}` : `${row.kind} ${row.payload}`))
     .join(', ');
 
+/**
+ * What a refused request must leave as it was on disk, as `path size mtime` per file: everything
+ * under the data directory (repositories' refs, HEAD, config and reflogs, uploads, LFS objects,
+ * artifacts, avatars) but the database (its event log is compared instead) and tmp; below
+ * `objects/` only in the seeded project's repository and wiki (loose objects and packs), where the
+ * fuzzer's real ids point, so that the walk stays cheap as accepted requests add projects.
+ */
+function diskState(): Map<string, string> {
+  const root = site.dataDir;
+  const watchedObjects = new Set([join(repositoryPath(root, world.project.id), 'objects'), join(wikiRepositoryPath(root, world.project.id), 'objects')]);
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name === 'objects' && !watchedObjects.has(full)) continue;
+        walk(full);
+      } else {
+        const info = statSync(full, { throwIfNoEntry: false });
+        if (info) files.set(relative(root, full), `${info.size} ${info.mtimeMs}`);
+      }
+    }
+  };
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (entry.isDirectory() && entry.name !== 'tmp') walk(join(root, entry.name));
+  }
+  return files;
+}
+
+/** The files a request added, removed or changed, as `+path`, `-path`, `~path`. */
+function diskChanges(before: Map<string, string>, after: Map<string, string>): string[] {
+  const changes: string[] = [];
+  for (const [file, stamp] of after) if (before.get(file) !== stamp) changes.push(`${before.has(file) ? '~' : '+'}${file}`);
+  for (const file of before.keys()) if (!after.has(file)) changes.push(`-${file}`);
+  return changes;
+}
+
 const importsRunning = () => site.site.db.prepare("SELECT count(*) FROM projects WHERE import_status IN ('scheduled', 'started')").pluck().get() as number;
 
 /**
@@ -218,12 +259,15 @@ async function send(method: string, url: string, caller: Caller, body: { body?: 
 describe('fuzzing every route of the route table', () => {
   const routes = routeIndex();
 
-  it(`answers ${REQUESTS} generated requests below 500, within the bound, and refusals write nothing`, async () => {
+  it(`answers ${REQUESTS} generated requests below 500, within the bound, and refusals write nothing, in the database or on disk`, async () => {
     console.log(`fuzz: seed ${SEED}, ${REQUESTS} requests over ${routes.length} routes (FUZZ_SEED=${SEED} FUZZ_REQUESTS=${REQUESTS} to reproduce)`);
     const cases = fc.sample(fuzzCase, { seed: SEED, numRuns: REQUESTS });
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     let slowest = 0;
+    let refused = 0;
+    let filesCompared = 0;
+    let disk: Map<string, string> | null = null;
     const started = performance.now();
     for (const [n, fuzz] of cases.entries()) {
       const route: RouteEntry = routes[n % routes.length]!;
@@ -237,6 +281,7 @@ describe('fuzzing every route of the route table', () => {
       const query = queryString(fuzz.query);
       const url = `/api/v4${path}${query ? `?${query}` : ''}`;
       const before = eventLogHead();
+      disk ??= diskState();
       let outcome: Outcome;
       try {
         outcome = await send(route.method, url, fuzz.caller, route.method === 'get' ? {} : bodyOf(fuzz));
@@ -249,12 +294,27 @@ describe('fuzzing every route of the route table', () => {
       const tag = `#${n} ${key} ${url.slice(0, 200)} as ${fuzz.caller} (${fuzz.encoding})`;
       // An accepted request may go on writing in the background (a project's repository, a fork, the
       // mergeability check): let it settle, so that the next refusal is measured alone.
-      if (outcome.status < 400) await settled();
+      if (outcome.status < 400) {
+        await settled();
+        // An accepted request changes the disk: the next request is measured from the new state.
+        disk = null;
+      }
       if (outcome.status >= 500) failures.push(`${tag}: ${outcome.status} ${outcome.text}`);
-      else if (outcome.status >= 400 && eventLogHead() !== before) failures.push(`${tag}: refused with ${outcome.status} but wrote ${changesSince(before)}`);
+      else if (outcome.status >= 400) {
+        refused++;
+        if (eventLogHead() !== before) failures.push(`${tag}: refused with ${outcome.status} but wrote ${changesSince(before)}`);
+        const after = diskState();
+        const changed = diskChanges(disk, after);
+        filesCompared += after.size;
+        if (changed.length) failures.push(`${tag}: refused with ${outcome.status} but changed files ${changed.slice(0, 5).join(', ')}`);
+        disk = after;
+      }
     }
     const seconds = (performance.now() - started) / 1000;
-    console.log(`fuzz: ${cases.length} requests in ${seconds.toFixed(1)} s, slowest ${slowest.toFixed(0)} ms, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+    console.log(
+      `fuzz: ${cases.length} requests in ${seconds.toFixed(1)} s, slowest ${slowest.toFixed(0)} ms, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}; ` +
+        `${refused} refusals each checked against the event log and ${filesCompared} file stamps on disk (${(filesCompared / Math.max(1, refused)).toFixed(0)} files per refusal)`,
+    );
     expect(failures).toEqual([]);
     expect(slowest).toBeLessThan(REQUEST_TIMEOUT_MS);
   }, 900_000);
