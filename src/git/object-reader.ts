@@ -30,6 +30,8 @@ const IDLE_MS = 30_000;
 /** A reader retires after this long even when busy (its successor starts fresh); the hard timeout is a safety net above it. */
 const MAX_AGE_MS = 10 * 60_000;
 const HARD_TIMEOUT_MS = MAX_AGE_MS + 5 * 60_000;
+/** One read answers in well under this (a blob streams at pipe speed); past it the process is taken for hung. */
+const READ_TIMEOUT_MS = 30_000;
 
 interface Pending {
   readonly command: 'info' | 'contents';
@@ -69,8 +71,15 @@ class BatchReader {
   read(command: 'info' | 'contents', name: string): Promise<GitObject | null> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    return new Promise((resolve, reject) => {
-      this.pending.push({ command, resolve, reject });
+    return new Promise<GitObject | null>((resolve, reject) => {
+      // A git that stops answering is killed, as a hung read is (in-repository.ts): its reads fail over to a new one.
+      const timer = setTimeout(() => this.kill(), READ_TIMEOUT_MS);
+      const settle = () => clearTimeout(timer);
+      this.pending.push({
+        command,
+        resolve: (object) => (settle(), resolve(object)),
+        reject: (error) => (settle(), reject(error)),
+      });
       this.git.stdin.write(`${command} ${name}\n`);
     });
   }
