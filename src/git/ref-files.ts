@@ -117,6 +117,50 @@ export async function branchHeadsFromFiles(repository: string, branches: readonl
 }
 
 /**
+ * Every branch and its head, read from the ref files as `for-each-ref refs/heads/` lists them
+ * (loose refs over packed ones); null when any is not the plain case (a lock file of a ref being
+ * written, a name git might read another way, a symbolic ref): then ask git. The loose refs are
+ * listed before packed-refs is read, so a ref that pack-refs moves or a deletion removes meanwhile
+ * is seen once, or not at all, as git's own readers see it.
+ */
+export async function allBranchHeadsFromFiles(repository: string): Promise<{ name: string; sha: string }[] | null> {
+  try {
+    if (!(await plainRepositoryEntries(repository))) return null;
+    const heads = new Map<string, string>();
+    const walk = async (dir: string, prefix: string): Promise<boolean> => {
+      const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
+        if (errorCode(error) === 'ENOENT') return [];
+        throw error;
+      });
+      for (const entry of entries) {
+        const name = prefix + entry.name;
+        if (!isPlainBranchName(name)) return false;
+        if (entry.isDirectory()) {
+          if (!(await walk(path.join(dir, entry.name), `${name}/`))) return false;
+          continue;
+        }
+        const value = (await readOrNull(path.join(dir, entry.name)))?.trim();
+        // Deleted since the listing: absent, as for git.
+        if (value === undefined) continue;
+        if (!OBJECT_ID.test(value)) return false;
+        heads.set(name, value);
+      }
+      return true;
+    };
+    if (!(await walk(path.join(repository, 'refs', 'heads'), ''))) return null;
+    for (const [ref, sha] of await packedRefs(repository)) {
+      if (!ref.startsWith('refs/heads/')) continue;
+      const name = ref.slice('refs/heads/'.length);
+      if (!isPlainBranchName(name) || !OBJECT_ID.test(sha)) return null;
+      if (!heads.has(name)) heads.set(name, sha);
+    }
+    return [...heads].map(([name, sha]) => ({ name, sha }));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The object a plain name points at as `git rev-parse` reads it (its dwim rules, in order: the name
  * itself, then under refs/, refs/tags/, refs/heads/, refs/remotes/, and refs/remotes/<name>/HEAD),
  * read from the ref files: null when no ref has the name, undefined when git must answer (HEAD and

@@ -3,7 +3,7 @@ import { git, hasRepository } from './in-repository.js';
 import { isFullSha } from './object-names.js';
 import { ImmutableAnswers } from './immutable-answers.js';
 import { objectInfo } from './object-reader.js';
-import { branchHeadsFromFiles, namedRefFromFiles } from './ref-files.js';
+import { allBranchHeadsFromFiles, branchHeadsFromFiles, namedRefFromFiles } from './ref-files.js';
 
 /**
  * A revision that is passed on to git: never empty, never something git could read as an option,
@@ -81,12 +81,14 @@ export async function isValidBranchName(name: string): Promise<boolean> {
 /** Every branch as name and sha, sorted by name; none for a missing repository. */
 export async function listBranchHeads(repository: string): Promise<{ name: string; sha: string }[]> {
   if (!(await hasRepository(repository))) return [];
-  const { stdout } = await git(repository, ['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']);
-  return stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => ({ sha: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const fromFiles = await allBranchHeadsFromFiles(repository);
+  const heads =
+    fromFiles ??
+    (await git(repository, ['for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/'])).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => ({ sha: line.slice(0, line.indexOf(' ')), name: line.slice(line.indexOf(' ') + 1) }));
+  return heads.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Whether the repository has no branch at all (a new project, or one not on disk). */

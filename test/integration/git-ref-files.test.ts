@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { branchHeads } from '../../src/git/merges.js';
-import { branchHeadsFromFiles } from '../../src/git/ref-files.js';
+import { allBranchHeadsFromFiles, branchHeadsFromFiles } from '../../src/git/ref-files.js';
+import { listBranchHeads } from '../../src/git/refs.js';
 import { gitClient } from '../helpers/git.js';
 
 /**
  * Branch heads read from the ref files (merge requests' create, check and accept) answer exactly
  * what `git for-each-ref` answers, or null so that git is asked: loose and packed refs, a loose ref
- * over a packed one, deletions, names below a file, symbolic refs, odd names, a missing repository.
+ * over a packed one, deletions, names below a file, symbolic refs, odd names, a missing repository;
+ * and the whole branch listing as `for-each-ref refs/heads/` gives it.
  */
 let root: string;
 let bare: string;
@@ -81,5 +83,27 @@ describe('branchHeadsFromFiles', () => {
   it('branchHeads answers the same through git when the files cannot', async () => {
     expect(await branchHeads(bare, ['main', 'alias', 'packed'])).toEqual(new Map([['main', second], ['alias', second], ['packed', second]]));
     expect(await branchHeads(bare, ['main', 'packed', 'loose'])).toEqual(await forEachRef(['main', 'packed', 'loose']));
+  });
+
+  it('lists every branch as for-each-ref does, or leaves the listing to git', async () => {
+    const { stdout } = await run(['--git-dir', bare, 'for-each-ref', '--format=%(objectname) %(refname:strip=2)', 'refs/heads/']);
+    const listed = stdout.split('\n').filter(Boolean).map((line) => ({ sha: line.split(' ')[0]!, name: line.split(' ')[1]! }));
+    // The symbolic `alias` is git's to answer; without it the files give the same listing.
+    expect(await allBranchHeadsFromFiles(bare)).toBeNull();
+    expect((await listBranchHeads(bare)).map(({ name, sha }) => ({ name, sha }))).toEqual(listed);
+    await run(['--git-dir', bare, 'symbolic-ref', '--delete', 'refs/heads/alias']);
+    try {
+      const byName = (heads: { name: string; sha: string }[]) => [...heads].sort((a, b) => (a.name < b.name ? -1 : 1));
+      expect(byName((await allBranchHeadsFromFiles(bare))!)).toEqual(byName(listed.filter((head) => head.name !== 'alias')));
+      // A ref being written (its lock file) or a name git might read another way: git answers.
+      await writeFile(path.join(bare, 'refs', 'heads', 'main.lock'), `${first}\n`);
+      expect(await allBranchHeadsFromFiles(bare)).toBeNull();
+      await rm(path.join(bare, 'refs', 'heads', 'main.lock'));
+      // An empty directory left by a deleted `a/b` is no branch.
+      await mkdir(path.join(bare, 'refs', 'heads', 'empty', 'dir'), { recursive: true });
+      expect((await allBranchHeadsFromFiles(bare))!.some((head) => head.name.startsWith('empty'))).toBe(false);
+    } finally {
+      await run(['--git-dir', bare, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main']);
+    }
   });
 });
