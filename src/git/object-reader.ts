@@ -103,6 +103,7 @@ class BatchReader {
     this.buffered += chunk.length;
     while (this.step());
     if (this.pending.length === 0 && !this.receiving && !this.closed) {
+      if (this.idleTimer) clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => this.close(), this.usable ? IDLE_MS : 0);
       this.idleTimer.unref();
     }
