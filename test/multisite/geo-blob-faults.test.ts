@@ -159,8 +159,17 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
     // A repair (a re-bootstrap) retries every failed item now, its count starting over.
     await waitFor(async () => registryOf(secondary).find((candidate) => candidate.path === relative)!.retry_count >= 5, { timeoutMs: 20_000, message: 'five retries' });
     const bootstrappedAt = secondary.cursor()!.bootstrapped_at;
+    const retriesBefore = registryOf(secondary).find((candidate) => candidate.path === relative)!.retry_count;
     const node = (await primary.api('/geo_nodes')).body.find((candidate: any) => candidate.name === secondary.name);
     expect((await primary.api(`/geo_nodes/${node.id}/repair`, { method: 'POST' })).status).toBe(201);
+    // Without a reset the count only grows; reset within the swap, it takes over 3 s of backoff to
+    // climb back to where it was. Watched from the repair on (not from when the test notices the
+    // re-bootstrap, which a loaded machine may delay by seconds), so the window cannot be missed.
+    await waitFor(() => registryOf(secondary).find((candidate) => candidate.path === relative)!.retry_count < retriesBefore, {
+      timeoutMs: 20_000,
+      intervalMs: 10,
+      message: 'retry count reset',
+    });
     await waitFor(
       () => {
         const cursor = secondary.cursor();
@@ -168,8 +177,6 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
       },
       { timeoutMs: 20_000, message: 're-bootstrapped' },
     );
-    // Reset within the swap; from 0 it takes over 2 s of backoff to fail five times again.
-    await waitFor(() => registryOf(secondary).find((candidate) => candidate.path === relative)!.retry_count < 5, { timeoutMs: 2000, message: 'retry count reset' });
 
     // Restored on the primary, it syncs with the retry that comes next.
     await writeFile(corrupted.file, corrupted.content);
