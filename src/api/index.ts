@@ -31,7 +31,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...membersRoutes,
     ...geoNodeRoutes,
     ...hooksRoutes,
-    ...repositoryRoutes,
+    ...repositoryRoutes(reads),
     ...commitNoteRoutes,
     ...ciRoutes(reads),
     ...issuablesRoutes,

@@ -2,6 +2,8 @@ import type { Request, Response } from 'express';
 import type { BlobType } from '../../geo/blobs.js';
 import { isCopyCurrent } from '../../geo/registry/current.js';
 import type { SiteContext } from '../../site-context.js';
+import { projectOf } from '../middleware/guards.js';
+import type { Handler } from '../routes.js';
 import type { PrimaryProxy } from './forward-writes.js';
 
 /**
@@ -23,3 +25,15 @@ export function createReadRouting(ctx: SiteContext, proxy: PrimaryProxy): ReadRo
     fromPrimary: (req, res, body) => proxy(req, res, { body, unreachable: 'the primary site cannot be reached, and this secondary has no current copy of what you asked for' }),
   };
 }
+
+/**
+ * A read of the project's repository or wiki (the route loaded the project) served from this
+ * site's copy only when it is current; otherwise the primary answers, so a file, a branch or a
+ * page pushed a moment ago reads back at once from any site.
+ */
+export const fromCurrentCopy =
+  (reads: ReadRouting | null, type: 'repository' | 'wiki', read: Handler): Handler =>
+  (ctx, req, res) => {
+    if (reads && !reads.isCurrent(type, projectOf(req).id)) return reads.fromPrimary(req, res);
+    return read(ctx, req, res);
+  };

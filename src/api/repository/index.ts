@@ -1,4 +1,5 @@
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { fromCurrentCopy, type ReadRouting } from '../geo/read-routing.js';
 import type { Route } from '../routes.js';
 import { addBranch, listProjectBranches, protectOneBranch, removeBranch, removeMergedBranches, showBranch, unprotectOneBranch } from './branches.js';
 import { downloadArchive, showBlob, showContributors, showMergeBase, showRawBlob, showTree } from './browse.js';
@@ -30,7 +31,7 @@ const writer = [signedIn, loadProject(), requireAbility('push_code')];
 const protector = [signedIn, loadProject(), requireAbility('admin_project')];
 const base = '/projects/:id/repository';
 
-export const repositoryRoutes: readonly Route[] = [
+const routes: readonly Route[] = [
   { method: 'get', path: `${base}/branches`, guards: reader, handler: listProjectBranches },
   { method: 'get', path: `${base}/branches/:branch`, guards: reader, handler: showBranch },
   { method: 'post', path: `${base}/branches`, guards: writer, handler: addBranch },
@@ -81,6 +82,15 @@ export const repositoryRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/contributors`, guards: reader, handler: showContributors },
   { method: 'get', path: `${base}/merge_base`, guards: reader, handler: showMergeBase },
 ];
+
+/**
+ * The repository routes; on a secondary every read of the repository (each GET below
+ * `/projects/:id/repository`) is answered from this site's copy only when it is current, else by
+ * the primary (DESIGN, Reads and writes on a secondary), as git clones and fetches are.
+ */
+export function repositoryRoutes(reads: ReadRouting | null): readonly Route[] {
+  return routes.map((route) => (route.method === 'get' && route.path.startsWith(`${base}/`) ? { ...route, handler: fromCurrentCopy(reads, 'repository', route.handler) } : route));
+}
 
 export { commitNoteRoutes } from './commit-notes.js';
 export { gitHttpRouter } from './git-http.js';
