@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasAuthorizationGuard, PUBLIC_ROUTES, routeIndex, type RouteEntry } from '../../src/api/route-index.js';
-import { addMember, createUser, tokenFor, type TestUser } from '../helpers/factories.js';
+import { addMember, createGroup, createUser, tokenFor, type TestUser } from '../helpers/factories.js';
 import sshpk from 'sshpk';
 import { gpgKeyPair, sshPublicKey } from '../helpers/keys.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
@@ -222,6 +222,7 @@ const SUCCESS: Record<string, number> = {
   // unblock (users.rb) answers the boolean result with Grape's POST 201.
   // labels.rb promote (put) and milestones promote: status(200).
   'put /projects/:id/labels/:name/promote': 200,
+  'put /projects/:id/labels/promote': 200,
   // ee epic_issues.rb delete: present the removed link (200).
   'delete /groups/:id/-/epics/:epic_iid/issues/:epic_issue_id': 200,
   'delete /groups/:id/epics/:epic_iid/issues/:epic_issue_id': 200,
@@ -253,7 +254,6 @@ const NAMED: Record<string, { status: number; reason: string }> = {
   'put /projects/:id/merge_requests/:merge_request_iid/rebase': { status: 409, reason: "merge_requests.rb: RebaseLockTimeout's 409 while an earlier cell's rebase still runs" },
   'post /projects/:id/merge_requests/:merge_request_iid/rebase': { status: 409, reason: "merge_requests.rb: RebaseLockTimeout's 409, as above" },
   'post /projects/:id/housekeeping': { status: 409, reason: "housekeeping's exclusive lease, held until the git gc an earlier cell started ends: 'Somebody already triggered housekeeping for this project in the past 5 minutes'" },
-  'delete /projects/:id/share/:group_id': { status: 404, reason: "projects.rb unshare: not_found!('Group Link') (the project is not shared with group 1)" },
 };
 
 /** Writes the first allowed cell changes for good: later cells on the same URL (by the same user where `perUser`) answer this status, with GitLab's reason. */
@@ -264,7 +264,11 @@ const ONCE: [RegExp, number, string][] = [
   [/\/gpg_keys\/:key_id\/revoke$/, 404, 'revoked (destroyed) by an earlier cell'],
   // ee epic_issues.rb: "Issue(s) already assigned" once the issue is in the epic.
   [/^post \/groups\/:id\/(-\/)?epics\/:epic_iid\/issues\/:issue_id$/, 409, "ee epic_issues: 'Issue(s) already assigned' by an earlier cell"],
-  [/^put \/projects\/:id\/labels\/:name\/promote$|^post \/projects\/:id\/labels\/:name\/promote$/, 404, 'the label was promoted to the group by an earlier cell'],
+  [/^(put|post) \/projects\/:id\/labels(\/:name)?\/promote$/, 404, 'the label was promoted to the group by an earlier cell'],
+  // merge_requests.rb create: 409 "Cannot Create: This merge request already exists" for a second open one on the same branches.
+  [/^post \/projects\/:id\/merge_requests$/, 409, 'an earlier cell opened the merge request from that branch'],
+  // projects.rb share: 409 'Group already shared with this group'.
+  [/^post \/projects\/:id\/share$/, 409, 'an earlier cell shared the project with that group'],
   [/^post \/projects\/:id\/milestones\/:milestone_id\/promote$/, 404, 'the milestone was promoted to the group by an earlier cell'],
   [/^post \/projects\/:id\/repository\/tags\/:tag_name\/release$/, 409, "tags.rb: conflict!('Release already exists')"],
 ];
@@ -301,6 +305,8 @@ const worlds = {} as Record<Visibility, World>;
 /** Values per world that `fill` cannot know: which discussion's note, which event, the promote and doomed resources. */
 const extras = {} as Record<Visibility, Record<string, string>>;
 const spares: TestUser[] = [];
+/** A group the worlds' projects are shared with (POST and DELETE /projects/:id/share). */
+let shareGroupId = 0;
 const callers: Caller[] = [];
 let confidentialIid = '';
 /** The confidential issue's own note, discussion, awards and events (the public world's values name the other issue's). */
@@ -309,7 +315,7 @@ let confidentialValues: Record<string, string> = {};
 const memberValues: Record<string, string> = {};
 
 /** Minimal valid bodies, by `method path` pattern, so an allowed write reaches success (`n` makes names unique). */
-const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number }) => Record<string, unknown> | Promise<Record<string, unknown>>][] = [
+const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number; extra: Record<string, string> }) => Record<string, unknown> | Promise<Record<string, unknown>>][] = [
   // issues, notes, discussions, awards (issues.rb, notes.rb, discussions.rb, award_emoji.rb)
   [/^post \/projects\/:id\/issues$/, (n) => ({ title: `Issue ${n}` })],
   [/^put \/projects\/:id\/issues\/:issue_iid$/, (n) => ({ description: `edited ${n}` })],
@@ -320,16 +326,25 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number 
   [/^put \/projects\/:id\/merge_requests\/:merge_request_iid\/discussions\/:discussion_id$/, () => ({ resolved: true })],
   // labels and milestones
   [/^post \/(projects|groups)\/:id\/labels$/, (n) => ({ name: `label${n}`, color: '#123456' })],
+  [/^put \/projects\/:id\/labels$/, (n) => ({ name: 'bug', description: `label ${n}` })],
+  [/^put \/groups\/:id\/labels$/, (n, cell) => ({ name: worlds[cell.visibility].group_values.name, description: `label ${n}` })],
+  [/^delete \/projects\/:id\/labels$/, (_n, cell) => ({ name: cell.extra.body_delete_label })],
+  [/^delete \/groups\/:id\/labels$/, (_n, cell) => ({ name: `g-${cell.extra.body_delete_label}` })],
+  [/^(put|post) \/projects\/:id\/labels\/promote$/, (_n, cell) => ({ name: cell.extra.promote_body_label })],
   [/^put \/(projects|groups)\/:id\/labels\/:name$/, (n) => ({ description: `label ${n}` })],
   [/^post \/(projects|groups)\/:id\/milestones$/, (n) => ({ title: `milestone ${n}` })],
   [/^put \/(projects|groups)\/:id\/milestones\/:milestone_id$/, (n) => ({ description: `milestone ${n}` })],
   // boards and epics
   [/^post \/(projects|groups)\/:id\/boards$/, (n) => ({ name: `board ${n}` })],
   [/^put \/(projects|groups)\/:id\/boards\/:board_id\/lists\/:list_id$/, () => ({ position: 0 })],
+  // a label of its own per allowed cell, so each list is new
+  [/^post \/projects\/:id\/boards\/:board_id\/lists$/, (_n, cell) => ({ label_id: Number(cell.extra[`list_label_${cell.slot}`]) })],
+  [/^post \/groups\/:id\/boards\/:board_id\/lists$/, (_n, cell) => ({ label_id: Number(cell.extra[`group_list_label_${cell.slot}`]) })],
   [/^post \/groups\/:id\/(-\/)?epics$/, (n) => ({ title: `epic ${n}` })],
   [/^put \/groups\/:id\/(-\/)?epics\/:epic_iid$/, (n) => ({ description: `epic ${n}` })],
   // merge requests: update; merging with a stale sha keeps the world (GitLab answers 409, NAMED_WRITES)
   [/^put \/projects\/:id\/merge_requests\/:merge_request_iid$/, (n) => ({ description: `edited ${n}` })],
+  [/^post \/projects\/:id\/merge_requests$/, (n, cell) => ({ source_branch: cell.extra.merge_request_source, target_branch: 'master', title: `MR ${n}` })],
   [/^put \/projects\/:id\/merge_requests\/:merge_request_iid\/merge$/, () => ({ sha: '0'.repeat(40) })],
   // wikis, badges, hooks, deploy keys, custom attributes
   [/^post \/projects\/:id\/wikis$/, (n) => ({ title: `page ${n}`, content: 'hello' })],
@@ -340,6 +355,12 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number 
   [/^post \/projects\/:id\/deploy_keys$/, (n) => ({ title: `deploy ${n}`, key: sshPublicKey() })],
   [/^put \/projects\/:id\/deploy_keys\/:key_id$/, (n) => ({ title: `deploy ${n}` })],
   [/^put .*\/custom_attributes\/:key$/, (n) => ({ value: `v${n}` })],
+  // projects, groups and users of their own
+  [/^post \/projects$/, (n) => ({ name: `matrix project ${n}` })],
+  [/^post \/projects\/user\/:user_id$/, (n) => ({ name: `matrix project ${n}` })],
+  [/^post \/groups$/, (n) => ({ name: `matrix group ${n}`, path: `matrix-group-${n}` })],
+  [/^post \/users$/, (n) => ({ email: `matrix${n}@example.com`, username: `matrix${n}`, name: `Matrix ${n}`, password: 'password123' })],
+  [/^post \/projects\/:id\/share$/, () => ({ group_id: shareGroupId, group_access: ACCESS.developer })],
   // members: a spare user per allowed cell of the project or group
   [/^post \/(projects|groups)\/:id\/members$/, (_n, cell) => ({ user_id: spares[cell.slot]!.id, access_level: ACCESS.reporter })],
   // repository
@@ -395,6 +416,7 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     }
     if (path === '/keys/:id' && name === 'id') return memberValues.key_id;
     if (path.startsWith('/namespaces/') && name === 'id') return String(world.group.id);
+    if (path === '/projects/:id/share/:group_id' && name === 'group_id') return String(shareGroupId);
     if (path.startsWith('/groups/') && (name === 'hook_id' || name === 'badge_id')) return extra[`group_${name}`];
     if (name === 'key_id' && path.includes('/deploy_keys/')) return extra.deploy_key_id;
     if (name === 'pipeline_id') return extra.pipeline_id;
@@ -497,6 +519,18 @@ async function seedExtras(world: World): Promise<Record<string, string>> {
     out[`promote_label_${method}`] = `promote-${method}`;
     await api(`${p}/labels`, 'POST', { name: out[`promote_label_${method}`], color: '#00aa00' });
   }
+  // The body-named promote routes (put and post share one URL, so one label: the second route finds it promoted).
+  out.promote_body_label = 'promote-by-body';
+  await api(`${p}/labels`, 'POST', { name: out.promote_body_label, color: '#00aa00' });
+  out.body_delete_label = `body-delete-${world.project.id}`;
+  await api(`${p}/labels`, 'POST', { name: out.body_delete_label, color: '#aa0000' });
+  await api(`${g}/labels`, 'POST', { name: `g-${out.body_delete_label}`, color: '#aa0000' });
+  for (let slot = 0; slot < 6; slot++) {
+    out[`list_label_${slot}`] = String((await api(`${p}/labels`, 'POST', { name: `list-${slot}`, color: '#0000aa' })).id);
+    out[`group_list_label_${slot}`] = String((await api(`${g}/labels`, 'POST', { name: `glist-${slot}-${world.project.id}`, color: '#0000aa' })).id);
+  }
+  out.merge_request_source = 'mr-source';
+  await api(`${p}/repository/branches`, 'POST', { branch: out.merge_request_source, ref: 'topic' });
   out.epic_candidate_issue_id = String((await api(`${p}/issues`, 'POST', { title: 'For the epic' })).id);
   out.promote_milestone_id = String((await api(`${p}/milestones`, 'POST', { title: 'promote me' })).id);
   out.doomed_branch = 'doomed';
@@ -515,6 +549,8 @@ beforeAll(async () => {
   for (const name of ['guest', 'reporter', 'developer', 'maintainer', 'owner', 'nonMember', 'blocked'] as const) users[name] = await createUser(site);
   users.admin2 = await createUser(site, { admin: true });
   for (let i = 0; i < 4; i++) spares.push(await createUser(site));
+  // Public: projects.rb share answers 404 'Group' to whoever may not read the group (read_group).
+  shareGroupId = (await createGroup(site, { visibility: 'public' })).id;
   for (const visibility of ['private', 'internal', 'public'] as const) {
     const world = await seedWorld(site, { visibility, member: users.developer });
     for (const name of ['guest', 'reporter', 'maintainer', 'owner'] as const) await addMember(site, 'groups', world.group.id, users[name], ACCESS[name]);
@@ -679,7 +715,7 @@ describe('the authorization matrix from the route table', () => {
           const expected = expectation(route, caller, subject);
           if (DESTRUCTIVE.has(key) && expected.refusal === null) continue;
           const url = urlFor(route, caller, subject.visibility, subject.confidential);
-          const body = route.method !== 'get' && makeBody ? await makeBody(++n, { visibility: subject.visibility, slot: expected.refusal === null ? slot++ : 0 }) : undefined;
+          const body = route.method !== 'get' && makeBody ? await makeBody(++n, { visibility: subject.visibility, slot: expected.refusal === null ? slot++ : 0, extra: extras[subject.visibility] }) : undefined;
           cells.push({ route, caller, ...subject, url, expected, body });
         }
       }
