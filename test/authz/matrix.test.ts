@@ -266,7 +266,7 @@ const NAMED: Record<string, { status: number; reason: string }> = {
   'delete /groups/:id/ldap_group_links/:provider/:cn': { status: 404, reason: 'ee ldap_group_links: no such link' },
   'delete /users/:id/identities/:provider': { status: 404, reason: "users.rb: not_found!('Identity') (the member has no external identity)" },
   'put /projects/:id/merge_requests/:merge_request_iid/merge': { status: 409, reason: "merge_requests.rb: 'SHA does not match HEAD of source branch' (the body's sha is stale on purpose, so the world's merge request stays open)" },
-  'put /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { status: 406, reason: 'SPEC: 406 when the merge request is not set to merge when the pipeline succeeds' },
+  'put /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { status: 406, reason: "GitLab 10.x's API docs and the SPEC: 406 when the merge request is not set to merge when the pipeline succeeds" },
   'post /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { status: 406, reason: 'SPEC: 406, as above' },
   'put /projects/:id/merge_requests/:merge_request_iid/rebase': { status: 409, reason: "merge_requests.rb: RebaseLockTimeout's 409 while an earlier cell's rebase still runs" },
   'post /projects/:id/merge_requests/:merge_request_iid/rebase': { status: 409, reason: "merge_requests.rb: RebaseLockTimeout's 409, as above" },
