@@ -259,11 +259,9 @@ const NAMED: Record<string, { status: number; reason: string }> = {
   'get /geo_nodes/current/failures': { status: 403, reason: "geo_nodes.rb: 'Failures can only be requested from a secondary node' (the matrix runs on a primary)" },
   'get /projects/:id/repository/commits/:sha/signature': { status: 404, reason: "commits.rb: not_found! 'Signature' for an unsigned commit (the world's commits are unsigned)" },
   'get /projects/:id/jobs/:job_id/artifacts': { status: 404, reason: 'jobs.rb: present_carrierwave_file! answers 404 while the job has no artifacts (the reads run before a write uploads one)' },
-  'post /todos/:id/mark_as_done': { status: 404, reason: "todos.rb: current_user.todos.find (todo 1 is not the caller's)" },
   'post /groups/:id/ldap_sync': { status: 404, reason: 'ee ldap_group_sync: 404 without an LDAP server configured' },
   'delete /groups/:id/ldap_group_links/:cn': { status: 404, reason: 'ee ldap_group_links: no such link' },
   'delete /groups/:id/ldap_group_links/:provider/:cn': { status: 404, reason: 'ee ldap_group_links: no such link' },
-  'delete /users/:id/identities/:provider': { status: 404, reason: "users.rb: not_found!('Identity') (the member has no external identity)" },
   'put /projects/:id/merge_requests/:merge_request_iid/merge': { status: 409, reason: "merge_requests.rb: 'SHA does not match HEAD of source branch' (the body's sha is stale on purpose, so the world's merge request stays open)" },
   'put /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { status: 406, reason: "GitLab 10.x's API docs and the SPEC: 406 when the merge request is not set to merge when the pipeline succeeds" },
   'post /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { status: 406, reason: 'SPEC: 406, as above' },
@@ -457,6 +455,8 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
       if (name === 'email_id' || name === 'token_id') return memberValues[name];
     }
     if (path === '/keys/:id' && name === 'id') return memberValues.key_id;
+    if (path === '/todos/:id/mark_as_done' && name === 'id') return caller.own?.todo_id;
+    if (name === 'provider' && path.startsWith('/users/')) return memberValues.provider;
     if (path.startsWith('/namespaces/') && name === 'id') return String(world.group.id);
     if (path === '/projects/:id/share/:group_id' && name === 'group_id') return String(shareGroupId);
     if (path.startsWith('/groups/') && (name === 'hook_id' || name === 'badge_id')) return extra[`group_${name}`];
@@ -613,7 +613,9 @@ beforeAll(async () => {
   if (self.status !== 204) throw new Error(`revoke: ${self.status} ${self.text}`);
   const expired = tokenFor(site, users.nonMember.id, ['api'], '2020-01-01');
   const readUser = tokenFor(site, users.nonMember.id, ['read_user']);
-  // Each signed-in caller's own SSH key, GPG key and email; the member's second ones and an impersonation token for the admin routes.
+  // An issue only for the callers' own todos (the worlds' issues keep their todo cells to themselves).
+  const todoIssue = (await site.api(`/projects/${worlds.public.project.id}/issues`, { method: 'POST', body: { title: 'For the todos' } })).body;
+  // Each signed-in caller's own SSH key, GPG key, email and todo; the member's second ones and an impersonation token for the admin routes.
   const own = async (user: TestUser): Promise<Record<string, string>> => {
     const post = async (path: string, body: Record<string, unknown>, as = user.token) => {
       const response = await site.api(path, { method: 'POST', as, body });
@@ -623,7 +625,8 @@ beforeAll(async () => {
     const key = await post('/user/keys', { title: 'mine', key: sshPublicKey() });
     const gpg = await post('/user/gpg_keys', { key: (await gpgKeyPair(user.email)).publicKey });
     const email = await post('/user/emails', { email: `own-${user.username}@example.com` });
-    return { key_id: String(key.id), gpg_key_id: String(gpg.id), email_id: String(email.id) };
+    const todo = await post(`/projects/${worlds.public.project.id}/issues/${todoIssue.iid}/todo`, {});
+    return { key_id: String(key.id), gpg_key_id: String(gpg.id), email_id: String(email.id), todo_id: String(todo.id) };
   };
   const owned = new Map<number, Record<string, string>>();
   for (const user of [users.nonMember, users.guest, users.reporter, users.developer, users.maintainer, users.owner, users.admin2]) owned.set(user.id, await own(user));
@@ -640,6 +643,10 @@ beforeAll(async () => {
   memberValues.gpg_key_id = String((await adminPost(`/users/${member.id}/gpg_keys`, { key: (await gpgKeyPair(member.email)).publicKey })).id);
   memberValues.email_id = String((await adminPost(`/users/${member.id}/emails`, { email: `second-${member.username}@example.com` })).id);
   memberValues.token_id = String((await adminPost(`/users/${member.id}/impersonation_tokens`, { name: 'imp', scopes: ['api'] })).id);
+  // An external identity for DELETE /users/:id/identities/:provider (users.rb update sets one from provider and extern_uid).
+  memberValues.provider = 'ldapmain';
+  const identity = await site.api(`/users/${member.id}`, { method: 'PUT', body: { provider: memberValues.provider, extern_uid: `uid=${member.username},dc=example` } });
+  if (identity.status !== 200) throw new Error(`seed identity: ${identity.status} ${identity.text}`);
   // GitLab counts an issue's participants as subscribed (Subscribable#subscribed?): the seeded issues' assignee is the member.
   for (const visibility of ['private', 'internal', 'public'] as const) {
     toggled.add(`${member.id} /projects/${worlds[visibility].project.id}/issues/${worlds[visibility].values.issue_iid}`);
