@@ -1,7 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { allProtectedBranchRows, allProtectedTagRows } from '../../db/tables/protected-refs.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
-import { forbidden } from '../../errors.js';
 import { isBlankSha } from '../../git/object-names.js';
 import { can, protectedRefLevels } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
@@ -79,15 +78,6 @@ export function branchProtection(policy: RefPolicy, name: string) {
 /** Whether the actor may push to this branch (GitLab's UserAccess#can_push_to_branch?). */
 export function canPushToBranch(policy: RefPolicy, name: string): boolean {
   return branchProtection(policy, name).canPush;
-}
-
-/**
- * GitLab's authorize_push_to_branch! (the commits API checks it before its service runs): 403
- * `You are not allowed to push into this branch` unless the actor may push to `branch`. The files
- * API leaves the check to its service, which answers 400 (writeCommit).
- */
-export function authorizePushToBranch(db: Db, actor: Actor, project: ProjectRow, branch: string): void {
-  if (!canPushToBranch(refPolicyFor(db, actor, project), branch)) throw forbidden('You are not allowed to push into this branch');
 }
 
 /**
