@@ -284,6 +284,9 @@ const ONCE: [RegExp, number, string][] = [
   [/^post \/projects\/:id\/merge_requests$/, 409, 'an earlier cell opened the merge request from that branch'],
   // projects.rb share: 409 'Group already shared with this group'.
   [/^post \/projects\/:id\/share$/, 409, 'an earlier cell shared the project with that group'],
+  // commits.rb: Commits::CherryPickService / RevertService fail once the change is on the branch:
+  // 400 'Sorry, we cannot cherry-pick (revert) this commit automatically. This commit may already have been cherry-picked (reverted), ...'
+  [/^post \/projects\/:id\/repository\/commits\/:sha\/(cherry_pick|revert)$/, 400, 'an earlier cell already picked (reverted) the commit onto that branch'],
   [/^post \/projects\/:id\/milestones\/:milestone_id\/promote$/, 404, 'the milestone was promoted to the group by an earlier cell'],
   [/^post \/projects\/:id\/repository\/tags\/:tag_name\/release$/, 409, "tags.rb: conflict!('Release already exists')"],
 ];
@@ -399,6 +402,9 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^post \/projects\/:id\/repository\/files\/:file_path$/, (n) => ({ branch: `file${n}`, start_branch: 'master', content: 'x\n', commit_message: `f${n}` })],
   [/^put \/projects\/:id\/repository\/files\/:file_path$/, (n) => ({ branch: 'topic', content: `v${n}\n`, commit_message: `f${n}` })],
   [/^delete \/projects\/:id\/repository\/files\/:file_path$/, (n) => ({ branch: `gone${n}`, start_branch: 'topic', commit_message: `rm${n}` })],
+  // the topic commit picked onto a branch from master, reverted on a branch from topic (their own branches, see seedExtras)
+  [/^post \/projects\/:id\/repository\/commits\/:sha\/cherry_pick$/, (_n, cell) => ({ branch: cell.extra.pick_branch })],
+  [/^post \/projects\/:id\/repository\/commits\/:sha\/revert$/, (_n, cell) => ({ branch: cell.extra.revert_branch })],
   [/^post \/projects\/:id\/statuses\/:sha$/, (n) => ({ state: 'success', name: `ci${n}` })],
   [/^post \/projects\/:id\/repository\/commits\/:sha\/comments$/, (n) => ({ note: `comment ${n}` })],
   // users: keys, GPG keys, emails, tokens (users.rb)
@@ -467,6 +473,7 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     if (name === 'milestone_id' && path.endsWith('/promote')) return extra.promote_milestone_id;
     if (name === 'branch' && (route.method !== 'get')) return extra.doomed_branch;
     if (name === 'sha' && path.includes('/blobs/')) return extra.blob_sha;
+    if (name === 'sha' && /\/(cherry_pick|revert)$/.test(path)) return extra.topic_sha;
     const kind = path.includes('/merge_requests/') ? 'merge_request' : path.includes('epics/') ? 'epic' : path.includes('/repository/commits/') ? 'commit' : 'issue';
     if (name === 'discussion_id' && kind !== 'issue') return extra[`${kind}_discussion_id`];
     if (name === 'note_id' && path.includes('/discussions/:discussion_id/notes/')) return extra[`${kind}_discussion_note_id`];
@@ -570,6 +577,11 @@ async function seedExtras(world: World): Promise<Record<string, string>> {
     out[`list_label_${slot}`] = String((await api(`${p}/labels`, 'POST', { name: `list-${slot}`, color: '#0000aa' })).id);
     out[`group_list_label_${slot}`] = String((await api(`${g}/labels`, 'POST', { name: `glist-${slot}-${world.project.id}`, color: '#0000aa' })).id);
   }
+  out.topic_sha = (await api(`${p}/repository/branches/topic`)).commit.id;
+  out.pick_branch = 'pick-target';
+  await api(`${p}/repository/branches`, 'POST', { branch: out.pick_branch, ref: 'master' });
+  out.revert_branch = 'revert-target';
+  await api(`${p}/repository/branches`, 'POST', { branch: out.revert_branch, ref: 'topic' });
   out.merge_request_source = 'mr-source';
   await api(`${p}/repository/branches`, 'POST', { branch: out.merge_request_source, ref: 'topic' });
   out.epic_candidate_issue_id = String((await api(`${p}/issues`, 'POST', { title: 'For the epic' })).id);
