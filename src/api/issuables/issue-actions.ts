@@ -20,14 +20,14 @@ export function showTimeStats(_ctx: SiteContext, req: Request, res: Response): v
   sendJson(res, 200, timeStats(readableIssue.of(req).issue));
 }
 
-/** POST .../time_estimate: the estimate in GitLab's duration text (`3h30m`). */
+/** POST .../time_estimate: the estimate in GitLab's duration text (`3h30m`); 200, as GitLab's `status :ok` (time_tracking_endpoints.rb). */
 export function estimateTime(ctx: SiteContext, req: Request, res: Response): void {
   const issue = setTimeEstimate(ctx, requireActor(req), projectOf(req), readableIssue.of(req), parseDuration(durationParams.of(req)));
-  sendJson(res, 201, timeStats(issue));
+  sendJson(res, 200, timeStats(issue));
 }
 
 export function resetTimeEstimate(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, timeStats(setTimeEstimate(ctx, requireActor(req), projectOf(req), readableIssue.of(req), 0)));
+  sendJson(res, 200, timeStats(setTimeEstimate(ctx, requireActor(req), projectOf(req), readableIssue.of(req), 0)));
 }
 
 /** POST .../add_spent_time: a duration, negative to subtract. */
@@ -36,8 +36,9 @@ export function addSpentTime(ctx: SiteContext, req: Request, res: Response): voi
   sendJson(res, 201, timeStats(issue));
 }
 
+/** POST .../reset_spent_time: 200 (`status :ok`); only add_spent_time keeps Grape's 201. */
 export function resetSpentTime(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, timeStats(logSpentTime(ctx, requireActor(req), projectOf(req), readableIssue.of(req), 'reset', null)));
+  sendJson(res, 200, timeStats(logSpentTime(ctx, requireActor(req), projectOf(req), readableIssue.of(req), 'reset', null)));
 }
 
 /** POST .../subscribe and .../unsubscribe: the issue, or 304 when that is already so. */

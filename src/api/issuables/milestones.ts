@@ -117,9 +117,9 @@ export const milestoneHandlers = (kind: MilestoneParentKind) => {
   };
 };
 
-/** POST /projects/:id/milestones/:milestone_id/promote: the group milestone it became. */
+/** POST /projects/:id/milestones/:milestone_id/promote: the group milestone it became, with GitLab's `status(200)` (milestones.rb). */
 export function promoteProjectMilestone(ctx: SiteContext, req: Request, res: Response): void {
   const milestone = getMilestone(ctx.db, { projectId: projectOf(req).id }, milestoneId.of(req));
   const promoted = promoteMilestone(ctx, requireActor(req), milestone, groupOf(req));
-  sendJson(res, 201, milestoneView(promoted, groupOf(req).full_path, ctx));
+  sendJson(res, 200, milestoneView(promoted, groupOf(req).full_path, ctx));
 }

@@ -113,18 +113,18 @@ export function showTimeStats(_ctx: SiteContext, req: Request, res: Response): v
   sendJson(res, 200, timeStats(readableMergeRequest.of(req)));
 }
 
-/** POST .../time_estimate (a duration) and .../reset_time_estimate. */
+/** POST .../time_estimate (a duration) and .../reset_time_estimate: 200, as GitLab's `status :ok` (time_tracking_endpoints.rb). */
 export function estimateTime(reset: boolean) {
   return (ctx: SiteContext, req: Request, res: Response): void => {
     const seconds = reset ? 0 : parseDuration(durationParams.of(req));
-    sendJson(res, 201, timeStats(setMergeRequestTimeEstimate(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
+    sendJson(res, 200, timeStats(setMergeRequestTimeEstimate(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
   };
 }
 
-/** POST .../add_spent_time (a duration, negative to subtract) and .../reset_spent_time. */
+/** POST .../add_spent_time (a duration, negative to subtract; Grape's 201) and .../reset_spent_time (200, `status :ok`). */
 export function spendTime(reset: boolean) {
   return (ctx: SiteContext, req: Request, res: Response): void => {
     const seconds = reset ? 'reset' : parseDuration(durationParams.of(req));
-    sendJson(res, 201, timeStats(logMergeRequestSpentTime(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
+    sendJson(res, reset ? 200 : 201, timeStats(logMergeRequestSpentTime(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
   };
 }

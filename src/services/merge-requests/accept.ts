@@ -226,11 +226,13 @@ async function removeSourceBranch(ctx: SiteContext, actor: Actor, mergeRequest: 
 
 /**
  * PUT or POST .../cancel_merge_when_pipeline_succeeds (GITLAB-NOTES decision 2): 401 unless the
- * caller may merge, 405 when merged or closed, 406 when the flag is not set; clears the flag with
- * GitLab's system note.
+ * caller may merge into the target branch or wrote the merge request (GitLab's
+ * can_cancel_merge_when_pipeline_succeeds?: can_be_merged_by? || author), 405 when merged or closed,
+ * 406 when the flag is not set; clears the flag with GitLab's system note.
  */
 export function cancelMergeWhenPipelineSucceeds(ctx: SiteContext, project: ProjectRow, actor: Actor, mergeRequest: MergeRequestRow): MergeRequestRow {
-  if (!can(ctx.db, actor, 'push_code', project) && mergeRequest.merge_user_id !== actor.user.id) throw new AppError('unauthorized');
+  const mayMerge = canMergeToBranch(refPolicyFor(ctx.db, actor, project), mergeRequest.target_branch);
+  if (!mayMerge && mergeRequest.author_id !== actor.user.id) throw new AppError('unauthorized');
   if (mergeRequest.state !== 'opened') throw methodNotAllowed();
   if (!mergeRequest.merge_when_pipeline_succeeds) throw new AppError('not_acceptable', '406 Not Acceptable');
   return inTransaction(ctx.db, () => {
