@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/db/connection.js';
 import { migrate } from '../../src/db/migrate.js';
+import { readCursor } from '../../src/geo/agent/applier.js';
 import { Fence } from '../../src/geo/fence.js';
 import { promoteSecondary, type PromotionSource } from '../../src/geo/promote.js';
 import { readRoleState, resolveRole } from '../../src/geo/role-state.js';
@@ -113,6 +114,26 @@ describe('a promotion cut short (issue 20: sites killed mid-promotion)', () => {
       events: [{ id: 42, table_name: 'geo_promotions' }],
       cursor: undefined,
     });
+  });
+  it('cut between its database transaction and its role file, leaves a secondary without a cursor, which re-bootstraps', async () => {
+    const config = loadConfig({ overrides: { dataDir, role: 'secondary', primaryUrl: 'http://old.example', geoSecret: SECRET } });
+    const db = openDatabase(path.join(dataDir, 'geoforge.sqlite'));
+    migrate(db);
+    db.prepare("INSERT INTO geo_cursor (id, last_event_id, last_event_at, bootstrapped_at) VALUES (1, 41, 1000, '2026-01-01T00:00:00Z')").run();
+    // The role file cannot be written: the process "dies" right after the transaction.
+    await mkdir(path.join(dataDir, 'geo-role.json.part'));
+    const source = { agent: { primaryLastEventId: 41, primaryLastSeenAt: 1000 }, cursor: () => null, blobCounts: () => ({}), missingOnPrimary: () => 0 } as unknown as PromotionSource;
+    const ctx = { config, db, fence: new Fence(config, null, silent), log: silent, nodeName: 'site-a', externalUrl: 'http://a.example', switchRole: async () => undefined } as unknown as Parameters<typeof promoteSecondary>[0];
+    try {
+      await expect(promoteSecondary(ctx, { source, primaryUrl: 'http://old.example', stopReplication: async () => undefined }, { force: true, timeoutMs: 0, by: 'cli' }, () => undefined)).rejects.toThrow();
+      // It restarts with its configured role (a secondary of the old primary, epoch 0) and no
+      // cursor, so its agent takes a fresh snapshot of the old primary: the promotion never
+      // happened, no other site heard of epoch 1, and it can be run again.
+      expect(readRoleState(dataDir)).toBeNull();
+      expect(readCursor(db)).toBeNull();
+    } finally {
+      db.close();
+    }
   });
 });
 
