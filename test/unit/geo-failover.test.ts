@@ -59,6 +59,15 @@ describe('persisted role', () => {
     const again = new Fence(config('primary'), readRoleState(dataDir), silent);
     expect(again.fenced()).toBe(true);
   });
+  it('forgets a freeze when the role changes: an old primary demoted and promoted back takes writes at once', async () => {
+    const fence = new Fence(config('primary'), null, silent);
+    expect(await fence.freeze(15_000, 'site-b', 10)).toBe(true);
+    expect(fence.writeRefusal()).toEqual({ kind: 'frozen', by: 'site-b' });
+    fence.learn(1, 'http://b.example', 'test');
+    fence.transition({ role: 'secondary', primaryUrl: 'http://b.example', epoch: 1, epochPrimaryUrl: 'http://b.example', ownEpoch: 0, bootstrapRequired: true, reason: 'demoted' });
+    fence.transition({ role: 'primary', primaryUrl: null, epoch: 2, epochPrimaryUrl: null, ownEpoch: 2, reason: 'promoted' });
+    expect(fence.writeRefusal()).toBeNull();
+  });
 });
 
 describe('a promotion cut short (issue 20: sites killed mid-promotion)', () => {
