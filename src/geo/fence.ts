@@ -75,9 +75,14 @@ export class Fence {
     return true;
   }
 
-  /** Replaces the role state (promote, demote, follow), durably, before the site acts on it. */
+  /**
+   * Replaces the role state (promote, demote, follow), durably, before the site acts on it. A
+   * freeze belonged to the role it froze: an old primary demoted and promoted back within the
+   * lease of its successor's promotion would otherwise refuse writes as "being promoted".
+   */
   transition(next: Omit<RoleState, 'supersedes' | 'changedAt'>): void {
     this.persist({ ...next, supersedes: this.state.supersedes, changedAt: nowIso() });
+    this.thaw();
   }
 
   /** A re-bootstrap asked for by demote or follow is done. */

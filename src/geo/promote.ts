@@ -1,3 +1,4 @@
+import { syncCaptureTriggers } from '../db/capture.js';
 import { inTransaction, prepare, type Db } from '../db/connection.js';
 import { AppError } from '../errors.js';
 import { nowIso } from '../storage/clock.js';
@@ -145,9 +146,10 @@ export async function waitUntilComplete(
 
 /**
  * Promotes the secondary behind `ctx` (issue 18, item 1): planned, it first waits until it holds
- * everything (waitUntilComplete); then replication stops, so the cursor read is final; the event
- * log goes on from it; the new role and epoch are persisted before the site switches to them; the
- * promotion is recorded as the new primary's first events, and its epoch announced to every node.
+ * everything (waitUntilComplete); then replication stops, so the cursor read is final; in one
+ * transaction the event log goes on from it and the promotion is recorded as the new primary's
+ * first events; the new role and epoch are persisted before the site switches to them, and its
+ * epoch is announced to every node.
  */
 export async function promoteSecondary(
   ctx: SiteContext,
@@ -159,9 +161,6 @@ export async function promoteSecondary(
   await deps.stopReplication();
   const lacking = whatIsLacking(deps.source, readCursor(ctx.db));
   const epoch = ctx.fence.epoch + 1;
-  startOwnLog(ctx.db, lacking.last_applied_event_id);
-  ctx.fence.transition({ role: 'primary', primaryUrl: null, epoch, epochPrimaryUrl: null, ownEpoch: epoch, reason: 'promoted' });
-  await ctx.switchRole();
   const report = {
     epoch,
     node: ctx.nodeName,
@@ -173,7 +172,17 @@ export async function promoteSecondary(
     ...lacking,
     waited_ms: waited.waitedMs,
   };
-  recordPromotion(ctx.db, report);
+  // The database becomes a primary's, promotion recorded, before the role file says primary: a
+  // crash before this transaction leaves a secondary with its cursor, one between it and the role
+  // file a secondary without a cursor (it re-bootstraps), and one after it a primary that has its
+  // promotion record (followers continue from it) and announces its epoch as it starts.
+  inTransaction(ctx.db, () => {
+    syncCaptureTriggers(ctx.db, true);
+    startOwnLog(ctx.db, lacking.last_applied_event_id);
+    recordPromotion(ctx.db, report);
+  });
+  ctx.fence.transition({ role: 'primary', primaryUrl: null, epoch, epochPrimaryUrl: null, ownEpoch: epoch, reason: 'promoted' });
+  await ctx.switchRole();
   ctx.log.warn({ ...report }, 'geo: this site was promoted to primary');
   const { told, notTold } = await exchangeEpochs(ctx, 2_000);
   return { ...report, told, not_told: notTold };
