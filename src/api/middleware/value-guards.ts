@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { SiteContext } from '../../site-context.js';
 import { badRequest } from '../../errors.js';
-import { pathInt } from '../params.js';
+import { pathInt, readParams, type Parsed, type Schema } from '../params.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { Guard } from '../routes.js';
 
@@ -27,6 +27,20 @@ export function valueGuard<T>(name: string, read: (ctx: SiteContext, req: Reques
       return entry.value;
     },
   };
+}
+
+/**
+ * The body or query parameters of `schema`, read as a guard: the route index lists the schema's
+ * names, so what a route declares is what it parses. `build` turns them into what the handler takes
+ * (`guard.of(req)`); it sees the request for path parameters, never for more of its input.
+ */
+export function paramsGuard<S extends Schema>(name: string, schema: S): ValueGuard<Parsed<S>>;
+export function paramsGuard<S extends Schema, T>(name: string, schema: S, build: (params: Parsed<S>, req: Request, ctx: SiteContext) => T): ValueGuard<T>;
+export function paramsGuard<S extends Schema, T>(name: string, schema: S, build?: (params: Parsed<S>, req: Request, ctx: SiteContext) => T): ValueGuard<T | Parsed<S>> {
+  return valueGuard(name, (ctx, req) => {
+    const params = readParams(req.input, schema);
+    return build ? build(params, req, ctx) : params;
+  }, Object.keys(schema));
 }
 
 /** A numeric path parameter: 400 `<param> is invalid` otherwise, as Grape answers. */
