@@ -10,7 +10,7 @@ import type { SiteContext } from '../../site-context.js';
 import type { PromoteOptions, PromotionProgress, PromotionReport } from '../../geo/promote.js';
 import { badRequest } from '../../errors.js';
 import { admin } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { bool, int, list, oneOf, pathInt, readParams, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import type { Handler, Route } from '../routes.js';
@@ -24,9 +24,9 @@ import type { Handler, Route } from '../routes.js';
 export function geoNodeRoutes(sources: StatusSources, promote: Promote | null): readonly Route[] {
   return [
     { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin], handler: promoteNode(promote) },
-    { method: 'get', path: '/geo_nodes', guards: [admin], handler: listNodes },
-    { method: 'get', path: '/geo_nodes/status', guards: [admin], handler: listNodeStatuses(sources) },
-    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin], handler: listFailures },
+    { method: 'get', path: '/geo_nodes', guards: [admin, paged], handler: listNodes },
+    { method: 'get', path: '/geo_nodes/status', guards: [admin, paged], handler: listNodeStatuses(sources) },
+    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin, paged], handler: listFailures },
     { method: 'get', path: '/geo_nodes/:id', guards: [admin], handler: showNode },
     { method: 'get', path: '/geo_nodes/:id/status', guards: [admin], handler: showNodeStatus(sources) },
     { method: 'post', path: '/geo_nodes', guards: [admin], handler: addNode },
@@ -60,7 +60,7 @@ const nodeView = (ctx: SiteContext, req: Request, row: GeoNodeRow) => geoNode(ro
 const view = (ctx: SiteContext, req: Request) => ({ externalUrl: ctx.externalUrl, currentNode: servingNode(ctx, req) });
 
 function listNodes(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listGeoNodes(ctx.db, page);
   const namespaces = namespaceIdsOf(ctx.db, result.rows.map((row) => row.id));
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => geoNode(row, view(ctx, req), namespaces.get(row.id))), result.total);
@@ -68,7 +68,7 @@ function listNodes(ctx: SiteContext, req: Request, res: Response): void {
 
 function listNodeStatuses(sources: StatusSources): Handler {
   return (ctx, req, res) => {
-    const page = readPage(req.input);
+    const page = paged.of(req);
     const result = listGeoNodes(ctx.db, page, { secondaries: true });
     const statuses = result.rows.map((row) => secondaryNodeStatus(row, row.name === ctx.nodeName, sources));
     sendPage(req, res, ctx.externalUrl, page, statuses, result.total);
@@ -77,7 +77,7 @@ function listNodeStatuses(sources: StatusSources): Handler {
 
 function listFailures(ctx: SiteContext, req: Request, res: Response): void {
   const filters = readParams(req.input, { type: oneOf(FAILURE_TYPES), failure_type: oneOf(FAILURE_KINDS) });
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listCurrentNodeFailures(ctx.db, ctx.nodeName, filters, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows, result.total);
 }
