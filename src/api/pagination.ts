@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Page } from '../db/page.js';
 import { paramsGuard } from './middleware/value-guards.js';
-import { int, readParams, type Parsed } from './params.js';
+import { int, type Parsed } from './params.js';
 import { sendJson } from './respond.js';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -16,11 +16,6 @@ export function pageOf(params: Parsed<typeof PAGE_PARAMS>): Page {
   const current = page !== undefined && page > 0 ? page : 1;
   const perPage = perPageRaw === undefined || perPageRaw < 1 ? DEFAULT_PER_PAGE : Math.min(perPageRaw, MAX_PER_PAGE);
   return { page: current, perPage, offset: (current - 1) * perPage };
-}
-
-/** @deprecated while routes move to `paged` and PAGE_PARAMS. */
-export function readPage(input: Record<string, unknown>): Page {
-  return pageOf(readParams(input, PAGE_PARAMS));
 }
 
 /** The page of a list route that reads no other parameter (or reads them in guards of its own). */

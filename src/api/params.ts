@@ -127,6 +127,11 @@ export type Schema = Record<string, Reader<unknown>>;
 
 export type Parsed<S> = { [K in keyof S]: S[K] extends Reader<infer T> ? T : never };
 
+/** The values given: every parameter read as undefined (absent) left out. */
+export function given<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
 /** Reads the parameters a route declares; anything undeclared is ignored (GITLAB-NOTES W8). */
 export function readParams<S extends Schema>(input: Input, schema: S): Parsed<S> {
   // Every raw value first, then the readers: a 400 on one parameter still reads them all (what

@@ -14,7 +14,7 @@ import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
 import { groupOf, requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
-import { bool, hash, int, list, oneOf, required, requireAtLeastOne, str, type Schema } from '../params.js';
+import { bool, given, hash, int, list, oneOf, required, requireAtLeastOne, str, type Schema } from '../params.js';
 import { sendJson } from '../respond.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 
@@ -119,7 +119,7 @@ const groupParams = (creating: boolean): Schema => {
   };
 };
 
-const groupInputOf = (params: Record<string, unknown>): GroupInput => Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as GroupInput;
+const groupInputOf = (params: Record<string, unknown>): GroupInput => given(params) as GroupInput;
 
 export const createParams = paramsGuard('createParams', groupParams(true), groupInputOf);
 

@@ -3,7 +3,7 @@ import type { IssueUpdate } from '../../services/issuables/issues.js';
 import { ISSUE_ORDERS, type IssueFilters, type Presence } from '../../services/issuables/issue-lists.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
-import { bool, clearable, date, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
+import { bool, clearable, date, given, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
 
 /** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
 function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
@@ -98,7 +98,7 @@ const ISSUE_PARAMS = {
 };
 
 function issueInputOf(params: Parsed<typeof ISSUE_PARAMS>): IssueUpdate {
-  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as IssueUpdate;
+  return given(params) as IssueUpdate;
 }
 
 /** POST /projects/:id/issues: `title` is required (400 `title is missing`). */

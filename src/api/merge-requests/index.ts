@@ -24,7 +24,7 @@ import {
 } from './actions.js';
 import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
 import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
-import { approve, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
+import { approvalSettingsParams, approvalsRequiredParams, approve, approveParams, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
 import { acceptMerge, acceptParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
 import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
 
@@ -97,9 +97,9 @@ export const mergeRequestsRoutes: readonly Route[] = [
 
   // Approvals (item 7, ee: 404 as an unknown route in ce).
   { method: 'get', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest], handler: showApprovals },
-  { method: 'post', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request')], handler: changeApprovalsRequired },
-  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest], handler: approve },
+  { method: 'post', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request'), approvalsRequiredParams], handler: changeApprovalsRequired },
+  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest, approveParams], handler: approve },
   { method: 'post', path: `${base}/unapprove`, guards: [eeRoute, ...oneMergeRequest], handler: unapprove },
   { method: 'get', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('read_merge_request')], handler: showProjectApprovals },
-  { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project')], handler: changeProjectApprovals },
+  { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project'), approvalSettingsParams], handler: changeProjectApprovals },
 ];

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import type { SiteContext } from '../../site-context.js';
 import { badRequest } from '../../errors.js';
 import { pathInt, readParams, type Parsed, type Schema } from '../params.js';
+import { assertAvatar } from '../../services/avatars.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { Guard } from '../routes.js';
 
@@ -56,3 +57,10 @@ export function uploadedFile(field: string): ValueGuard<UploadedFile> {
     return file;
   }, [field]);
 }
+
+/** The multipart `avatar` of a create or update, when sent; 400 when it is not an image GitLab takes. */
+export const avatarFile = valueGuard('avatarFile', (_ctx, req) => {
+  const avatar = req.files.find((file) => file.field === 'avatar');
+  if (avatar) assertAvatar(avatar);
+  return avatar;
+}, ['avatar']);

@@ -4,9 +4,9 @@ import type { Actor } from '../../services/users/authentication.js';
 import { getUser } from '../../services/users/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
-import { paramsGuard } from '../middleware/value-guards.js';
+import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
 import { bool, int, pathInt, required, requireAtLeastOne, str, type Parsed } from '../params.js';
-import { avatarOf, PROJECT_PARAMS, projectInputOf } from './project-input.js';
+import { PROJECT_PARAMS, projectInputOf } from './project-input.js';
 import { sendProject } from './project-response.js';
 
 const CREATE_PARAMS = { ...PROJECT_PARAMS, namespace_id: int(), initialize_with_readme: bool() };
@@ -48,6 +48,6 @@ export function addProjectForUser(ctx: SiteContext, req: Request, res: Response)
 
 async function create(ctx: SiteContext, req: Request, res: Response, actor: Actor, creatorId: number, creation: Creation): Promise<void> {
   const namespace = targetNamespace(ctx.db, actor, creatorId, creation.namespaceId);
-  const extras: CreateExtras = { avatar: avatarOf(req), initializeWithReadme: creation.initializeWithReadme };
+  const extras: CreateExtras = { avatar: avatarFile.of(req), initializeWithReadme: creation.initializeWithReadme };
   sendProject(ctx, req, res, 201, await createProject(ctx, { actor, creatorId, namespace }, creation.input, extras));
 }

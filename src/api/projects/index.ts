@@ -1,5 +1,6 @@
 import { customAttributesRoutes, type AttributeSubject } from '../custom-attributes.js';
 import { admin, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import { avatarFile } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { projectListParams } from './list-response.js';
@@ -29,9 +30,9 @@ export const projectsRoutes: readonly Route[] = [
   { method: 'get', path: '/projects/:id/forks', guards: [project, projectListParams], handler: listForks },
   { method: 'get', path: '/projects/:id', guards: [project, projectShowParams], handler: showProject },
   { method: 'get', path: '/projects/:id/users', guards: [project, projectUsersParams, paged], handler: listUsers },
-  { method: 'post', path: '/projects', guards: [signedIn, projectCreateParams], handler: addProject },
-  { method: 'post', path: '/projects/user/:user_id', guards: [admin, projectCreateForUserParams], handler: addProjectForUser },
-  { method: 'put', path: '/projects/:id', guards: [signedIn, project, updateParams, requireAbility('admin_project')], handler: editProject },
+  { method: 'post', path: '/projects', guards: [signedIn, projectCreateParams, avatarFile], handler: addProject },
+  { method: 'post', path: '/projects/user/:user_id', guards: [admin, projectCreateForUserParams, avatarFile], handler: addProjectForUser },
+  { method: 'put', path: '/projects/:id', guards: [signedIn, project, avatarFile, updateParams, requireAbility('admin_project')], handler: editProject },
   { method: 'delete', path: '/projects/:id', guards: [signedIn, project, requireAbility('remove_project')], handler: removeProject },
   { method: 'post', path: '/projects/:id/fork', guards: [signedIn, project, forkParams, requireAbility('fork_project')], handler: addFork },
   { method: 'post', path: '/projects/:id/star', guards: [signedIn, project], handler: starProject },

@@ -1,8 +1,6 @@
-import type { Request } from 'express';
-import { assertAvatar } from '../../services/avatars.js';
 import { VISIBILITY_NAMES } from '../../db/levels.js';
 import { PROJECT_FLAGS, type ProjectInput } from '../../services/projects/create.js';
-import { bool, int, list, oneOf, str, type Parsed, type Reader } from '../params.js';
+import { bool, given, int, list, oneOf, str, type Parsed, type Reader } from '../params.js';
 
 const flags = Object.fromEntries(PROJECT_FLAGS.map((flag) => [flag, bool()])) as Record<(typeof PROJECT_FLAGS)[number], Reader<boolean | undefined>>;
 
@@ -22,12 +20,5 @@ export const PROJECT_PARAMS = {
 };
 
 export function projectInputOf(params: Parsed<typeof PROJECT_PARAMS>): ProjectInput {
-  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as ProjectInput;
-}
-
-/** The multipart `avatar` of a create or update, when sent; 400 when it is not an image GitLab takes. */
-export function avatarOf(req: Request) {
-  const avatar = req.files.find((file) => file.field === 'avatar');
-  if (avatar) assertAvatar(avatar);
-  return avatar;
+  return given(params) as ProjectInput;
 }

@@ -1,5 +1,6 @@
 import { customAttributesRoutes } from '../custom-attributes.js';
 import { admin, signedIn } from '../middleware/guards.js';
+import { avatarFile } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { addUserEmail, emailParams, listUserEmails, removeUserEmail, showUserEmail } from './emails.js';
@@ -38,8 +39,8 @@ export { signInRouter } from './sign-in.js';
 export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/users', guards: [paged, userListParams], handler: searchUsers },
   { method: 'get', path: '/users/:id', guards: [], handler: showUser },
-  { method: 'post', path: '/users', guards: [admin, userCreateParams], handler: addUser },
-  { method: 'put', path: '/users/:id', guards: [admin, userEditParams], handler: editUser },
+  { method: 'post', path: '/users', guards: [admin, userCreateParams, avatarFile], handler: addUser },
+  { method: 'put', path: '/users/:id', guards: [admin, avatarFile, userEditParams], handler: editUser },
   { method: 'delete', path: '/users/:id', guards: [admin, userDeleteParams], handler: removeUser },
   { method: 'post', path: '/users/:id/block', guards: [admin], handler: blockAccount },
   { method: 'post', path: '/users/:id/unblock', guards: [admin], handler: unblockAccount },

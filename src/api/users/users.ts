@@ -3,7 +3,7 @@ import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/us
 import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../../entities/users.js';
 import { badRequest, forbidden } from '../../errors.js';
 import { monthsAgo } from '../../storage/clock.js';
-import { assertAvatar, attachUserAvatar } from '../../services/avatars.js';
+import { attachUserAvatar } from '../../services/avatars.js';
 import { isAdmin } from '../../services/permissions.js';
 import {
   blockUser,
@@ -20,7 +20,7 @@ import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
 import { requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard } from '../middleware/value-guards.js';
+import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
 import { bool, date, datetime, hash, int, oneOf, required, str, pathInt, type Parsed, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
@@ -38,7 +38,7 @@ export function showUser(ctx: SiteContext, req: Request, res: Response): void {
 
 export async function addUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const attrs = userCreateParams.of(req);
-  const avatar = avatarOf(req);
+  const avatar = avatarFile.of(req);
   let user = await createUser(ctx.db, attrs);
   if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
   sendJson(res, 201, withIdentities(ctx, [user], userPublic)[0]);
@@ -46,7 +46,7 @@ export async function addUser(ctx: SiteContext, req: Request, res: Response): Pr
 
 export async function editUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const id = pathInt(req.params.id, 'id');
-  const avatar = avatarOf(req);
+  const avatar = avatarFile.of(req);
   let user = await updateUser(ctx.db, id, userEditParams.of(req));
   if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
   sendJson(res, 200, withIdentities(ctx, [user], userPublic)[0]);
@@ -174,11 +174,5 @@ export const userCreateParams = paramsGuard('userCreateParams', { ...userParams(
 });
 
 export const userEditParams = paramsGuard('userEditParams', userParams(false), (params) => userInputOf(params, false));
-
-function avatarOf(req: Request) {
-  const avatar = req.files.find((file) => file.field === 'avatar');
-  if (avatar) assertAvatar(avatar);
-  return avatar;
-}
 
 
