@@ -121,7 +121,7 @@ const groupParams = (creating: boolean): Schema => {
 
 const groupInputOf = (params: Record<string, unknown>): GroupInput => given(params) as GroupInput;
 
-export const createParams = paramsGuard('createParams', groupParams(true), groupInputOf);
+export const createParams = paramsGuard('groupCreateParams', groupParams(true), groupInputOf);
 
 /** PUT /groups/:id: the group's new attributes, at least one of them (Grape's `at_least_one_of`). */
 export const editParams = paramsGuard('editParams', groupParams(false), (params) => {
