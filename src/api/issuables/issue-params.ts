@@ -6,7 +6,7 @@ import { PAGE_PARAMS, pageOf } from '../pagination.js';
 import { bool, clearable, date, given, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
 
 /** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
-function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
+export function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
   return (raw, name) => {
     if (typeof raw === 'string' && /^(none|any)$/i.test(raw.trim())) return raw.trim().toLowerCase() as Presence;
     return reader(raw, name);
@@ -22,7 +22,8 @@ const idOrPresence: Reader<number | Presence | undefined> = (raw, name) => {
   }
 };
 
-const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
+/** A list's `scope`, with GitLab's dashed spellings. */
+export const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
 
 /** The filters and page of an issue list (GitLab's issues_params), read before the project or group is found. */
 const ISSUE_LIST_PARAMS = {

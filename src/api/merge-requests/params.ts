@@ -1,7 +1,7 @@
-import type { Presence } from '../../services/issuables/issue-lists.js';
 import type { MergeRequestInput } from '../../services/merge-requests/attributes.js';
 import type { MergeRequestFilters } from '../../services/merge-requests/lists.js';
 import type { MergeRequestCreate, MergeRequestUpdate } from '../../services/merge-requests/merge-requests.js';
+import { orPresence, SCOPES } from '../issuables/issue-params.js';
 import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
 import { bool, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
@@ -62,16 +62,6 @@ export const mergeRequestUpdateParams = paramsGuard('mergeRequestUpdateParams', 
   requireAtLeastOne({ ...update }, UPDATE_ATTRIBUTES);
   return update;
 });
-
-/** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
-function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
-  return (raw, name) => {
-    if (typeof raw === 'string' && /^(none|any)$/i.test(raw.trim())) return raw.trim().toLowerCase() as Presence;
-    return reader(raw, name);
-  };
-}
-
-const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
 
 /** The filters and page of a merge request list (SPEC "Merge requests" list parameters), read before the project or group is found. */
 const MERGE_REQUEST_LIST_PARAMS = {
