@@ -8,7 +8,10 @@ import {
 } from '../services/custom-attributes.js';
 import type { SiteContext } from '../site-context.js';
 import { admin } from './middleware/guards.js';
-import { readParams, required, str } from './params.js';
+import { paramsGuard } from './middleware/value-guards.js';
+import { required, str } from './params.js';
+
+const attributeParams = paramsGuard('attributeParams', { value: required(str()) });
 import { sendJson, sendNoContent } from './respond.js';
 import type { Guard, Handler, Route } from './routes.js';
 
@@ -27,7 +30,7 @@ export function customAttributesRoutes(base: string, loaders: readonly Guard[], 
   return [
     { method: 'get', path: `${base}/custom_attributes`, guards, handler: listAttributes(subject) },
     { method: 'get', path: `${base}/custom_attributes/:key`, guards, handler: showAttribute(subject) },
-    { method: 'put', path: `${base}/custom_attributes/:key`, guards, handler: setAttribute(subject) },
+    { method: 'put', path: `${base}/custom_attributes/:key`, guards: [...guards, attributeParams], handler: setAttribute(subject) },
     { method: 'delete', path: `${base}/custom_attributes/:key`, guards, handler: removeAttribute(subject) },
   ];
 }
@@ -47,7 +50,7 @@ const setAttribute =
   ({ owner, ownerId }: AttributeSubject): Handler =>
   (ctx, req, res) => {
     const id = ownerId(ctx, req);
-    const { value } = readParams(req.input, { value: required(str()) });
+    const { value } = attributeParams.of(req);
     sendJson(res, 200, setCustomAttribute(ctx.db, owner, id, String(req.params.key), value));
   };
 

@@ -1,19 +1,25 @@
 import type { Request, Response } from 'express';
 import type { Page } from '../db/page.js';
-import type { Input } from './params.js';
-import { int, readParams } from './params.js';
+import { paramsGuard } from './middleware/value-guards.js';
+import { int, type Parsed } from './params.js';
 import { sendJson } from './respond.js';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
 
-/** The only reader of `page` and `per_page`: page >= 1, per_page 1..100 (larger values are clamped, as Kaminari does). */
-export function readPage(input: Input): Page {
-  const { page, per_page: perPageRaw } = readParams(input, { page: int(), per_page: int() });
+/** `page` and `per_page`, to spread into a route's schema (read with pageOf). */
+export const PAGE_PARAMS = { page: int(), per_page: int() };
+
+/** The only reading of `page` and `per_page`: page >= 1, per_page 1..100 (larger values are clamped, as Kaminari does). */
+export function pageOf(params: Parsed<typeof PAGE_PARAMS>): Page {
+  const { page, per_page: perPageRaw } = params;
   const current = page !== undefined && page > 0 ? page : 1;
   const perPage = perPageRaw === undefined || perPageRaw < 1 ? DEFAULT_PER_PAGE : Math.min(perPageRaw, MAX_PER_PAGE);
   return { page: current, perPage, offset: (current - 1) * perPage };
 }
+
+/** The page of a list route that reads no other parameter (or reads them in guards of its own). */
+export const paged = paramsGuard('paged', PAGE_PARAMS, pageOf);
 
 /**
  * The only writer of pagination headers. `rows` holds at most perPage items; `total` is null when

@@ -109,6 +109,11 @@ export function hash(): Reader<Record<string, string> | undefined> {
   };
 }
 
+/** An empty value is null (GitLab's allow_blank, which clears the attribute); anything else is the reader's. */
+export function clearable<T>(reader: Reader<T | undefined>): Reader<T | null | undefined> {
+  return (raw, name) => (raw === '' ? null : reader(raw, name));
+}
+
 export function required<T>(reader: Reader<T | undefined>): Reader<T> {
   return (raw, name) => {
     const value = reader(raw, name);
@@ -117,12 +122,23 @@ export function required<T>(reader: Reader<T | undefined>): Reader<T> {
   };
 }
 
-type Parsed<S> = { [K in keyof S]: S[K] extends Reader<infer T> ? T : never };
+/** Parameters by name, each with its reader: what a route declares (the route index lists the names). */
+export type Schema = Record<string, Reader<unknown>>;
+
+export type Parsed<S> = { [K in keyof S]: S[K] extends Reader<infer T> ? T : never };
+
+/** The values given: every parameter read as undefined (absent) left out. */
+export function given<T extends object>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
 
 /** Reads the parameters a route declares; anything undeclared is ignored (GITLAB-NOTES W8). */
-export function readParams<S extends Record<string, Reader<unknown>>>(input: Input, schema: S): Parsed<S> {
+export function readParams<S extends Schema>(input: Input, schema: S): Parsed<S> {
+  // Every raw value first, then the readers: a 400 on one parameter still reads them all (what
+  // test/integration/route-params.test.ts records of a request).
+  const raws = Object.keys(schema).map((name) => input[name]);
   const out: Record<string, unknown> = {};
-  for (const [name, reader] of Object.entries(schema)) out[name] = reader(input[name], name);
+  Object.entries(schema).forEach(([name, reader], index) => (out[name] = reader(raws[index], name)));
   return out as Parsed<S>;
 }
 

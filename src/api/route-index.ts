@@ -14,7 +14,12 @@ export interface RouteEntry {
   readonly guards: readonly string[];
   /** `:name` segments of the path. */
   readonly pathParams: readonly string[];
-  /** Body or query parameters the guards declare (not every guard declares its own). */
+  /**
+   * Body or query parameters the route reads, as its guards declare them (paramsGuard schemas,
+   * uploadedFile, avatarFile); `private_token`, `access_token` and `sudo`, read for every request
+   * before the route, are not listed. test/integration/route-params.test.ts fails on a route that
+   * reads one it does not declare.
+   */
   readonly params: readonly string[];
   /** 401 for anonymous callers (signedIn or admin). */
   readonly signIn: boolean;
@@ -93,12 +98,16 @@ export const ROUTE_INDEX_END = '<!-- route-index:end -->';
 /** The README's route index: one table row per route, in table order. */
 export function renderRouteIndex(entries: readonly RouteEntry[]): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
-  const rows = entries.map((entry) => `| ${entry.method.toUpperCase()} | \`${cell(entry.path)}\` | ${cell(entry.guards.join(', ') || '(public)')} |`);
+  const rows = entries.map(
+    (entry) => `| ${entry.method.toUpperCase()} | \`${cell(entry.path)}\` | ${cell(entry.guards.join(', ') || '(public)')} | ${cell(entry.params.join(', '))} |`,
+  );
+  const withParams = entries.filter((entry) => entry.params.length > 0).length;
   return [
-    `${entries.length} routes under \`/api/v4\` (the site-to-site Geo API aside), with the guards each runs in order.`,
+    `${entries.length} routes under \`/api/v4\` (the site-to-site Geo API aside), with the guards each runs in order and the body or query`,
+    `parameters it reads (${withParams} routes take some; \`private_token\`, \`access_token\` and \`sudo\` apply to every route).`,
     '',
-    '| Method | Path | Guards |',
-    '|---|---|---|',
+    '| Method | Path | Guards | Parameters |',
+    '|---|---|---|---|',
     ...rows,
   ].join('\n');
 }

@@ -26,19 +26,42 @@ export interface Route {
   readonly handler: Handler;
 }
 
+/** Told of a body or query parameter a route read (its guards or handler) without declaring it. */
+export type UndeclaredRead = (route: string, param: string) => void;
+
+let undeclaredRead: UndeclaredRead | null = null;
+
+/**
+ * Records, until the returned function is called, every parameter a route reads that none of its
+ * guards declares (test/integration/route-params.test.ts): while it records, each request's
+ * `req.input` is wrapped in a Proxy that notes the names read; otherwise nothing is wrapped.
+ */
+export function recordUndeclaredReads(listener: UndeclaredRead): () => void {
+  undeclaredRead = listener;
+  return () => void (undeclaredRead = null);
+}
+
+function watchInput(req: Request, route: string, declared: ReadonlySet<string>, listener: UndeclaredRead): void {
+  const note = (key: string | symbol) => {
+    if (typeof key === 'string' && !declared.has(key)) listener(route, key);
+  };
+  req.input = new Proxy(req.input, {
+    get: (target, key, receiver) => (note(key), Reflect.get(target, key, receiver)),
+    has: (target, key) => (note(key), Reflect.has(target, key)),
+  });
+}
+
 /** A domain's routes as one express router: each route's guards run in order, then its handler. */
 export function mountRoutes(ctx: SiteContext, routes: readonly Route[]): Router {
   const router = Router();
   for (const { method, path, guards, handler } of routes) {
-    router[method](
-      path,
-      guards.length === 0
-        ? (req: Request, res: Response) => handler(ctx, req, res)
-        : (req: Request, res: Response) => {
-            for (const guard of guards) guard.check(ctx, req);
-            return handler(ctx, req, res);
-          },
-    );
+    const route = `${method} ${path}`;
+    const declared = new Set(guards.flatMap((guard) => guard.params ?? []));
+    router[method](path, (req: Request, res: Response) => {
+      if (undeclaredRead) watchInput(req, route, declared, undeclaredRead);
+      for (const guard of guards) guard.check(ctx, req);
+      return handler(ctx, req, res);
+    });
   }
   return router;
 }

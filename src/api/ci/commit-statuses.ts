@@ -6,14 +6,15 @@ import { createCommitStatus, listCommitStatuses, STATUS_STATES } from '../../ser
 import { pipelineStatusChanged } from '../../services/merge-requests/merge-when-pipeline-succeeds.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, oneOf, readParams, required, str } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
+import { bool, oneOf, required, str } from '../params.js';
 import { sendJson } from '../respond.js';
 
 /** The status to set, read before push_code is asked. */
-export const statusParams = valueGuard('statusParams', (_ctx, req) => {
-  const params = readParams(req.input, {
+export const statusParams = paramsGuard(
+  'statusParams',
+  {
     state: required(oneOf(STATUS_STATES)),
     ref: str({ max: 255 }),
     name: str({ max: 255 }),
@@ -21,17 +22,16 @@ export const statusParams = valueGuard('statusParams', (_ctx, req) => {
     target_url: str({ max: 2048 }),
     description: str({ max: 255 }),
     coverage: coverage(),
-  });
-  const { state, ref, target_url, description } = params;
-  return { state, ref, name: params.name || params.context, target_url, description, coverage: params.coverage };
-});
+  },
+  ({ state, ref, name, context, target_url, description, coverage }) => ({ state, ref, name: name || context, target_url, description, coverage }),
+);
 
 /** The list's filters and page, read before read_build is asked. */
-export const statusQuery = valueGuard('statusQuery', (_ctx, req) => {
-  // `all` keeps retried statuses too; a status here is updated in place, so nothing is ever retried.
-  const { ref, stage, name } = readParams(req.input, { ref: str(), stage: str(), name: str(), all: bool() });
-  return { filters: { ref: ref || undefined, stage: stage || undefined, name: name || undefined }, page: readPage(req.input) };
-});
+// `all` keeps retried statuses too; a status here is updated in place, so nothing is ever retried.
+export const statusQuery = paramsGuard('statusQuery', { ref: str(), stage: str(), name: str(), all: bool(), ...PAGE_PARAMS }, (params) => ({
+  filters: { ref: params.ref || undefined, stage: params.stage || undefined, name: params.name || undefined },
+  page: pageOf(params),
+}));
 
 /** A commit status is a job of the commit's pipeline (GITLAB-NOTES 5, "Commit statuses / pipelines"). */
 export async function addStatus(ctx: SiteContext, req: Request, res: Response): Promise<void> {

@@ -4,16 +4,13 @@ import { jobView } from '../../entities/ci.js';
 import { getJob, listProjectJobs, loadCiRelations } from '../../services/ci/jobs.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { list, oneOf, readParams } from '../params.js';
+import { paramsGuard, pathId, valueGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
+import { list, oneOf } from '../params.js';
 import { sendJson } from '../respond.js';
 
 /** The statuses to list (`scope[]`) and the page, read before read_build is asked. */
-export const jobQuery = valueGuard('jobQuery', (_ctx, req) => {
-  const { scope } = readParams(req.input, { scope: list(oneOf(JOB_STATUSES)) });
-  return { scope, page: readPage(req.input) };
-});
+export const jobQuery = paramsGuard('jobQuery', { scope: list(oneOf(JOB_STATUSES)), ...PAGE_PARAMS }, (params) => ({ scope: params.scope, page: pageOf(params) }));
 
 export const jobId = pathId('job_id');
 

@@ -5,25 +5,29 @@ import { loadCiRelations } from '../../services/ci/jobs.js';
 import { getPipeline, listProjectPipelines } from '../../services/ci/pipelines.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { oneOf, readParams, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
+import { oneOf, str } from '../params.js';
 import { sendJson } from '../respond.js';
 
 const PIPELINE_STATUSES = [...JOB_STATUSES, 'manual'] as const;
 
 /** The list's filters and page, read before read_build is asked. */
-export const pipelineQuery = valueGuard('pipelineQuery', (_ctx, req) => {
-  const params = readParams(req.input, {
+export const pipelineQuery = paramsGuard(
+  'pipelineQuery',
+  {
     status: oneOf(PIPELINE_STATUSES),
     ref: str(),
     sha: str(),
     order_by: oneOf(['id', 'status', 'ref', 'user_id'] as const),
     sort: oneOf(['asc', 'desc'] as const),
-  });
-  const filters = { status: params.status, ref: params.ref || undefined, sha: params.sha || undefined, orderBy: params.order_by ?? 'id', sort: params.sort ?? 'desc' };
-  return { filters, page: readPage(req.input) };
-});
+    ...PAGE_PARAMS,
+  },
+  (params) => ({
+    filters: { status: params.status, ref: params.ref || undefined, sha: params.sha || undefined, orderBy: params.order_by ?? 'id', sort: params.sort ?? 'desc' },
+    page: pageOf(params),
+  }),
+);
 
 export const pipelineId = pathId('pipeline_id');
 

@@ -11,21 +11,29 @@ import {
 } from '../../services/deploy-keys/deploy-keys.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, pathInt, readParams, requireAtLeastOne, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, pathInt, requireAtLeastOne, required, str } from '../params.js';
+
+export const deployKeyListParams = paramsGuard('deployKeyListParams', { public: bool() });
+export const deployKeyParams = paramsGuard('deployKeyParams', { key: required(str()), title: required(str()), can_push: bool() });
+export const deployKeyEditParams = paramsGuard('deployKeyEditParams', { title: str(), can_push: bool() }, (params) => {
+  requireAtLeastOne(params, ['title', 'can_push']);
+  return params;
+});
 import { sendJson, sendNoContent } from '../respond.js';
 
 const keyIdOf = (req: Request) => pathInt(req.params.key_id, 'key_id');
 
 export function listAllDeployKeys(ctx: SiteContext, req: Request, res: Response): void {
-  const params = readParams(req.input, { public: bool() });
-  const page = readPage(req.input);
+  const params = deployKeyListParams.of(req);
+  const page = paged.of(req);
   const result = listDeployKeys(ctx.db, params.public === true, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(deployKey), result.total);
 }
 
 export function listKeys(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listProjectDeployKeys(ctx.db, projectOf(req), page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(projectDeployKey), result.total);
 }
@@ -35,15 +43,14 @@ export function showKey(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function addKey(ctx: SiteContext, req: Request, res: Response): void {
-  const params = readParams(req.input, { key: required(str()), title: required(str()), can_push: bool() });
+  const params = deployKeyParams.of(req);
   const row = addProjectDeployKey(ctx.db, requireActor(req), projectOf(req), { title: params.title, key: params.key, canPush: params.can_push === true });
   sendJson(res, 201, projectDeployKey(row));
 }
 
 export function editKey(ctx: SiteContext, req: Request, res: Response): void {
   const keyId = keyIdOf(req);
-  const params = readParams(req.input, { title: str(), can_push: bool() });
-  requireAtLeastOne(params, ['title', 'can_push']);
+  const params = deployKeyEditParams.of(req);
   const row = updateProjectDeployKey(ctx.db, requireActor(req), projectOf(req), keyId, { title: params.title, canPush: params.can_push });
   sendJson(res, 200, projectDeployKey(row));
 }

@@ -1,6 +1,7 @@
 import { admin, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
-import { addKey, editKey, enableKey, listAllDeployKeys, listKeys, removeKey, showKey } from './deploy-keys.js';
+import { addKey, deployKeyEditParams, deployKeyListParams, deployKeyParams, editKey, enableKey, listAllDeployKeys, listKeys, removeKey, showKey } from './deploy-keys.js';
 
 /**
  * Deploy keys (GitLab's lib/api/deploy_keys.rb): every project route needs admin_project
@@ -12,11 +13,11 @@ const maintainer = [signedIn, loadProject(), requireAbility('admin_project')];
 const base = '/projects/:id/deploy_keys';
 
 export const deployKeysRoutes: readonly Route[] = [
-  { method: 'get', path: '/deploy_keys', guards: [admin], handler: listAllDeployKeys },
-  { method: 'get', path: base, guards: maintainer, handler: listKeys },
+  { method: 'get', path: '/deploy_keys', guards: [admin, deployKeyListParams, paged], handler: listAllDeployKeys },
+  { method: 'get', path: base, guards: [...maintainer, paged], handler: listKeys },
   { method: 'get', path: `${base}/:key_id`, guards: maintainer, handler: showKey },
-  { method: 'post', path: base, guards: maintainer, handler: addKey },
-  { method: 'put', path: `${base}/:key_id`, guards: maintainer, handler: editKey },
+  { method: 'post', path: base, guards: [...maintainer, deployKeyParams], handler: addKey },
+  { method: 'put', path: `${base}/:key_id`, guards: [...maintainer, deployKeyEditParams], handler: editKey },
   { method: 'post', path: `${base}/:key_id/enable`, guards: maintainer, handler: enableKey },
   { method: 'delete', path: `${base}/:key_id`, guards: maintainer, handler: removeKey },
 ];

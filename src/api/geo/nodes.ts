@@ -10,8 +10,9 @@ import type { SiteContext } from '../../site-context.js';
 import type { PromoteOptions, PromotionProgress, PromotionReport } from '../../geo/promote.js';
 import { badRequest } from '../../errors.js';
 import { admin } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, int, list, oneOf, pathInt, readParams, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, int, list, oneOf, pathInt, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import type { Handler, Route } from '../routes.js';
 
@@ -23,14 +24,14 @@ import type { Handler, Route } from '../routes.js';
  */
 export function geoNodeRoutes(sources: StatusSources, promote: Promote | null): readonly Route[] {
   return [
-    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin], handler: promoteNode(promote) },
-    { method: 'get', path: '/geo_nodes', guards: [admin], handler: listNodes },
-    { method: 'get', path: '/geo_nodes/status', guards: [admin], handler: listNodeStatuses(sources) },
-    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin], handler: listFailures },
+    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin, promoteParams], handler: promoteNode(promote) },
+    { method: 'get', path: '/geo_nodes', guards: [admin, paged], handler: listNodes },
+    { method: 'get', path: '/geo_nodes/status', guards: [admin, paged], handler: listNodeStatuses(sources) },
+    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin, failureParams, paged], handler: listFailures },
     { method: 'get', path: '/geo_nodes/:id', guards: [admin], handler: showNode },
     { method: 'get', path: '/geo_nodes/:id/status', guards: [admin], handler: showNodeStatus(sources) },
-    { method: 'post', path: '/geo_nodes', guards: [admin], handler: addNode },
-    { method: 'put', path: '/geo_nodes/:id', guards: [admin], handler: editNode },
+    { method: 'post', path: '/geo_nodes', guards: [admin, nodeCreateParams], handler: addNode },
+    { method: 'put', path: '/geo_nodes/:id', guards: [admin, nodeEditParams], handler: editNode },
     { method: 'delete', path: '/geo_nodes/:id', guards: [admin], handler: removeNode },
     { method: 'post', path: '/geo_nodes/:id/repair', guards: [admin], handler: repairNode },
   ];
@@ -50,6 +51,11 @@ const SETTINGS = {
 };
 
 /** The settings with namespace_ids folded into selective_sync_namespace_ids. */
+const nodeCreateParams = paramsGuard('nodeCreateParams', { url: required(str({ max: 2048 })), primary: bool(), ...SETTINGS }, selection);
+const nodeEditParams = paramsGuard('nodeEditParams', { url: str({ max: 2048 }), ...SETTINGS }, selection);
+const failureParams = paramsGuard('failureParams', { type: oneOf(FAILURE_TYPES), failure_type: oneOf(FAILURE_KINDS) });
+const promoteParams = paramsGuard('promoteParams', { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
+
 function selection<T extends { selective_sync_namespace_ids?: number[]; namespace_ids?: number[] }>(input: T): Omit<T, 'namespace_ids'> {
   const { namespace_ids: alias, ...rest } = input;
   return { ...rest, selective_sync_namespace_ids: rest.selective_sync_namespace_ids ?? alias };
@@ -60,7 +66,7 @@ const nodeView = (ctx: SiteContext, req: Request, row: GeoNodeRow) => geoNode(ro
 const view = (ctx: SiteContext, req: Request) => ({ externalUrl: ctx.externalUrl, currentNode: servingNode(ctx, req) });
 
 function listNodes(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listGeoNodes(ctx.db, page);
   const namespaces = namespaceIdsOf(ctx.db, result.rows.map((row) => row.id));
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => geoNode(row, view(ctx, req), namespaces.get(row.id))), result.total);
@@ -68,7 +74,7 @@ function listNodes(ctx: SiteContext, req: Request, res: Response): void {
 
 function listNodeStatuses(sources: StatusSources): Handler {
   return (ctx, req, res) => {
-    const page = readPage(req.input);
+    const page = paged.of(req);
     const result = listGeoNodes(ctx.db, page, { secondaries: true });
     const statuses = result.rows.map((row) => secondaryNodeStatus(row, row.name === ctx.nodeName, sources));
     sendPage(req, res, ctx.externalUrl, page, statuses, result.total);
@@ -76,8 +82,8 @@ function listNodeStatuses(sources: StatusSources): Handler {
 }
 
 function listFailures(ctx: SiteContext, req: Request, res: Response): void {
-  const filters = readParams(req.input, { type: oneOf(FAILURE_TYPES), failure_type: oneOf(FAILURE_KINDS) });
-  const page = readPage(req.input);
+  const filters = failureParams.of(req);
+  const page = paged.of(req);
   const result = listCurrentNodeFailures(ctx.db, ctx.nodeName, filters, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows, result.total);
 }
@@ -96,14 +102,12 @@ function showNodeStatus(sources: StatusSources): Handler {
 }
 
 function addNode(ctx: SiteContext, req: Request, res: Response): void {
-  const input = readParams(req.input, { url: required(str({ max: 2048 })), primary: bool(), ...SETTINGS });
-  sendJson(res, 201, nodeView(ctx, req, createGeoNode(ctx.db, selection(input))));
+  sendJson(res, 201, nodeView(ctx, req, createGeoNode(ctx.db, nodeCreateParams.of(req))));
 }
 
 function editNode(ctx: SiteContext, req: Request, res: Response): void {
   const id = pathInt(req.params.id, 'id');
-  const input = readParams(req.input, { url: str({ max: 2048 }), ...SETTINGS });
-  sendJson(res, 200, nodeView(ctx, req, updateGeoNode(ctx.db, id, selection(input), servingNode(ctx, req))));
+  sendJson(res, 200, nodeView(ctx, req, updateGeoNode(ctx.db, id, nodeEditParams.of(req), servingNode(ctx, req))));
 }
 
 function removeNode(ctx: SiteContext, req: Request, res: Response): void {
@@ -126,7 +130,7 @@ export type Promote = (options: PromoteOptions, progress: (line: PromotionProgre
 function promoteNode(promote: Promote | null): Handler {
   return async (ctx, req, res) => {
     const node = getGeoNode(ctx.db, pathInt(req.params.id, 'id'));
-    const { force, timeout_ms: timeoutMs } = readParams(req.input, { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
+    const { force, timeout_ms: timeoutMs } = promoteParams.of(req);
     if (!promote) throw badRequest(node.name === ctx.nodeName ? 'This node is the primary already' : `Promote a secondary on that secondary: ${node.url}`);
     if (node.name !== ctx.nodeName) throw badRequest(`Promote a secondary on that secondary: this site is ${ctx.nodeName}, the node is at ${node.url}`);
     const by = req.actor?.user.username ?? 'unknown';

@@ -13,10 +13,10 @@ import { VISIBILITY_NAMES } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
 import { groupOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, hash, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { bool, given, hash, int, list, oneOf, required, requireAtLeastOne, str, type Schema } from '../params.js';
 import { sendJson } from '../respond.js';
-import { valueGuard } from '../middleware/value-guards.js';
+import { paramsGuard } from '../middleware/value-guards.js';
 
 const UPDATABLE = [
   'name',
@@ -32,14 +32,14 @@ const UPDATABLE = [
 
 export async function searchGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { filters, statistics } = listParams.of(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listGroups(ctx.db, req.actor, filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
 
 export async function listChildGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { filters, statistics } = listParams.of(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listSubgroups(ctx.db, req.actor, groupOf(req), filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
@@ -47,7 +47,7 @@ export async function listChildGroups(ctx: SiteContext, req: Request, res: Respo
 /** GET /groups/:id/descendant_groups: the groups below it at any depth, as subgroups lists its children. */
 export async function listGroupDescendants(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { filters, statistics } = listParams.of(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listDescendantGroups(ctx.db, req.actor, groupOf(req), filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
@@ -58,7 +58,7 @@ export function showGroup(ctx: SiteContext, req: Request, res: Response): void {
 
 export function addGroup(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  const input = readGroupInput(req.input, true) as GroupInput & { name: string; path: string };
+  const input = createParams.of(req) as GroupInput & { name: string; path: string };
   sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input)));
 }
 
@@ -77,18 +77,9 @@ export async function removeGroup(ctx: SiteContext, req: Request, res: Response)
  * where the group is invisible (404) or not the caller's to change (403): these guards read them
  * ahead of loadGroup.
  */
-export const listParams = valueGuard('listParams', (_ctx, req) => readListParams(req));
-export const editParams = valueGuard('editParams', (_ctx, req) => readGroupEdits(req.input));
-
-/** The group whose custom attributes /groups/:id/custom_attributes addresses, loaded by loadGroup. */
-export const groupAttributes: AttributeSubject = {
-  owner: { table: 'group_custom_attributes', column: 'group_id' },
-  ownerId: (_ctx, req) => groupOf(req).id,
-};
-
-/** The common group-list parameters; `statistics` counts for admins only (GITLAB-NOTES 2.1). */
-function readListParams(req: Request): { filters: GroupListFilters; statistics: boolean } {
-  const params = readParams(req.input, {
+export const listParams = paramsGuard(
+  'listParams',
+  {
     all_available: bool(),
     skip_groups: list(int()),
     search: str(),
@@ -97,8 +88,9 @@ function readListParams(req: Request): { filters: GroupListFilters; statistics: 
     custom_attributes: hash(),
     order_by: oneOf(['name', 'path'] as const),
     sort: oneOf(['asc', 'desc'] as const),
-  });
-  return {
+  },
+  // The common group-list parameters; `statistics` counts for admins only (GITLAB-NOTES 2.1).
+  (params, req): { filters: GroupListFilters; statistics: boolean } => ({
     filters: {
       allAvailable: params.all_available,
       skipGroups: params.skip_groups,
@@ -109,19 +101,13 @@ function readListParams(req: Request): { filters: GroupListFilters; statistics: 
       sort: params.sort ?? 'asc',
     },
     statistics: params.statistics === true && isAdmin(req.actor),
-  };
-}
+  }),
+);
 
-/** PUT /groups/:id: the group's new attributes, at least one of them (Grape's `at_least_one_of`). */
-function readGroupEdits(input: Input): GroupInput {
-  const edits = readGroupInput(input, false);
-  requireAtLeastOne(edits as Record<string, unknown>, UPDATABLE);
-  return edits;
-}
-
-function readGroupInput(input: Input, creating: boolean): GroupInput {
+/** A group's attributes; `name` and `path` are required to create one. */
+const groupParams = (creating: boolean): Schema => {
   const text = creating ? required(str({ max: 255 })) : str();
-  const params = readParams(input, {
+  return {
     name: text,
     path: text,
     description: str(),
@@ -130,11 +116,26 @@ function readGroupInput(input: Input, creating: boolean): GroupInput {
     request_access_enabled: bool(),
     shared_runners_minutes_limit: int({ min: 0 }),
     ...(creating ? { parent_id: int() } : { membership_lock: bool(), share_with_group_lock: bool() }),
-  });
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) out[key] = value;
-  return out as GroupInput;
-}
+  };
+};
+
+const groupInputOf = (params: Record<string, unknown>): GroupInput => given(params) as GroupInput;
+
+export const createParams = paramsGuard('groupCreateParams', groupParams(true), groupInputOf);
+
+/** PUT /groups/:id: the group's new attributes, at least one of them (Grape's `at_least_one_of`). */
+export const editParams = paramsGuard('editParams', groupParams(false), (params) => {
+  const edits = groupInputOf(params);
+  requireAtLeastOne(edits as Record<string, unknown>, UPDATABLE);
+  return edits;
+});
+
+/** The group whose custom attributes /groups/:id/custom_attributes addresses, loaded by loadGroup. */
+export const groupAttributes: AttributeSubject = {
+  owner: { table: 'group_custom_attributes', column: 'group_id' },
+  ownerId: (_ctx, req) => groupOf(req).id,
+};
+
 
 async function groupViews(ctx: SiteContext, rows: NamespaceRow[], statistics: boolean) {
   if (!statistics) return rows.map((row) => group(row, ctx));

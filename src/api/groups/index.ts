@@ -1,9 +1,10 @@
 import { customAttributesRoutes } from '../custom-attributes.js';
 import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { listGroupProjects, transferProjectToGroup } from './group-projects.js';
-import { addGroup, editGroup, editParams, groupAttributes, listChildGroups, listGroupDescendants, listParams, removeGroup, searchGroups, showGroup } from './groups.js';
-import { showNamespaceExists, transferGroupHandler } from './transfer.js';
+import { addGroup, createParams, editGroup, editParams, groupAttributes, listChildGroups, listGroupDescendants, listParams, removeGroup, searchGroups, showGroup } from './groups.js';
+import { groupTransferParams, namespaceExistsParams, showNamespaceExists, transferGroupHandler } from './transfer.js';
 import {
   addLink,
   ldapConfigured,
@@ -15,7 +16,8 @@ import {
   removeLinkByQuery,
   syncGroupWithLdap,
 } from './ldap-links.js';
-import { listMyNamespaces, showNamespace } from './namespaces.js';
+import { listMyNamespaces, namespaceListParams, showNamespace } from './namespaces.js';
+import { projectListParams } from '../projects/list-response.js';
 
 /** LDAP sync and links are GitLab's admin_group (the `ldap_sync` ability): owners and administrators. */
 const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
@@ -26,18 +28,18 @@ const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
  * then a group that is missing or invisible (404), then the ability (403).
  */
 export const groupsRoutes: readonly Route[] = [
-  { method: 'get', path: '/groups', guards: [listParams], handler: searchGroups },
-  { method: 'get', path: '/groups/:id/subgroups', guards: [listParams, loadGroup()], handler: listChildGroups },
-  { method: 'get', path: '/groups/:id/descendant_groups', guards: [listParams, loadGroup()], handler: listGroupDescendants },
+  { method: 'get', path: '/groups', guards: [listParams, paged], handler: searchGroups },
+  { method: 'get', path: '/groups/:id/subgroups', guards: [listParams, loadGroup(), paged], handler: listChildGroups },
+  { method: 'get', path: '/groups/:id/descendant_groups', guards: [listParams, loadGroup(), paged], handler: listGroupDescendants },
   { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
-  { method: 'post', path: '/groups', guards: [signedIn], handler: addGroup },
+  { method: 'post', path: '/groups', guards: [signedIn, createParams], handler: addGroup },
   { method: 'put', path: '/groups/:id', guards: [signedIn, editParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
   { method: 'delete', path: '/groups/:id', guards: [signedIn, loadGroup(), requireAbility('remove_group')], handler: removeGroup },
 
-  { method: 'get', path: '/groups/:id/projects', guards: [loadGroup()], handler: listGroupProjects },
+  { method: 'get', path: '/groups/:id/projects', guards: [loadGroup(), projectListParams], handler: listGroupProjects },
   { method: 'post', path: '/groups/:id/projects/:project_id', guards: [admin, loadGroup(), loadProject('project_id')], handler: transferProjectToGroup },
-  { method: 'post', path: '/groups/:id/transfer', guards: groupAdmin, handler: transferGroupHandler(201) },
-  { method: 'put', path: '/groups/:id/transfer', guards: groupAdmin, handler: transferGroupHandler(200) },
+  { method: 'post', path: '/groups/:id/transfer', guards: [...groupAdmin, groupTransferParams], handler: transferGroupHandler(201) },
+  { method: 'put', path: '/groups/:id/transfer', guards: [...groupAdmin, groupTransferParams], handler: transferGroupHandler(200) },
 
   { method: 'post', path: '/groups/:id/ldap_sync', guards: [signedIn, ldapConfigured, loadGroup(), requireAbility('admin_group')], handler: syncGroupWithLdap },
   { method: 'get', path: '/groups/:id/ldap_group_links', guards: groupAdmin, handler: listLinks },
@@ -46,9 +48,9 @@ export const groupsRoutes: readonly Route[] = [
   { method: 'delete', path: '/groups/:id/ldap_group_links/:cn', guards: groupAdmin, handler: removeLinkByCn },
   { method: 'delete', path: '/groups/:id/ldap_group_links/:provider/:cn', guards: groupAdmin, handler: removeLinkByProviderAndCn },
 
-  { method: 'get', path: '/namespaces', guards: [signedIn], handler: listMyNamespaces },
+  { method: 'get', path: '/namespaces', guards: [signedIn, namespaceListParams, paged], handler: listMyNamespaces },
   { method: 'get', path: '/namespaces/:id', guards: [signedIn], handler: showNamespace },
-  { method: 'get', path: '/namespaces/:id/exists', guards: [signedIn], handler: showNamespaceExists },
+  { method: 'get', path: '/namespaces/:id/exists', guards: [signedIn, namespaceExistsParams], handler: showNamespaceExists },
 
   ...customAttributesRoutes('/groups/:id', [loadGroup()], groupAttributes),
 ];

@@ -6,9 +6,9 @@ import { syncLdap } from '../../services/groups/ldap/sync.js';
 import { ACCESS } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf } from '../middleware/guards.js';
-import { int, readParams, required, str, type Reader } from '../params.js';
+import { int, required, str, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
-import { valueGuard } from '../middleware/value-guards.js';
+import { paramsGuard } from '../middleware/value-guards.js';
 import type { Guard } from '../routes.js';
 
 /** GitLab answers 404 before it looks the group up when group sync is not configured. */
@@ -53,10 +53,8 @@ export function removeLinkByProviderAndCn(ctx: SiteContext, req: Request, res: R
 }
 
 /** Grape validates parameters before the endpoint finds its group: these read them ahead of loadGroup (400 before 404 and 403). */
-export const linkParams = valueGuard('linkParams', (_ctx, req) =>
-  readParams(req.input, { cn: required(str()), group_access: required(accessLevel()), provider: required(str()) }),
-);
-export const linkQueryParams = valueGuard('linkQueryParams', (_ctx, req) => readParams(req.input, { cn: required(str()), provider: str() }));
+export const linkParams = paramsGuard('linkParams', { cn: required(str()), group_access: required(accessLevel()), provider: required(str()) });
+export const linkQueryParams = paramsGuard('linkQueryParams', { cn: required(str()), provider: str() });
 
 const LINK_LEVELS: readonly number[] = [ACCESS.guest, ACCESS.reporter, ACCESS.developer, ACCESS.maintainer, ACCESS.owner];
 

@@ -6,15 +6,18 @@ import { getNamespace, listNamespaces, membersCountsWithDescendants } from '../.
 import { isAdmin } from '../../services/permissions.js';
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { idOrPath, readParams, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { idOrPath, str } from '../params.js';
+
+export const namespaceListParams = paramsGuard('namespaceListParams', { search: str() });
 import { sendJson } from '../respond.js';
 
 /** The namespaces the caller may put projects in: their own and their groups' (all of them for admins). */
 export function listMyNamespaces(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  const { search } = readParams(req.input, { search: str() });
-  const page = readPage(req.input);
+  const { search } = namespaceListParams.of(req);
+  const page = paged.of(req);
   const result = listNamespaces(ctx.db, actor, search, page);
   sendPage(req, res, ctx.externalUrl, page, namespaceViews(ctx, actor, result.rows), result.total);
 }

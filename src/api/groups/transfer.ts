@@ -4,7 +4,11 @@ import { transferGroup } from '../../services/groups/transfer.js';
 import { findVisibleGroup } from '../../services/find-visible.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, requireActor } from '../middleware/guards.js';
-import { int, readParams } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { int } from '../params.js';
+
+export const groupTransferParams = paramsGuard('groupTransferParams', { group_id: int({ min: 1 }) });
+export const namespaceExistsParams = paramsGuard('namespaceExistsParams', { parent_id: int({ min: 1 }) });
 import { sendJson } from '../respond.js';
 import { groupDetailOf } from './groups.js';
 
@@ -15,7 +19,7 @@ import { groupDetailOf } from './groups.js';
 export function transferGroupHandler(status: 200 | 201) {
   return (ctx: SiteContext, req: Request, res: Response): void => {
     const actor = requireActor(req);
-    const { group_id: parentId } = readParams(req.input, { group_id: int({ min: 1 }) });
+    const { group_id: parentId } = groupTransferParams.of(req);
     const parent = parentId === undefined ? null : findVisibleGroup(ctx.db, actor, { id: parentId });
     sendJson(res, status, groupDetailOf(ctx, actor, transferGroup(ctx.db, actor, groupOf(req), parent)));
   };
@@ -23,6 +27,6 @@ export function transferGroupHandler(status: 200 | 201) {
 
 /** GET /namespaces/:id/exists: `:id` is the path asked about; `parent_id` scopes it below a group, else top level. */
 export function showNamespaceExists(ctx: SiteContext, req: Request, res: Response): void {
-  const { parent_id: parentId } = readParams(req.input, { parent_id: int({ min: 1 }) });
+  const { parent_id: parentId } = namespaceExistsParams.of(req);
   sendJson(res, 200, namespaceExists(ctx.db, String(req.params.id), parentId ?? null));
 }

@@ -3,12 +3,13 @@ import { projectHook } from '../../entities/hooks.js';
 import { createProjectHook, deleteProjectHook, getProjectHook, listProjectHooks, updateProjectHook, type ProjectHookInput } from '../../services/hooks/project-hooks.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, pathInt, readParams, required, str, type Input } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, pathInt, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 export function listHooks(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listProjectHooks(ctx.db, projectOf(req).id, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(projectHook), result.total);
 }
@@ -18,12 +19,12 @@ export function showHook(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function addHook(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, projectHook(createProjectHook(ctx.db, projectOf(req).id, readHookInput(req.input))));
+  sendJson(res, 201, projectHook(createProjectHook(ctx.db, projectOf(req).id, hookParams.of(req))));
 }
 
 export function editHook(ctx: SiteContext, req: Request, res: Response): void {
   const hookId = pathInt(req.params.hook_id, 'hook_id');
-  sendJson(res, 200, projectHook(updateProjectHook(ctx.db, projectOf(req).id, hookId, readHookInput(req.input))));
+  sendJson(res, 200, projectHook(updateProjectHook(ctx.db, projectOf(req).id, hookId, hookParams.of(req))));
 }
 
 export function removeHook(ctx: SiteContext, req: Request, res: Response): void {
@@ -32,8 +33,9 @@ export function removeHook(ctx: SiteContext, req: Request, res: Response): void 
 }
 
 /** Create and edit take the same parameters; `wiki_events` is the SPEC's name for wiki_page_events, and clients send either. */
-export function readHookInput(input: Input): ProjectHookInput {
-  const { wiki_events: wikiEvents, ...params } = readParams(input, {
+export const hookParams = paramsGuard(
+  'hookParams',
+  {
     url: required(str()),
     token: str(),
     push_events: bool(),
@@ -47,6 +49,6 @@ export function readHookInput(input: Input): ProjectHookInput {
     wiki_page_events: bool(),
     wiki_events: bool(),
     enable_ssl_verification: bool(),
-  });
-  return { ...params, wiki_page_events: params.wiki_page_events ?? wikiEvents };
-}
+  },
+  ({ wiki_events: wikiEvents, ...params }): ProjectHookInput => ({ ...params, wiki_page_events: params.wiki_page_events ?? wikiEvents }),
+);

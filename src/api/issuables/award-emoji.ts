@@ -5,7 +5,7 @@ import { awardEmoji, getAward, listAwards, removeAward, type AwardTarget } from 
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
 import { pathId, type ValueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { awardParams } from './note-params.js';
 
@@ -18,7 +18,7 @@ export function awardHandlers(target: ValueGuard<AwardTarget>) {
     sendJson(res, status, awardEmojiView(award, usersByIds(ctx.db, [award.user_id]), ctx));
   return {
     list(ctx: SiteContext, req: Request, res: Response): void {
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const result = listAwards(ctx.db, target.of(req), page);
       const users = usersByIds(ctx.db, [...new Set(result.rows.map((row) => row.user_id))]);
       sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => awardEmojiView(row, users, ctx)), result.total);

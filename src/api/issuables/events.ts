@@ -6,9 +6,9 @@ import { listProjectEvents, listUserEvents, type EventPage } from '../../service
 import { getUserByIdOrUsername } from '../../services/users/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { loadProject, projectOf, requireActor, signedIn } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { date, oneOf, readParams, type Reader } from '../params.js';
+import { paramsGuard, valueGuard } from '../middleware/value-guards.js';
+import { paged, sendPage } from '../pagination.js';
+import { date, oneOf, type Reader } from '../params.js';
 import type { Route } from '../routes.js';
 
 /**
@@ -41,45 +41,46 @@ function day(): Reader<string | undefined> {
   };
 }
 
-const eventFilters = valueGuard('eventFilters', (_ctx, req): EventFilter => {
-  const params = readParams(req.input, {
+const eventFilters = paramsGuard(
+  'eventFilters',
+  {
     action: oneOf(EVENT_ACTIONS),
     target_type: oneOf(Object.keys(TARGET_TYPES)),
     before: day(),
     after: day(),
     sort: oneOf(['asc', 'desc'] as const),
-  });
-  return {
+  },
+  (params): EventFilter => ({
     action: params.action,
     targetTypes: params.target_type === undefined ? undefined : TARGET_TYPES[params.target_type],
     // GitLab compares with the start of `before`'s day and the end of `after`'s: both ends exclusive.
     createdBefore: params.before === undefined ? undefined : `${params.before}T00:00:00.000Z`,
     createdAfter: params.after === undefined ? undefined : `${params.after}T23:59:59.999Z`,
     sort: params.sort ?? 'desc',
-  };
-});
+  }),
+);
 
 /** The user `:id` names, by id or username; 404 `User` otherwise. */
 const loadUser = valueGuard('loadUser(:id)', (ctx, req) => getUserByIdOrUsername(ctx.db, String(req.params.id)));
 
 export const eventsRoutes: readonly Route[] = [
-  { method: 'get', path: '/events', guards: [eventFilters, signedIn], handler: listOwnEvents },
-  { method: 'get', path: '/users/:id/events', guards: [eventFilters, loadUser], handler: listEventsOfUser },
-  { method: 'get', path: '/projects/:id/events', guards: [eventFilters, loadProject()], handler: listEventsOfProject },
+  { method: 'get', path: '/events', guards: [eventFilters, signedIn, paged], handler: listOwnEvents },
+  { method: 'get', path: '/users/:id/events', guards: [eventFilters, loadUser, paged], handler: listEventsOfUser },
+  { method: 'get', path: '/projects/:id/events', guards: [eventFilters, loadProject(), paged], handler: listEventsOfProject },
 ];
 
 function listOwnEvents(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   sendEvents(ctx, req, res, page, listUserEvents(ctx.db, req.actor, requireActor(req).user.id, eventFilters.of(req), page));
 }
 
 function listEventsOfUser(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   sendEvents(ctx, req, res, page, listUserEvents(ctx.db, req.actor, loadUser.of(req).id, eventFilters.of(req), page));
 }
 
 function listEventsOfProject(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   sendEvents(ctx, req, res, page, listProjectEvents(ctx.db, req.actor, projectOf(req), eventFilters.of(req), page));
 }
 

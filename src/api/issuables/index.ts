@@ -1,5 +1,6 @@
 import { badRequest, forbidden } from '../../errors.js';
 import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import {
   addSpentTime,
@@ -53,7 +54,7 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/issues/:issue_iid/subscribe', guards: [signedIn, ...oneIssue], handler: issueSubscriber(true) },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/unsubscribe', guards: [signedIn, ...oneIssue], handler: issueSubscriber(false) },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/move', guards: [signedIn, issueIid, moveParams, loadProject(), requireAbility('read_issue'), namedIssue], handler: moveIssueTo },
-  { method: 'get', path: '/projects/:id/issues/:issue_iid/participants', guards: oneIssue, handler: listParticipants },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/participants', guards: [...oneIssue, paged], handler: listParticipants },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/user_agent_detail', guards: [admin, ...oneIssue], handler: showUserAgentDetail },
   ...issueNoteRoutes,
 
@@ -92,17 +93,18 @@ export const issuablesRoutes: readonly Route[] = [
 
 /** PUT (GitLab 12.x) and POST promote a project label to the project's group: 400 outside a group, then admin_group_label there (403). */
 function labelPromotionRoutes(path: string): Route[] {
+  const ref = promoteRef(path);
   const guards = [
     signedIn,
-    promoteRef,
+    ref,
     loadProject(),
     requireAbility('admin_label'),
     projectGroup(() => badRequest('Failed to promote project label to group label')),
     requireAbility('admin_group_label'),
   ];
   return [
-    { method: 'put', path, guards, handler: promoteProjectLabel(200) },
-    { method: 'post', path, guards, handler: promoteProjectLabel(201) },
+    { method: 'put', path, guards, handler: promoteProjectLabel(200, ref) },
+    { method: 'post', path, guards, handler: promoteProjectLabel(201, ref) },
   ];
 }
 
@@ -118,7 +120,7 @@ function milestoneRoutes(kind: 'project' | 'group'): Route[] {
     { method: 'get', path: `${base}/:milestone_id`, guards: [signedIn, milestoneId, load], handler: handlers.show },
     { method: 'put', path: `${base}/:milestone_id`, guards: [signedIn, milestoneId, milestoneUpdateParams, load, write], handler: handlers.update },
     { method: 'delete', path: `${base}/:milestone_id`, guards: [signedIn, milestoneId, load, write], handler: handlers.remove },
-    { method: 'get', path: `${base}/:milestone_id/issues`, guards: [signedIn, milestoneId, load], handler: handlers.issues },
-    { method: 'get', path: `${base}/:milestone_id/merge_requests`, guards: [signedIn, milestoneId, load], handler: handlers.mergeRequests },
+    { method: 'get', path: `${base}/:milestone_id/issues`, guards: [signedIn, milestoneId, load, paged], handler: handlers.issues },
+    { method: 'get', path: `${base}/:milestone_id/merge_requests`, guards: [signedIn, milestoneId, load, paged], handler: handlers.mergeRequests },
   ];
 }

@@ -9,7 +9,7 @@ import { setIssueSubscription } from '../../services/issuables/subscriptions.js'
 import { logSpentTime, parseDuration, setTimeEstimate } from '../../services/issuables/time-tracking.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { sendJson } from '../respond.js';
 import { namedIssue, readableIssue } from './issue-guards.js';
 import { durationParams, moveParams } from './issue-params.js';
@@ -60,7 +60,7 @@ export function moveIssueTo(ctx: SiteContext, req: Request, res: Response): void
 /** GET .../participants: the users taking part who may read the issue, paged. */
 export function listParticipants(ctx: SiteContext, req: Request, res: Response): void {
   const loaded = readableIssue.of(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const users = issueParticipants(ctx.db, projectOf(req), loaded.issue, loaded.assigneeIds);
   const rows = users.slice(page.offset, page.offset + page.perPage).map((user) => userBasic(user, ctx));
   sendPage(req, res, ctx.externalUrl, page, rows, users.length);

@@ -1,12 +1,12 @@
 import { AppError, badRequest } from '../../errors.js';
 import type { IssueUpdate } from '../../services/issuables/issues.js';
 import { ISSUE_ORDERS, type IssueFilters, type Presence } from '../../services/issuables/issue-lists.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { readPage } from '../pagination.js';
-import { bool, date, datetime, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input, type Reader } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf } from '../pagination.js';
+import { bool, clearable, date, given, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
 
 /** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
-function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
+export function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
   return (raw, name) => {
     if (typeof raw === 'string' && /^(none|any)$/i.test(raw.trim())) return raw.trim().toLowerCase() as Presence;
     return reader(raw, name);
@@ -22,29 +22,32 @@ const idOrPresence: Reader<number | Presence | undefined> = (raw, name) => {
   }
 };
 
-const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
+/** A list's `scope`, with GitLab's dashed spellings. */
+export const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
 
 /** The filters and page of an issue list (GitLab's issues_params), read before the project or group is found. */
-function readIssueList(input: Input, defaultScope: IssueFilters['scope']) {
-  const params = readParams(input, {
-    state: oneOf(['opened', 'closed', 'all'] as const),
-    labels: orPresence(list(str())),
-    milestone: orPresence(str()),
-    iids: list(int()),
-    scope: oneOf(SCOPES),
-    author_id: int(),
-    assignee_id: idOrPresence,
-    my_reaction_emoji: orPresence(str()),
-    search: str(),
-    created_after: datetime(),
-    created_before: datetime(),
-    updated_after: datetime(),
-    updated_before: datetime(),
-    confidential: bool(),
-    order_by: oneOf(ISSUE_ORDERS),
-    sort: oneOf(['asc', 'desc'] as const),
-    with_labels_details: bool(),
-  });
+const ISSUE_LIST_PARAMS = {
+  state: oneOf(['opened', 'closed', 'all'] as const),
+  labels: orPresence(list(str())),
+  milestone: orPresence(str()),
+  iids: list(int()),
+  scope: oneOf(SCOPES),
+  author_id: int(),
+  assignee_id: idOrPresence,
+  my_reaction_emoji: orPresence(str()),
+  search: str(),
+  created_after: datetime(),
+  created_before: datetime(),
+  updated_after: datetime(),
+  updated_before: datetime(),
+  confidential: bool(),
+  order_by: oneOf(ISSUE_ORDERS),
+  sort: oneOf(['asc', 'desc'] as const),
+  with_labels_details: bool(),
+  ...PAGE_PARAMS,
+};
+
+function issueListOf(params: Parsed<typeof ISSUE_LIST_PARAMS>, defaultScope: IssueFilters['scope']) {
   const labels = Array.isArray(params.labels) ? params.labels.filter(Boolean) : params.labels;
   const filters: IssueFilters = {
     state: params.state === 'all' ? undefined : params.state,
@@ -64,61 +67,56 @@ function readIssueList(input: Input, defaultScope: IssueFilters['scope']) {
     orderBy: params.order_by,
     sort: params.sort,
   };
-  return { filters, labelsDetails: params.with_labels_details === true, page: readPage(input) };
+  return { filters, labelsDetails: params.with_labels_details === true, page: pageOf(params) };
 }
 
 /** A project's or group's issue list: every scope by default. */
-export const issueListParams = valueGuard('issueListParams', (_ctx, req) => readIssueList(req.input, 'all'));
+export const issueListParams = paramsGuard('issueListParams', ISSUE_LIST_PARAMS, (params) => issueListOf(params, 'all'));
 
 /** GET /issues: the caller's own issues by default; anonymous callers may only ask for `scope=all` (401 otherwise, after the 400s). */
-export const myIssueListParams = valueGuard('myIssueListParams', (_ctx, req) => {
-  const read = readIssueList(req.input, 'created_by_me');
+export const myIssueListParams = paramsGuard('myIssueListParams', ISSUE_LIST_PARAMS, (params, req) => {
+  const read = issueListOf(params, 'created_by_me');
   if (!req.actor && read.filters.scope !== 'all') throw new AppError('unauthorized');
   return read;
 });
 
 /** The attributes of a create or an edit (GitLab's issue_params), typed; `due_date: ''` clears the date. */
-function readIssueInput(input: Input) {
-  const params = readParams(input, {
-    title: str(),
-    description: str(),
-    assignee_ids: list(int()),
-    assignee_id: int(),
-    milestone_id: int(),
-    labels: list(str()),
-    add_labels: list(str()),
-    remove_labels: list(str()),
-    due_date: date(),
-    confidential: bool(),
-    discussion_locked: bool(),
-    weight: int(),
-    created_at: datetime(),
-    updated_at: datetime(),
-  });
-  const clearsDueDate = input.due_date === '';
-  const entries = Object.entries({ ...params, due_date: clearsDueDate ? null : params.due_date }).filter(([, value]) => value !== undefined);
-  return Object.fromEntries(entries) as IssueUpdate;
+const ISSUE_PARAMS = {
+  title: str(),
+  description: str(),
+  assignee_ids: list(int()),
+  assignee_id: int(),
+  milestone_id: int(),
+  labels: list(str()),
+  add_labels: list(str()),
+  remove_labels: list(str()),
+  due_date: clearable(date()),
+  confidential: bool(),
+  discussion_locked: bool(),
+  weight: int(),
+  created_at: datetime(),
+  updated_at: datetime(),
+};
+
+function issueInputOf(params: Parsed<typeof ISSUE_PARAMS>): IssueUpdate {
+  return given(params) as IssueUpdate;
 }
 
 /** POST /projects/:id/issues: `title` is required (400 `title is missing`). */
-export const issueCreateParams = valueGuard('issueCreateParams', (_ctx, req) => {
-  const title = readParams(req.input, { title: required(str()) }).title;
-  return { ...readIssueInput(req.input), title };
-});
+export const issueCreateParams = paramsGuard('issueCreateParams', { ...ISSUE_PARAMS, title: required(str()) }, (params) => ({ ...issueInputOf(params), title: params.title }));
 
 /** What an edit may change; at least one of them (GitLab's at_least_one_of). */
 const UPDATE_ATTRIBUTES = ['title', 'description', 'assignee_ids', 'assignee_id', 'milestone_id', 'discussion_locked', 'labels', 'add_labels', 'remove_labels', 'created_at', 'due_date', 'confidential', 'state_event', 'weight'];
 
 /** PUT /projects/:id/issues/:issue_iid. */
-export const issueUpdateParams = valueGuard('issueUpdateParams', (_ctx, req) => {
-  const { state_event } = readParams(req.input, { state_event: oneOf(['close', 'reopen'] as const) });
-  const update: IssueUpdate = { ...readIssueInput(req.input), ...(state_event ? { state_event } : {}) };
+export const issueUpdateParams = paramsGuard('issueUpdateParams', { state_event: oneOf(['close', 'reopen'] as const), ...ISSUE_PARAMS }, ({ state_event, ...params }) => {
+  const update: IssueUpdate = { ...issueInputOf(params), ...(state_event ? { state_event } : {}) };
   requireAtLeastOne({ ...update }, UPDATE_ATTRIBUTES);
   return update;
 });
 
 /** The `duration` of the time tracking routes (400 `duration is missing`), as text: GitLab parses it after finding the issue. */
-export const durationParams = valueGuard('durationParams', (_ctx, req) => readParams(req.input, { duration: required(str()) }).duration);
+export const durationParams = paramsGuard('durationParams', { duration: required(str()) }, (params) => params.duration);
 
 /** POST .../move: `to_project_id`. */
-export const moveParams = valueGuard('moveParams', (_ctx, req) => readParams(req.input, { to_project_id: required(int()) }).to_project_id);
+export const moveParams = paramsGuard('moveParams', { to_project_id: required(int()) }, (params) => params.to_project_id);

@@ -8,9 +8,9 @@ import { groupLabelScope, projectLabelScope } from '../../services/issuables/sco
 import { setLabelSubscription } from '../../services/issuables/subscriptions.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, int, readParams, required, requireAtLeastOne, str, type Input } from '../params.js';
+import { paramsGuard, valueGuard, type ValueGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
+import { bool, clearable, int, required, requireAtLeastOne, str, type Parsed } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /**
@@ -36,32 +36,31 @@ const sendLabel = (ctx: SiteContext, req: Request, res: Response, kind: LabelPar
   sendJson(res, status, viewsOf(ctx, req, kind, [label])[0]);
 
 /** A priority: a number sets it, an empty value clears it (GitLab's allow_blank). */
-function readPriority(input: Input): number | null | undefined {
-  if (input.priority === '') return null;
-  return readParams(input, { priority: int({ min: 0 }) }).priority;
-}
+const priority = clearable(int({ min: 0 }));
 
-export const labelListParams = valueGuard('labelListParams', (_ctx, req) => {
-  const params = readParams(req.input, { include_ancestor_groups: bool(), search: str(), with_counts: bool() });
-  return { includeAncestors: params.include_ancestor_groups ?? true, search: params.search || undefined, page: readPage(req.input) };
-});
+export const labelListParams = paramsGuard('labelListParams', { include_ancestor_groups: bool(), search: str(), with_counts: bool(), ...PAGE_PARAMS }, (params) => ({
+  includeAncestors: params.include_ancestor_groups ?? true,
+  search: params.search || undefined,
+  page: pageOf(params),
+}));
 
-export const labelCreateParams = valueGuard('labelCreateParams', (_ctx, req) => {
-  const params = readParams(req.input, { name: required(str()), color: required(str()), description: str() });
-  return { ...params, priority: readPriority(req.input) };
-});
+export const labelCreateParams = paramsGuard('labelCreateParams', { name: required(str()), color: required(str()), description: str(), priority });
 
 /** `label_id` or `name`, exactly one (GitLab's exactly_one_of), naming the label in the body. */
-function readLabelRef(input: Input): string {
-  const { label_id: id, name } = readParams(input, { label_id: int(), name: str() });
+const LABEL_REF = { label_id: int(), name: str() };
+
+function labelRefOf({ label_id: id, name }: Parsed<typeof LABEL_REF>): string {
   if (id !== undefined && name !== undefined) throw badRequest('label_id, name are mutually exclusive');
   if (id === undefined && !name) throw badRequest('label_id, name are missing, exactly one parameter must be provided');
   return id !== undefined ? String(id) : name!;
 }
 
-function readLabelUpdate(input: Input, kind: LabelParentKind) {
-  const params = readParams(input, { new_name: str(), color: str(), description: str() });
-  const update = { newName: params.new_name, color: params.color, description: params.description, priority: kind === 'project' ? readPriority(input) : undefined };
+/** What an edit changes: a group label has no priority. */
+const LABEL_UPDATE = { new_name: str(), color: str(), description: str() };
+const labelUpdateParams = (kind: LabelParentKind) => (kind === 'project' ? { ...LABEL_UPDATE, priority } : LABEL_UPDATE);
+
+function labelUpdateOf(params: Parsed<typeof LABEL_UPDATE> & { priority?: number | null }, kind: LabelParentKind) {
+  const update = { newName: params.new_name, color: params.color, description: params.description, priority: params.priority };
   const names = kind === 'project' ? ['new_name', 'color', 'description', 'priority'] : ['new_name', 'color', 'description'];
   requireAtLeastOne({ new_name: update.newName, color: update.color, description: update.description, priority: update.priority }, names);
   return update;
@@ -69,14 +68,14 @@ function readLabelUpdate(input: Input, kind: LabelParentKind) {
 
 /** PUT .../labels with the label named in the body. */
 const labelBodyUpdateParams = (kind: LabelParentKind) =>
-  valueGuard(`labelBodyUpdateParams(${kind})`, (_ctx, req) => ({ ref: readLabelRef(req.input), update: readLabelUpdate(req.input, kind) }));
+  paramsGuard(`labelBodyUpdateParams(${kind})`, { ...LABEL_REF, ...labelUpdateParams(kind) }, (params) => ({ ref: labelRefOf(params), update: labelUpdateOf(params, kind) }));
 
 /** PUT .../labels/:name. */
 const labelPathUpdateParams = (kind: LabelParentKind) =>
-  valueGuard(`labelPathUpdateParams(${kind})`, (_ctx, req) => ({ ref: String(req.params.name), update: readLabelUpdate(req.input, kind) }));
+  paramsGuard(`labelPathUpdateParams(${kind})`, labelUpdateParams(kind), (params, req) => ({ ref: String(req.params.name), update: labelUpdateOf(params, kind) }));
 
 /** DELETE .../labels with the label named in the body or query. */
-export const labelBodyRef = valueGuard('labelBodyRef', (_ctx, req) => readLabelRef(req.input));
+export const labelBodyRef = paramsGuard('labelBodyRef', LABEL_REF, labelRefOf);
 
 export const labelHandlers = (kind: LabelParentKind) => {
   const bodyUpdate = labelBodyUpdateParams(kind);
@@ -125,12 +124,13 @@ export const labelHandlers = (kind: LabelParentKind) => {
 };
 
 /** The label to promote: `:name` in the path, or `name` in the body (the 12.3 form). */
-export const promoteRef = valueGuard('promoteRef', (_ctx, req) => (req.params.name !== undefined ? String(req.params.name) : readParams(req.input, { name: required(str()) }).name));
+export const promoteRef = (path: string): ValueGuard<string> =>
+  path.includes(':name') ? valueGuard('promoteRef(:name)', (_ctx, req) => String(req.params.name)) : paramsGuard('promoteRef', { name: required(str()) }, (params) => params.name);
 
 /** Promotes a project label to the project's group (PUT answers 200, POST 201); answers with the group label. */
-export function promoteProjectLabel(status: number) {
+export function promoteProjectLabel(status: number, ref: ValueGuard<string>) {
   return (ctx: SiteContext, req: Request, res: Response): void => {
-    const label = findLabel(ctx.db, scopeOf(ctx, req, 'project', false), promoteRef.of(req));
+    const label = findLabel(ctx.db, scopeOf(ctx, req, 'project', false), ref.of(req));
     const promoted = promoteLabel(ctx.db, label, groupOf(req));
     const [{ label: row, facts }] = withLabelFacts(ctx.db, req.actor, [promoted], null);
     sendJson(res, status, labelView(row, facts));

@@ -10,9 +10,9 @@ import { can } from '../../services/permissions.js';
 import type { SiteContext } from '../../site-context.js';
 import { sendMergeRequestPage } from '../merge-requests/response.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, date, datetime, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, paged, sendPage } from '../pagination.js';
+import { bool, clearable, date, datetime, int, list, oneOf, required, requireAtLeastOne, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { sendIssuePage } from './issue-response.js';
 
@@ -26,8 +26,9 @@ export const milestoneId = pathId('milestone_id');
 
 const ownerOf = (req: Request, kind: MilestoneParentKind): MilestoneOwner => (kind === 'project' ? { projectId: projectOf(req).id } : { groupId: groupOf(req).id });
 
-export const milestoneListParams = valueGuard('milestoneListParams', (_ctx, req) => {
-  const params = readParams(req.input, {
+export const milestoneListParams = paramsGuard(
+  'milestoneListParams',
+  {
     state: oneOf(['active', 'closed', 'all'] as const),
     iids: list(int()),
     title: str(),
@@ -35,8 +36,9 @@ export const milestoneListParams = valueGuard('milestoneListParams', (_ctx, req)
     include_parent_milestones: bool(),
     updated_before: datetime(),
     updated_after: datetime(),
-  });
-  return {
+    ...PAGE_PARAMS,
+  },
+  (params) => ({
     filters: {
       state: params.state === 'all' ? undefined : params.state,
       iids: params.iids,
@@ -46,28 +48,16 @@ export const milestoneListParams = valueGuard('milestoneListParams', (_ctx, req)
       updatedAfter: params.updated_after,
     },
     includeParents: params.include_parent_milestones === true,
-    page: readPage(req.input),
-  };
-});
+    page: pageOf(params),
+  }),
+);
 
 /** The optional attributes of a create or edit; `''` clears a date. */
-function readMilestoneInput(input: Input) {
-  const params = readParams(input, { title: str(), description: str(), due_date: date(), start_date: date(), state_event: oneOf(['close', 'activate'] as const) });
-  return {
-    ...params,
-    due_date: input.due_date === '' ? null : params.due_date,
-    start_date: input.start_date === '' ? null : params.start_date,
-  };
-}
+const MILESTONE_PARAMS = { title: str(), description: str(), due_date: clearable(date()), start_date: clearable(date()), state_event: oneOf(['close', 'activate'] as const) };
 
-export const milestoneCreateParams = valueGuard('milestoneCreateParams', (_ctx, req) => {
-  const { title } = readParams(req.input, { title: required(str()) });
-  const { state_event: _ignored, ...input } = readMilestoneInput(req.input);
-  return { ...input, title };
-});
+export const milestoneCreateParams = paramsGuard('milestoneCreateParams', { ...MILESTONE_PARAMS, title: required(str()) }, ({ state_event: _ignored, ...input }) => input);
 
-export const milestoneUpdateParams = valueGuard('milestoneUpdateParams', (_ctx, req) => {
-  const input = readMilestoneInput(req.input);
+export const milestoneUpdateParams = paramsGuard('milestoneUpdateParams', MILESTONE_PARAMS, (input) => {
   requireAtLeastOne({ ...input }, ['title', 'description', 'start_date', 'due_date', 'state_event']);
   return input;
 });
@@ -101,14 +91,14 @@ export const milestoneHandlers = (kind: MilestoneParentKind) => {
     /** GET .../issues: the issues of the milestone's title in the project or group, by label priority, as GitLab lists them. */
     issues(ctx: SiteContext, req: Request, res: Response): void {
       const milestone = find(ctx, req);
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const source = kind === 'project' ? { project: projectOf(req) } : { group: groupOf(req) };
       sendIssuePage(ctx, req, res, page, listIssues(ctx.db, req.actor, source, { milestone: milestone.title, orderBy: 'label_priority', sort: 'asc' }, page));
     },
     /** GET .../merge_requests: the merge requests of the milestone's title in the project or group that the caller may read, newest first. */
     mergeRequests(ctx: SiteContext, req: Request, res: Response): void {
       const milestone = find(ctx, req);
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const source = kind === 'project' ? { project: projectOf(req) } : { group: groupOf(req) };
       const readable = kind === 'group' || can(ctx.db, req.actor, 'read_merge_request', projectOf(req));
       const result = readable ? listMergeRequests(ctx.db, req.actor, source, { milestone: milestone.title }, page) : { rows: [], total: 0 };

@@ -1,13 +1,13 @@
-import { valueGuard } from '../middleware/value-guards.js';
-import { readPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf } from '../pagination.js';
 import { badRequest } from '../../errors.js';
-import { bool, datetime, hash, oneOf, readParams, required, str } from '../params.js';
+import { bool, datetime, hash, oneOf, required, str } from '../params.js';
 
 /** GET .../notes: GitLab's order_by (created_at, updated_at) and sort, newest first by default. */
-export const noteListParams = valueGuard('noteListParams', (_ctx, req) => {
-  const params = readParams(req.input, { order_by: oneOf(['created_at', 'updated_at'] as const), sort: oneOf(['asc', 'desc'] as const) });
-  return { order: { orderBy: params.order_by ?? 'created_at', sort: params.sort ?? 'desc' }, page: readPage(req.input) };
-});
+export const noteListParams = paramsGuard('noteListParams', { order_by: oneOf(['created_at', 'updated_at'] as const), sort: oneOf(['asc', 'desc'] as const), ...PAGE_PARAMS }, (params) => ({
+  order: { orderBy: params.order_by ?? 'created_at', sort: params.sort ?? 'desc' },
+  page: pageOf(params),
+}));
 
 /** The keys of a diff note's position GitLab requires (Grape: `position[base_sha] is missing`...). */
 const POSITION_REQUIRED = ['base_sha', 'start_sha', 'head_sha', 'position_type'] as const;
@@ -31,25 +31,23 @@ function readPosition(raw: Record<string, string> | undefined) {
 }
 
 /** A new note or thread: `body` (400 `body is missing`), `created_at` (kept for owners and admins only), and a thread's diff `position`. */
-export const noteCreateParams = valueGuard('noteCreateParams', (_ctx, req) => {
-  const params = readParams(req.input, { body: required(str()), created_at: datetime(), position: hash() });
+export const noteCreateParams = paramsGuard('noteCreateParams', { body: required(str()), created_at: datetime(), position: hash() }, (params) => {
   const position = readPosition(params.position);
   return { body: params.body, ...(params.created_at !== undefined ? { createdAt: params.created_at } : {}), ...(position ? { position } : {}) };
 });
 
 /** PUT of a note: `body` (400 `body is missing`). */
-export const noteUpdateParams = valueGuard('noteUpdateParams', (_ctx, req) => readParams(req.input, { body: required(str()) }).body);
+export const noteUpdateParams = paramsGuard('noteUpdateParams', { body: required(str()) }, (params) => params.body);
 
 /** POST .../award_emoji: `name` (400 `name is missing`). */
-export const awardParams = valueGuard('awardParams', (_ctx, req) => readParams(req.input, { name: required(str()) }).name);
+export const awardParams = paramsGuard('awardParams', { name: required(str()) }, (params) => params.name);
 
 /**
  * PUT of a note in a discussion: a new `body`, or `resolved` (true or false), exactly one of them
  * (Grape's exactly_one_of: 400 `body, resolved are missing, exactly one parameter must be provided`
  * or `body, resolved are mutually exclusive`).
  */
-export const discussionNoteUpdateParams = valueGuard('discussionNoteUpdateParams', (_ctx, req) => {
-  const params = readParams(req.input, { body: str(), resolved: bool() });
+export const discussionNoteUpdateParams = paramsGuard('discussionNoteUpdateParams', { body: str(), resolved: bool() }, (params) => {
   const given = [params.body, params.resolved].filter((value) => value !== undefined).length;
   if (given === 0) throw badRequest('body, resolved are missing, exactly one parameter must be provided');
   if (given === 2) throw badRequest('body, resolved are mutually exclusive');
@@ -58,4 +56,4 @@ export const discussionNoteUpdateParams = valueGuard('discussionNoteUpdateParams
 });
 
 /** PUT .../discussions/:discussion_id: `resolved` (400 `resolved is missing`). */
-export const discussionResolveParams = valueGuard('discussionResolveParams', (_ctx, req) => readParams(req.input, { resolved: required(bool()) }).resolved);
+export const discussionResolveParams = paramsGuard('discussionResolveParams', { resolved: required(bool()) }, (params) => params.resolved);

@@ -3,6 +3,7 @@ import { issueNoteable, type Noteable } from '../../services/issuables/noteables
 import { getNote } from '../../services/issuables/notes.js';
 import { loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
 import { valueGuard, type ValueGuard } from '../middleware/value-guards.js';
+import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
 import { awardHandlers, awardId } from './award-emoji.js';
 import { issueIid, namedIssue } from './issue-guards.js';
@@ -50,7 +51,7 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
     { method: 'put', path: `${base}/notes/:note_id`, guards: [...gate, signedIn, noteId, noteUpdateParams, ...load], handler: notes.update },
     { method: 'delete', path: `${base}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.remove },
 
-    { method: 'get', path: `${base}/discussions`, guards: [...gate, signedIn, ...load], handler: notes.listDiscussions },
+    { method: 'get', path: `${base}/discussions`, guards: [...gate, signedIn, ...load, paged], handler: notes.listDiscussions },
     { method: 'post', path: `${base}/discussions`, guards: [...gate, signedIn, noteCreateParams, ...load], handler: notes.startDiscussion },
     { method: 'get', path: discussion, guards: [...gate, signedIn, ...load], handler: notes.showDiscussion },
     ...(scope.resolvableDiscussions ? [{ method: 'put' as const, path: discussion, guards: [...gate, signedIn, discussionResolveParams, ...load], handler: notes.resolveThread }] : []),
@@ -60,11 +61,11 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
     { method: 'put', path: `${discussion}/notes/:note_id`, guards: [...gate, signedIn, noteId, discussionNoteUpdateParams, ...load], handler: notes.updateInDiscussion },
     { method: 'delete', path: `${discussion}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.remove },
 
-    { method: 'get', path: `${base}/award_emoji`, guards: [...gate, signedIn, ...load, ownAward], handler: awards.list },
+    { method: 'get', path: `${base}/award_emoji`, guards: [...gate, signedIn, ...load, ownAward, paged], handler: awards.list },
     { method: 'post', path: `${base}/award_emoji`, guards: [...gate, signedIn, awardParams, ...load, ownAward], handler: awards.create },
     { method: 'get', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward], handler: awards.show },
     { method: 'delete', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward], handler: awards.remove },
-    { method: 'get', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, ...load, noteAward], handler: noteAwards.list },
+    { method: 'get', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, ...load, noteAward, paged], handler: noteAwards.list },
     { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, awardParams, ...load, noteAward], handler: noteAwards.create },
     { method: 'get', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.show },
     { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.remove },
@@ -72,11 +73,11 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
   if (!scope.resourceEvents) return routes;
   return [
     ...routes,
-    { method: 'get', path: `${base}/resource_label_events`, guards: [...gate, signedIn, ...load], handler: events.label.list },
+    { method: 'get', path: `${base}/resource_label_events`, guards: [...gate, signedIn, ...load, paged], handler: events.label.list },
     { method: 'get', path: `${base}/resource_label_events/:event_id`, guards: [...gate, signedIn, eventId, ...load], handler: events.label.show },
-    { method: 'get', path: `${base}/resource_milestone_events`, guards: [...gate, signedIn, ...load], handler: events.milestone.list },
+    { method: 'get', path: `${base}/resource_milestone_events`, guards: [...gate, signedIn, ...load, paged], handler: events.milestone.list },
     { method: 'get', path: `${base}/resource_milestone_events/:event_id`, guards: [...gate, signedIn, eventId, ...load], handler: events.milestone.show },
-    { method: 'get', path: `${base}/resource_state_events`, guards: [...gate, signedIn, ...load], handler: events.state.list },
+    { method: 'get', path: `${base}/resource_state_events`, guards: [...gate, signedIn, ...load, paged], handler: events.state.list },
     { method: 'get', path: `${base}/resource_state_events/:event_id`, guards: [...gate, signedIn, eventId, ...load], handler: events.state.show },
   ];
 }

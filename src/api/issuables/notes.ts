@@ -7,7 +7,7 @@ import { createNote, deleteNote, getNote, listNotes, loadNoteRelations, resolveN
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
 import { pathId, type ValueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { discussionNoteUpdateParams, discussionResolveParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 
@@ -64,7 +64,7 @@ export function noteHandlers(noteable: ValueGuard<Noteable>) {
     },
     listDiscussions(ctx: SiteContext, req: Request, res: Response): void {
       const subject = noteable.of(req);
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const result = listDiscussions(ctx.db, subject, page);
       sendPage(req, res, ctx.externalUrl, page, discussionJson(ctx, subject, result.rows), result.total);
     },

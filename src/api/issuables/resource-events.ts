@@ -6,7 +6,7 @@ import type { Noteable } from '../../services/issuables/noteables.js';
 import { labelEvents, loadResourceEventRelations, milestoneEvents, stateEvents, type ResourceEventKind } from '../../services/issuables/resource-events.js';
 import type { SiteContext } from '../../site-context.js';
 import { pathId, type ValueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { sendJson } from '../respond.js';
 
 /** The `:event_id` of a route (400 `event_id is invalid`). */
@@ -18,7 +18,7 @@ function handlers<Row extends EventRow>(kind: ResourceEventKind<Row>, view: (row
   return {
     list(ctx: SiteContext, req: Request, res: Response): void {
       const subject = noteable.of(req);
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const result = kind.page(ctx.db, subject, page);
       const rel = loadResourceEventRelations(ctx.db, subject, result.rows);
       sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => view(row, rel, ctx)), result.total);

@@ -6,9 +6,9 @@ import { loadTodoRelations } from '../../services/issuables/todo-relations.js';
 import { listTodos, markAllTodosAsDone, markIssueTodo, markTodoAsDone } from '../../services/issuables/todos.js';
 import type { SiteContext } from '../../site-context.js';
 import { loadProject, projectOf, requireAbility, requireActor, signedIn } from '../middleware/guards.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { int, oneOf, readParams } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { paged, sendPage } from '../pagination.js';
+import { int, oneOf } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import type { Route } from '../routes.js';
 import { issueIid, readableIssue } from './issue-guards.js';
@@ -18,29 +18,30 @@ import { issueIid, readableIssue } from './issue-guards.js';
  * signed-in caller (401 first, GitLab's `before { authenticate! }`), then the filters (400).
  */
 
-const todoFilters = valueGuard('todoFilters', (_ctx, req): TodoFilter => {
-  const params = readParams(req.input, {
+const todoFilters = paramsGuard(
+  'todoFilters',
+  {
     action: oneOf(TODO_ACTIONS),
     author_id: int(),
     project_id: int(),
     group_id: int(),
     state: oneOf(['pending', 'done'] as const),
     type: oneOf(TODO_TARGET_TYPES),
-  });
-  return { action: params.action, authorId: params.author_id, projectId: params.project_id, groupId: params.group_id, state: params.state, type: params.type };
-});
+  },
+  (params): TodoFilter => ({ action: params.action, authorId: params.author_id, projectId: params.project_id, groupId: params.group_id, state: params.state, type: params.type }),
+);
 
 const todoId = pathId('id');
 
 export const todosRoutes: readonly Route[] = [
-  { method: 'get', path: '/todos', guards: [signedIn, todoFilters], handler: listOwnTodos },
+  { method: 'get', path: '/todos', guards: [signedIn, todoFilters, paged], handler: listOwnTodos },
   { method: 'post', path: '/todos/mark_as_done', guards: [signedIn], handler: markAllDone },
   { method: 'post', path: '/todos/:id/mark_as_done', guards: [signedIn, todoId], handler: markOneDone },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/todo', guards: [signedIn, issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: markIssue },
 ];
 
 function listOwnTodos(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   sendTodoPage(ctx, req, res, page, listTodos(ctx.db, requireActor(req), todoFilters.of(req), page));
 }
 

@@ -1,5 +1,6 @@
 import type { SourceKind } from '../../services/members/members.js';
 import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
 import {
   addMemberTo,
@@ -26,8 +27,8 @@ function memberRoutes(kind: SourceKind, load: Guard, manage: Guard): Route[] {
   const adding = membershipParams(kind, true);
   const changing = membershipParams(kind, false);
   return [
-    { method: 'get', path: base, guards: [signedIn, queryParams, load], handler: listDirectMembers },
-    { method: 'get', path: `${base}/all`, guards: [signedIn, queryParams, load], handler: listInheritedMembers },
+    { method: 'get', path: base, guards: [signedIn, queryParams, load, paged], handler: listDirectMembers },
+    { method: 'get', path: `${base}/all`, guards: [signedIn, queryParams, load, paged], handler: listInheritedMembers },
     { method: 'get', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load], handler: showMember },
     { method: 'post', path: base, guards: [signedIn, adding, load, manage], handler: addMemberTo(adding) },
     { method: 'put', path: `${base}/:user_id`, guards: [signedIn, userIdParam, changing, load, manage], handler: editMember(changing) },

@@ -4,22 +4,22 @@ import { badRequest } from '../../errors.js';
 import { addMember, changeMember, getMember, listAllMembers, listMembers, MEMBER_LEVELS, removeMember, type MemberSource, type SourceKind } from '../../services/members/members.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { date, int, readParams, required, str, type Input } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { clearable, date, int, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
-import { pathId, valueGuard, type ValueGuard } from '../middleware/value-guards.js';
+import { paramsGuard, pathId, type ValueGuard } from '../middleware/value-guards.js';
 import type { Handler } from '../routes.js';
 
 export function listDirectMembers(ctx: SiteContext, req: Request, res: Response): void {
   const { query } = queryParams.of(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listMembers(ctx.db, sourceOf(req), query, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => member(row, ctx)), result.total);
 }
 
 export function listInheritedMembers(ctx: SiteContext, req: Request, res: Response): void {
   const { query } = queryParams.of(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listAllMembers(ctx.db, sourceOf(req), query, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => member(row, ctx)), result.total);
 }
@@ -50,26 +50,20 @@ export function removeMemberFrom(ctx: SiteContext, req: Request, res: Response):
  * 400 even where the source is invisible (404) or not the caller's to manage (403): these guards
  * read them ahead of loadGroup/loadProject.
  */
-export const queryParams = valueGuard('queryParams', (_ctx, req) => readParams(req.input, { query: str() }));
+export const queryParams = paramsGuard('queryParams', { query: str() });
 export const userIdParam = pathId('user_id');
-export type MembershipParams = ValueGuard<ReturnType<typeof readMembership>>;
+export type MembershipParams = ValueGuard<ReturnType<typeof membershipOf>>;
 /** A membership's parameters for a source of this kind: user_id is required when `creating`. */
 export const membershipParams = (kind: SourceKind, creating: boolean): MembershipParams =>
-  valueGuard('membershipParams', (_ctx, req) => readMembership(req.input, kind, creating));
+  // JSON null means "not given" (W7); an empty string clears the expiry, as GitLab's form does.
+  paramsGuard('membershipParams', { user_id: creating ? required(int()) : int(), access_level: required(int()), expires_at: clearable(date()) }, (params) => membershipOf(params, kind));
 
 /** The group or project a loadGroup or loadProject guard put on the request. */
 function sourceOf(req: Request): MemberSource {
   return req.project ? { kind: 'project', project: req.project } : { kind: 'group', group: groupOf(req) };
 }
 
-function readMembership(input: Input, kind: SourceKind, creating: boolean) {
-  const params = readParams(input, {
-    user_id: creating ? required(int()) : int(),
-    access_level: required(int()),
-    expires_at: date(),
-  });
+function membershipOf(params: { user_id: number | undefined; access_level: number; expires_at: string | null | undefined }, kind: SourceKind) {
   if (!MEMBER_LEVELS[kind].includes(params.access_level)) throw badRequest('access_level does not have a valid value');
-  // JSON null means "not given" (W7); an empty string clears the expiry, as GitLab's form does.
-  const expiresAt = input.expires_at === '' ? null : params.expires_at;
-  return { user_id: params.user_id, accessLevel: params.access_level, expiresAt };
+  return { user_id: params.user_id, accessLevel: params.access_level, expiresAt: params.expires_at };
 }

@@ -20,7 +20,7 @@ import { mergeRequestCommits, mergeRequestFiles, mergeRequestFilesPage, mergeReq
 import type { SiteContext } from '../../site-context.js';
 import { readableIssue } from '../issuables/issue-guards.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { sendJson } from '../respond.js';
 import { namedMergeRequest, readableMergeRequest } from './guards.js';
 import { versionId } from './params.js';
@@ -29,13 +29,13 @@ import { sendMergeRequest, sendMergeRequestPage } from './response.js';
 /** GET .../participants: the users taking part who may read it, paged. */
 export function listParticipants(ctx: SiteContext, req: Request, res: Response): void {
   const users = mergeRequestParticipants(ctx.db, projectOf(req), readableMergeRequest.of(req));
-  const page = readPage(req.input);
+  const page = paged.of(req);
   sendPage(req, res, ctx.externalUrl, page, users.slice(page.offset, page.offset + page.perPage).map((user) => userBasic(user, ctx)), users.length);
 }
 
 /** GET .../commits: the latest version's commits, newest first. */
 export function listCommits(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = mergeRequestCommits(ctx.db, readableMergeRequest.of(req), page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(diffCommitEntity), result.total);
 }
@@ -49,14 +49,14 @@ export function showChanges(ctx: SiteContext, req: Request, res: Response): void
 
 /** GET .../diffs: the latest version's files, paged. */
 export function listDiffs(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = mergeRequestFilesPage(ctx.db, readableMergeRequest.of(req), page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(diffFileEntity), result.total);
 }
 
 /** GET .../versions: newest first. */
 export function listVersions(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = mergeRequestVersions(ctx.db, readableMergeRequest.of(req), page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(mergeRequestDiffView), result.total);
 }
@@ -70,7 +70,7 @@ export function showVersion(ctx: SiteContext, req: Request, res: Response): void
 /** GET .../closes_issues: the issues merging would close that the caller may see. */
 export function listClosesIssues(ctx: SiteContext, req: Request, res: Response): void {
   const issues = closingIssuesVisibleTo(ctx.db, req.actor, readableMergeRequest.of(req));
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const rows = issues.slice(page.offset, page.offset + page.perPage);
   const rel = loadIssueRelations(ctx.db, req.actor, rows);
   sendPage(req, res, ctx.externalUrl, page, rows.map((issue) => issueBasic(issue, rel, ctx)), issues.length);
@@ -78,7 +78,7 @@ export function listClosesIssues(ctx: SiteContext, req: Request, res: Response):
 
 /** GET .../pipelines: the source project's pipelines on the merge request's commits. */
 export function listPipelines(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const mergeRequest = readableMergeRequest.of(req);
   const result = mergeRequestPipelines(ctx.db, req.actor, mergeRequest, page);
   const paths = projectFullPaths(ctx.db, result.rows.map((row) => row.project_id));
@@ -97,7 +97,7 @@ export function mergeRequestSubscriber(subscribed: boolean) {
 /** GET /projects/:id/issues/:issue_iid/closed_by (and related_merge_requests): the merge requests that close the issue when merged. */
 export function listIssueClosers(ctx: SiteContext, req: Request, res: Response): void {
   const rows = mergeRequestsClosingIssue(ctx.db, req.actor, readableIssue.of(req).issue);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   sendMergeRequestPage(ctx, req, res, page, { rows: rows.slice(page.offset, page.offset + page.perPage), total: rows.length }, false);
 }
 

@@ -11,7 +11,8 @@ import {
 import type { MergeRequestRow } from '../../db/tables/merge-requests.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { bool, int, readParams, required, requireAtLeastOne, str } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, int, required, requireAtLeastOne, str } from '../params.js';
 import { sendJson } from '../respond.js';
 import { readableMergeRequest } from './guards.js';
 
@@ -25,14 +26,17 @@ export function showApprovals(ctx: SiteContext, req: Request, res: Response): vo
   sendApprovals(ctx, req, res, 200, readableMergeRequest.of(req), 'approvals_missing');
 }
 
+export const approvalsRequiredParams = paramsGuard('approvalsRequiredParams', { approvals_required: required(int({ min: 0 })) });
+export const approveParams = paramsGuard('approveParams', { sha: str() });
+
 /** POST .../approvals (`approvals_required`): python-gitlab's `mr.approvals.update()`. */
 export function changeApprovalsRequired(ctx: SiteContext, req: Request, res: Response): void {
-  const { approvals_required } = readParams(req.input, { approvals_required: required(int({ min: 0 })) });
+  const { approvals_required } = approvalsRequiredParams.of(req);
   sendApprovals(ctx, req, res, 201, setApprovalsRequired(ctx.db, readableMergeRequest.of(req), approvals_required), 'approvals_left');
 }
 
 export function approve(ctx: SiteContext, req: Request, res: Response): void {
-  const { sha } = readParams(req.input, { sha: str() });
+  const { sha } = approveParams.of(req);
   const row = approveMergeRequest(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), sha || undefined);
   sendApprovals(ctx, req, res, 201, row, 'approvals_left');
 }
@@ -48,15 +52,23 @@ export function showProjectApprovals(ctx: SiteContext, req: Request, res: Respon
 
 const SETTINGS = ['approvals_before_merge', 'reset_approvals_on_push', 'disable_overriding_approvers_per_merge_request', 'merge_requests_author_approval'] as const;
 
-/** POST /projects/:id/approvals: python-gitlab's `project.approvals.update()` (its `_update_uses_post`). */
-export function changeProjectApprovals(ctx: SiteContext, req: Request, res: Response): void {
-  const params = readParams(req.input, {
+export const approvalSettingsParams = paramsGuard(
+  'approvalSettingsParams',
+  {
     approvals_before_merge: int({ min: 0 }),
     reset_approvals_on_push: bool(),
     disable_overriding_approvers_per_merge_request: bool(),
     merge_requests_author_approval: bool(),
-  });
-  requireAtLeastOne(params, SETTINGS);
+  },
+  (params) => {
+    requireAtLeastOne(params, SETTINGS);
+    return params;
+  },
+);
+
+/** POST /projects/:id/approvals: python-gitlab's `project.approvals.update()` (its `_update_uses_post`). */
+export function changeProjectApprovals(ctx: SiteContext, req: Request, res: Response): void {
+  const params = approvalSettingsParams.of(req);
   const numeric = (value: boolean | undefined) => (value === undefined ? undefined : value ? 1 : 0);
   const changes = Object.fromEntries(
     Object.entries({

@@ -4,6 +4,7 @@ import { noteableRoutes } from '../issuables/note-routes.js';
 import { valueGuard } from '../middleware/value-guards.js';
 import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
 import { eeRoute, loadGroup, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import {
   listClosesIssues,
@@ -23,7 +24,7 @@ import {
 } from './actions.js';
 import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
 import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
-import { approve, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
+import { approvalSettingsParams, approvalsRequiredParams, approve, approveParams, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
 import { acceptMerge, acceptParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
 import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
 
@@ -59,14 +60,14 @@ export const mergeRequestsRoutes: readonly Route[] = [
   { method: 'get', path: base, guards: oneMergeRequest, handler: showMergeRequest },
   { method: 'put', path: base, guards: [signedIn, mergeRequestIid, mergeRequestUpdateParams, loadProject(), requireAbility('read_merge_request'), editableMergeRequest], handler: editMergeRequest },
   { method: 'delete', path: base, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest, requireAbility('destroy_merge_request')], handler: removeMergeRequest },
-  { method: 'get', path: `${base}/participants`, guards: oneMergeRequest, handler: listParticipants },
-  { method: 'get', path: `${base}/commits`, guards: oneMergeRequest, handler: listCommits },
+  { method: 'get', path: `${base}/participants`, guards: [...oneMergeRequest, paged], handler: listParticipants },
+  { method: 'get', path: `${base}/commits`, guards: [...oneMergeRequest, paged], handler: listCommits },
   { method: 'get', path: `${base}/changes`, guards: oneMergeRequest, handler: showChanges },
-  { method: 'get', path: `${base}/diffs`, guards: oneMergeRequest, handler: listDiffs },
-  { method: 'get', path: `${base}/versions`, guards: oneMergeRequest, handler: listVersions },
+  { method: 'get', path: `${base}/diffs`, guards: [...oneMergeRequest, paged], handler: listDiffs },
+  { method: 'get', path: `${base}/versions`, guards: [...oneMergeRequest, paged], handler: listVersions },
   { method: 'get', path: `${base}/versions/:version_id`, guards: [signedIn, mergeRequestIid, versionId, loadProject(), requireAbility('read_merge_request'), readableMergeRequest], handler: showVersion },
-  { method: 'get', path: `${base}/closes_issues`, guards: oneMergeRequest, handler: listClosesIssues },
-  { method: 'get', path: `${base}/pipelines`, guards: oneMergeRequest, handler: listPipelines },
+  { method: 'get', path: `${base}/closes_issues`, guards: [...oneMergeRequest, paged], handler: listClosesIssues },
+  { method: 'get', path: `${base}/pipelines`, guards: [...oneMergeRequest, paged], handler: listPipelines },
   { method: 'post', path: `${base}/subscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(true) },
   { method: 'post', path: `${base}/unsubscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(false) },
   { method: 'post', path: `${base}/todo`, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest], handler: markTodo },
@@ -83,8 +84,8 @@ export const mergeRequestsRoutes: readonly Route[] = [
     resolvableDiscussions: true,
   }),
   // The issue side of closing references (item 4): the merge requests that close an issue when merged.
-  { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },
-  { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue], handler: listIssueClosers },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/closed_by', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue, paged], handler: listIssueClosers },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue, paged], handler: listIssueClosers },
 
   // Merging (items 5-6): the service checks the rest in the SPEC's order (401, 406, 405, 409).
   { method: 'put', path: `${base}/merge`, guards: [signedIn, mergeRequestIid, acceptParams, ...oneMergeRequest.slice(2)], handler: acceptMerge },
@@ -96,9 +97,9 @@ export const mergeRequestsRoutes: readonly Route[] = [
 
   // Approvals (item 7, ee: 404 as an unknown route in ce).
   { method: 'get', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest], handler: showApprovals },
-  { method: 'post', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request')], handler: changeApprovalsRequired },
-  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest], handler: approve },
+  { method: 'post', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request'), approvalsRequiredParams], handler: changeApprovalsRequired },
+  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest, approveParams], handler: approve },
   { method: 'post', path: `${base}/unapprove`, guards: [eeRoute, ...oneMergeRequest], handler: unapprove },
   { method: 'get', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('read_merge_request')], handler: showProjectApprovals },
-  { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project')], handler: changeProjectApprovals },
+  { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project'), approvalSettingsParams], handler: changeProjectApprovals },
 ];

@@ -3,31 +3,32 @@ import { acceptMergeRequest, cancelMergeWhenPipelineSucceeds } from '../../servi
 import { mergeRefOf, startRebase } from '../../services/merge-requests/rebase.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { bool, readParams, str } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, str } from '../params.js';
 import { sendJson } from '../respond.js';
 import { readableMergeRequest } from './guards.js';
 import { sendMergeRequest } from './response.js';
 
 /** PUT .../merge parameters (SPEC; python-gitlab sends `sha` in the query, the rest as JSON). */
-export const acceptParams = valueGuard('acceptParams', (_ctx, req) => {
-  const params = readParams(req.input, {
+export const acceptParams = paramsGuard(
+  'acceptParams',
+  {
     merge_commit_message: str(),
     squash_commit_message: str(),
     squash: bool(),
     should_remove_source_branch: bool(),
     merge_when_pipeline_succeeds: bool(),
     sha: str(),
-  });
-  return {
+  },
+  (params) => ({
     mergeCommitMessage: params.merge_commit_message || undefined,
     squashCommitMessage: params.squash_commit_message || undefined,
     squash: params.squash,
     shouldRemoveSourceBranch: params.should_remove_source_branch,
     mergeWhenPipelineSucceeds: params.merge_when_pipeline_succeeds,
     sha: params.sha || undefined,
-  };
-});
+  }),
+);
 
 /** PUT .../merge: the merged (or flagged) merge request. */
 export async function acceptMerge(ctx: SiteContext, req: Request, res: Response): Promise<void> {

@@ -1,10 +1,10 @@
-import type { Presence } from '../../services/issuables/issue-lists.js';
 import type { MergeRequestInput } from '../../services/merge-requests/attributes.js';
 import type { MergeRequestFilters } from '../../services/merge-requests/lists.js';
 import type { MergeRequestCreate, MergeRequestUpdate } from '../../services/merge-requests/merge-requests.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { readPage } from '../pagination.js';
-import { bool, datetime, int, list, oneOf, readParams, required, requireAtLeastOne, str, type Input, type Reader } from '../params.js';
+import { orPresence, SCOPES } from '../issuables/issue-params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf } from '../pagination.js';
+import { bool, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
 
 /** The `:merge_request_iid` of a route (400 `merge_request_iid is invalid`), read before the project is found, as Grape does. */
 export const mergeRequestIid = pathId('merge_request_iid');
@@ -13,20 +13,21 @@ export const mergeRequestIid = pathId('merge_request_iid');
 const idOrEmpty: Reader<number | undefined> = (raw, name) => (raw === '' ? 0 : int({ min: 0 })(raw, name));
 
 /** The attributes a create and an edit share (GitLab's merge request params), typed. */
-function readMergeRequestInput(input: Input): MergeRequestInput {
-  const params = readParams(input, {
-    title: str(),
-    description: str(),
-    target_branch: str(),
-    assignee_id: idOrEmpty,
-    milestone_id: idOrEmpty,
-    labels: list(str()),
-    remove_source_branch: bool(),
-    squash: bool(),
-    discussion_locked: bool(),
-    allow_maintainer_to_push: bool(),
-    allow_collaboration: bool(),
-  });
+const MERGE_REQUEST_PARAMS = {
+  title: str(),
+  description: str(),
+  target_branch: str(),
+  assignee_id: idOrEmpty,
+  milestone_id: idOrEmpty,
+  labels: list(str()),
+  remove_source_branch: bool(),
+  squash: bool(),
+  discussion_locked: bool(),
+  allow_maintainer_to_push: bool(),
+  allow_collaboration: bool(),
+};
+
+function mergeRequestInputOf(params: Parsed<typeof MERGE_REQUEST_PARAMS>): MergeRequestInput {
   const { allow_collaboration, labels, ...rest } = params;
   const entries = Object.entries({
     ...rest,
@@ -37,61 +38,56 @@ function readMergeRequestInput(input: Input): MergeRequestInput {
 }
 
 /** POST /projects/:id/merge_requests: `source_branch`, `target_branch` and `title` are required (400 `<name> is missing`). */
-export const mergeRequestCreateParams = valueGuard('mergeRequestCreateParams', (_ctx, req): MergeRequestCreate => {
-  const required_ = readParams(req.input, { source_branch: required(str()), target_branch: required(str()), title: required(str()) });
-  const extra = readParams(req.input, { target_project_id: int(), approvals_before_merge: int({ min: 0 }) });
-  return {
-    ...readMergeRequestInput(req.input),
-    ...required_,
-    ...(extra.target_project_id !== undefined ? { target_project_id: extra.target_project_id } : {}),
-    ...(extra.approvals_before_merge !== undefined ? { approvals_before_merge: extra.approvals_before_merge } : {}),
-  };
-});
+const { title: _title, target_branch: _targetBranch, ...OPTIONAL_PARAMS } = MERGE_REQUEST_PARAMS;
+
+export const mergeRequestCreateParams = paramsGuard(
+  'mergeRequestCreateParams',
+  { source_branch: required(str()), target_branch: required(str()), title: required(str()), target_project_id: int(), approvals_before_merge: int({ min: 0 }), ...OPTIONAL_PARAMS },
+  ({ source_branch, target_project_id, approvals_before_merge, ...input }): MergeRequestCreate => ({
+    ...mergeRequestInputOf(input),
+    source_branch,
+    target_branch: input.target_branch,
+    title: input.title,
+    ...(target_project_id !== undefined ? { target_project_id } : {}),
+    ...(approvals_before_merge !== undefined ? { approvals_before_merge } : {}),
+  }),
+);
 
 /** What an edit may change; at least one of them (decision 14: 400 naming them). */
 const UPDATE_ATTRIBUTES = ['target_branch', 'title', 'assignee_id', 'milestone_id', 'labels', 'description', 'state_event', 'remove_source_branch', 'squash', 'discussion_locked', 'allow_maintainer_to_push'];
 
 /** PUT /projects/:id/merge_requests/:merge_request_iid. */
-export const mergeRequestUpdateParams = valueGuard('mergeRequestUpdateParams', (_ctx, req): MergeRequestUpdate => {
-  const { state_event } = readParams(req.input, { state_event: oneOf(['close', 'reopen'] as const) });
-  const update: MergeRequestUpdate = { ...readMergeRequestInput(req.input), ...(state_event ? { state_event } : {}) };
+export const mergeRequestUpdateParams = paramsGuard('mergeRequestUpdateParams', { state_event: oneOf(['close', 'reopen'] as const), ...MERGE_REQUEST_PARAMS }, ({ state_event, ...params }): MergeRequestUpdate => {
+  const update: MergeRequestUpdate = { ...mergeRequestInputOf(params), ...(state_event ? { state_event } : {}) };
   requireAtLeastOne({ ...update }, UPDATE_ATTRIBUTES);
   return update;
 });
 
-/** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
-function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
-  return (raw, name) => {
-    if (typeof raw === 'string' && /^(none|any)$/i.test(raw.trim())) return raw.trim().toLowerCase() as Presence;
-    return reader(raw, name);
-  };
-}
-
-const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
-
 /** The filters and page of a merge request list (SPEC "Merge requests" list parameters), read before the project or group is found. */
-function readMergeRequestList(input: Input, defaultScope: MergeRequestFilters['scope']) {
-  const params = readParams(input, {
-    state: oneOf(['opened', 'closed', 'merged', 'locked', 'all'] as const),
-    order_by: oneOf(['created_at', 'updated_at'] as const),
-    sort: oneOf(['asc', 'desc'] as const),
-    milestone: orPresence(str()),
-    view: oneOf(['simple'] as const),
-    labels: orPresence(list(str())),
-    created_after: datetime(),
-    created_before: datetime(),
-    updated_after: datetime(),
-    updated_before: datetime(),
-    scope: oneOf(SCOPES),
-    author_id: int(),
-    assignee_id: orPresence(int()),
-    my_reaction_emoji: orPresence(str()),
-    search: str(),
-    source_branch: str(),
-    target_branch: str(),
-    wip: oneOf(['yes', 'no'] as const),
-    iids: list(int()),
-  });
+const MERGE_REQUEST_LIST_PARAMS = {
+  state: oneOf(['opened', 'closed', 'merged', 'locked', 'all'] as const),
+  order_by: oneOf(['created_at', 'updated_at'] as const),
+  sort: oneOf(['asc', 'desc'] as const),
+  milestone: orPresence(str()),
+  view: oneOf(['simple'] as const),
+  labels: orPresence(list(str())),
+  created_after: datetime(),
+  created_before: datetime(),
+  updated_after: datetime(),
+  updated_before: datetime(),
+  scope: oneOf(SCOPES),
+  author_id: int(),
+  assignee_id: orPresence(int()),
+  my_reaction_emoji: orPresence(str()),
+  search: str(),
+  source_branch: str(),
+  target_branch: str(),
+  wip: oneOf(['yes', 'no'] as const),
+  iids: list(int()),
+  ...PAGE_PARAMS,
+};
+
+function mergeRequestListOf(params: Parsed<typeof MERGE_REQUEST_LIST_PARAMS>, defaultScope: MergeRequestFilters['scope']) {
   const labels = Array.isArray(params.labels) ? params.labels.map((title) => title.trim()).filter(Boolean) : params.labels;
   const filters: MergeRequestFilters = {
     state: params.state === 'all' ? undefined : params.state,
@@ -113,14 +109,14 @@ function readMergeRequestList(input: Input, defaultScope: MergeRequestFilters['s
     orderBy: params.order_by,
     sort: params.sort,
   };
-  return { filters, simple: params.view === 'simple', page: readPage(input) };
+  return { filters, simple: params.view === 'simple', page: pageOf(params) };
 }
 
 /** A project's or group's merge request list: every scope by default. */
-export const mergeRequestListParams = valueGuard('mergeRequestListParams', (_ctx, req) => readMergeRequestList(req.input, 'all'));
+export const mergeRequestListParams = paramsGuard('mergeRequestListParams', MERGE_REQUEST_LIST_PARAMS, (params) => mergeRequestListOf(params, 'all'));
 
 /** GET /merge_requests: the caller's own by default (SPEC: "The global list returns by default only merge requests created by the caller"). */
-export const myMergeRequestListParams = valueGuard('myMergeRequestListParams', (_ctx, req) => readMergeRequestList(req.input, 'created_by_me'));
+export const myMergeRequestListParams = paramsGuard('myMergeRequestListParams', MERGE_REQUEST_LIST_PARAMS, (params) => mergeRequestListOf(params, 'created_by_me'));
 
 /** GET .../versions/:version_id (400 `version_id is invalid`). */
 export const versionId = pathId('version_id');

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import type { SiteContext } from '../../site-context.js';
 import { badRequest } from '../../errors.js';
-import { pathInt } from '../params.js';
+import { pathInt, readParams, type Parsed, type Schema } from '../params.js';
+import { assertAvatar } from '../../services/avatars.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { Guard } from '../routes.js';
 
@@ -29,6 +30,20 @@ export function valueGuard<T>(name: string, read: (ctx: SiteContext, req: Reques
   };
 }
 
+/**
+ * The body or query parameters of `schema`, read as a guard: the route index lists the schema's
+ * names, so what a route declares is what it parses. `build` turns them into what the handler takes
+ * (`guard.of(req)`); it sees the request for path parameters, never for more of its input.
+ */
+export function paramsGuard<S extends Schema>(name: string, schema: S): ValueGuard<Parsed<S>>;
+export function paramsGuard<S extends Schema, T>(name: string, schema: S, build: (params: Parsed<S>, req: Request, ctx: SiteContext) => T): ValueGuard<T>;
+export function paramsGuard<S extends Schema, T>(name: string, schema: S, build?: (params: Parsed<S>, req: Request, ctx: SiteContext) => T): ValueGuard<T | Parsed<S>> {
+  return valueGuard(name, (ctx, req) => {
+    const params = readParams(req.input, schema);
+    return build ? build(params, req, ctx) : params;
+  }, Object.keys(schema));
+}
+
 /** A numeric path parameter: 400 `<param> is invalid` otherwise, as Grape answers. */
 export function pathId(param: string): ValueGuard<number> {
   return valueGuard(`pathId(:${param})`, (_ctx, req) => pathInt(req.params[param], param));
@@ -42,3 +57,10 @@ export function uploadedFile(field: string): ValueGuard<UploadedFile> {
     return file;
   }, [field]);
 }
+
+/** The multipart `avatar` of a create or update, when sent; 400 when it is not an image GitLab takes. */
+export const avatarFile = valueGuard('avatarFile', (_ctx, req) => {
+  const avatar = req.files.find((file) => file.field === 'avatar');
+  if (avatar) assertAvatar(avatar);
+  return avatar;
+}, ['avatar']);

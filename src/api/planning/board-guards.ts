@@ -10,8 +10,8 @@ import type { SiteContext } from '../../site-context.js';
 import type { BoardParent } from '../../entities/boards.js';
 import { findNamespaceById } from '../../db/tables/namespaces.js';
 import { groupOf, projectOf } from '../middleware/guards.js';
-import { pathId, valueGuard, type ValueGuard } from '../middleware/value-guards.js';
-import { int, list, readParams, required, str } from '../params.js';
+import { paramsGuard, pathId, valueGuard, type ValueGuard } from '../middleware/value-guards.js';
+import { int, list, required, str } from '../params.js';
 
 /** Whether a route serves a project's boards or a group's. */
 export type BoardKind = 'project' | 'group';
@@ -57,12 +57,10 @@ export function namedList(board: ValueGuard<BoardRow>): ValueGuard<LabelListRow>
   return valueGuard('namedList', (ctx, req) => findBoardList(ctx.db, board.of(req), listIdParam.of(req)));
 }
 
-export const boardCreateParams = valueGuard('boardCreateParams', (_ctx, req) =>
-  readParams(req.input, { name: required(str({ max: 255 })), milestone_id: int({ min: 0 }), assignee_id: int({ min: 0 }), weight: int({ min: 0 }), labels: list(str()) }),
-);
+export const boardCreateParams = paramsGuard('boardCreateParams', { name: required(str({ max: 255 })), milestone_id: int({ min: 0 }), assignee_id: int({ min: 0 }), weight: int({ min: 0 }), labels: list(str()) });
 
-export const listCreateParams = valueGuard('listCreateParams', (_ctx, req) => readParams(req.input, { label_id: required(int()) }));
-export const listMoveParams = valueGuard('listMoveParams', (_ctx, req) => readParams(req.input, { position: required(int()) }));
+export const listCreateParams = paramsGuard('listCreateParams', { label_id: required(int()) });
+export const listMoveParams = paramsGuard('listMoveParams', { position: required(int()) });
 
 /** The label of a new list, among those the board may use: 400 `Label not found!`, checked before the ability as GitLab does. */
 export function listLabel(kind: BoardKind): ValueGuard<LabelRow> {

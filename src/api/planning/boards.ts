@@ -5,7 +5,7 @@ import { boardList, boardView } from '../../entities/boards.js';
 import { createBoard, deleteBoard, listBoards, loadBoardRelations } from '../../services/planning/boards.js';
 import { createBoardList, deleteBoardList, listBoardLists, listIssuesOfList, moveBoardList, withLabels } from '../../services/planning/board-lists.js';
 import type { SiteContext } from '../../site-context.js';
-import { readPage, sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { sendIssuePage } from '../issuables/issue-response.js';
 import { boardCreateParams, boardOwner, boardParent, boardScopes, issueSource, listLabel, listMoveParams, namedBoard, namedList, type BoardKind } from './board-guards.js';
@@ -30,7 +30,7 @@ export function boardHandlers(kind: BoardKind) {
     list,
     label,
     listBoards: (ctx: SiteContext, req: Request, res: Response) => {
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const result = listBoards(ctx.db, boardOwner(req, kind), page);
       sendPage(req, res, ctx.externalUrl, page, views(ctx, req, result.rows), result.total);
     },
@@ -45,7 +45,7 @@ export function boardHandlers(kind: BoardKind) {
       sendNoContent(res);
     },
     listLists: (ctx: SiteContext, req: Request, res: Response) => {
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const result = listBoardLists(ctx.db, board.of(req), page);
       sendPage(req, res, ctx.externalUrl, page, withLabels(ctx.db, result.rows).map((one) => boardList(one.list, one.label)), result.total);
     },
@@ -57,7 +57,7 @@ export function boardHandlers(kind: BoardKind) {
       sendNoContent(res);
     },
     listListIssues: (ctx: SiteContext, req: Request, res: Response) => {
-      const page = readPage(req.input);
+      const page = paged.of(req);
       sendIssuePage(ctx, req, res, page, listIssuesOfList(ctx.db, req.actor, issueSource(req, kind), list.of(req), page));
     },
   };

@@ -1,4 +1,5 @@
 import { eeRoute, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { boardIdParam, listCreateParams, listIdParam, listMoveParams, boardCreateParams } from './board-guards.js';
 import { boardHandlers } from './boards.js';
@@ -23,27 +24,27 @@ const groupList = [eeRoute, signedIn, boardIdParam, listIdParam, loadGroup(), gr
  * Epics and epic issues (items 4-5) follow, from epics.ts.
  */
 export const planningRoutes: readonly Route[] = [
-  { method: 'get', path: '/projects/:id/boards', guards: projectReader, handler: project.listBoards },
+  { method: 'get', path: '/projects/:id/boards', guards: [...projectReader, paged], handler: project.listBoards },
   { method: 'post', path: '/projects/:id/boards', guards: [eeRoute, signedIn, boardCreateParams, loadProject(), requireAbility('admin_board')], handler: project.addBoard },
   { method: 'get', path: '/projects/:id/boards/:board_id', guards: projectBoard, handler: project.showBoard },
   { method: 'delete', path: '/projects/:id/boards/:board_id', guards: [eeRoute, ...projectBoard, requireAbility('admin_board')], handler: project.removeBoard },
-  { method: 'get', path: '/projects/:id/boards/:board_id/lists', guards: projectBoard, handler: project.listLists },
+  { method: 'get', path: '/projects/:id/boards/:board_id/lists', guards: [...projectBoard, paged], handler: project.listLists },
   { method: 'post', path: '/projects/:id/boards/:board_id/lists', guards: [signedIn, boardIdParam, listCreateParams, loadProject(), requireAbility('read_board'), project.board, project.label, requireAbility('admin_list')], handler: project.addList },
   { method: 'get', path: '/projects/:id/boards/:board_id/lists/:list_id', guards: projectList, handler: project.showList },
   { method: 'put', path: '/projects/:id/boards/:board_id/lists/:list_id', guards: [signedIn, boardIdParam, listIdParam, listMoveParams, loadProject(), requireAbility('read_board'), project.board, project.list, requireAbility('admin_list')], handler: project.moveList },
   { method: 'delete', path: '/projects/:id/boards/:board_id/lists/:list_id', guards: [...projectList, requireAbility('destroy_list')], handler: project.removeList },
-  { method: 'get', path: '/projects/:id/boards/:board_id/lists/:list_id/issues', guards: projectList, handler: project.listListIssues },
+  { method: 'get', path: '/projects/:id/boards/:board_id/lists/:list_id/issues', guards: [...projectList, paged], handler: project.listListIssues },
 
-  { method: 'get', path: '/groups/:id/boards', guards: groupReader, handler: group.listBoards },
+  { method: 'get', path: '/groups/:id/boards', guards: [...groupReader, paged], handler: group.listBoards },
   { method: 'post', path: '/groups/:id/boards', guards: [eeRoute, signedIn, boardCreateParams, loadGroup(), requireAbility('admin_group_board')], handler: group.addBoard },
   { method: 'get', path: '/groups/:id/boards/:board_id', guards: groupBoard, handler: group.showBoard },
   { method: 'delete', path: '/groups/:id/boards/:board_id', guards: [...groupBoard, requireAbility('admin_group_board')], handler: group.removeBoard },
-  { method: 'get', path: '/groups/:id/boards/:board_id/lists', guards: groupBoard, handler: group.listLists },
+  { method: 'get', path: '/groups/:id/boards/:board_id/lists', guards: [...groupBoard, paged], handler: group.listLists },
   { method: 'post', path: '/groups/:id/boards/:board_id/lists', guards: [eeRoute, signedIn, boardIdParam, listCreateParams, loadGroup(), group.board, group.label, requireAbility('admin_group_list')], handler: group.addList },
   { method: 'get', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: groupList, handler: group.showList },
   { method: 'put', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: [eeRoute, signedIn, boardIdParam, listIdParam, listMoveParams, loadGroup(), group.board, group.list, requireAbility('admin_group_list')], handler: group.moveList },
   { method: 'delete', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: [...groupList, requireAbility('destroy_group_list')], handler: group.removeList },
-  { method: 'get', path: '/groups/:id/boards/:board_id/lists/:list_id/issues', guards: groupList, handler: group.listListIssues },
+  { method: 'get', path: '/groups/:id/boards/:board_id/lists/:list_id/issues', guards: [...groupList, paged], handler: group.listListIssues },
 
   ...epicsRoutes,
 ];

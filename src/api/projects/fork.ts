@@ -2,15 +2,12 @@ import type { Request, Response } from 'express';
 import { forkProject } from '../../services/projects/fork.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { idOrPath, readParams, str } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { idOrPath, str } from '../params.js';
 import { sendProject } from './project-response.js';
 
 /** The target namespace (id or full path), read before fork_project is asked; blank means the caller's own, as an absent one does. */
-export const forkParams = valueGuard('forkParams', (_ctx, req) => {
-  const { namespace } = readParams(req.input, { namespace: str() });
-  return namespace ? idOrPath(namespace) : undefined;
-});
+export const forkParams = paramsGuard('forkParams', { namespace: str() }, ({ namespace }) => (namespace ? idOrPath(namespace) : undefined));
 
 export function addFork(ctx: SiteContext, req: Request, res: Response): void {
   sendProject(ctx, req, res, 201, forkProject(ctx, requireActor(req), projectOf(req), forkParams.of(req)));

@@ -1,16 +1,19 @@
 import { customAttributesRoutes, type AttributeSubject } from '../custom-attributes.js';
 import { admin, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import { avatarFile } from '../middleware/value-guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
-import { addProject, addProjectForUser } from './create.js';
+import { projectListParams } from './list-response.js';
+import { addProject, addProjectForUser, projectCreateForUserParams, projectCreateParams } from './create.js';
 import { removeProject } from './delete.js';
-import { listUsers, showProject } from './details.js';
+import { listUsers, projectShowParams, projectUsersParams, showProject } from './details.js';
 import { addFork, forkParams } from './fork.js';
 import { listAllProjects, listForks, listUserProjects } from './lists.js';
 import { addShare, removeShare, shareParams, sharedGroupId } from './share.js';
 import { archiveProject, starProject, unarchiveProject, unstarProject } from './states.js';
 import { addUpload, uploadFile } from './uploads.js';
 import { editProject, updateParams } from './update.js';
-import { listGroupsOfProject, transferProjectHandler } from './transfer.js';
+import { listGroupsOfProject, projectGroupsParams, transferParams, transferProjectHandler } from './transfer.js';
 import { runHousekeeping, showLanguages, showStorage } from './housekeeping.js';
 
 /**
@@ -22,14 +25,14 @@ const project = loadProject();
 const projectAttributes = { owner: { table: 'project_custom_attributes', column: 'project_id' }, ownerId: (_ctx, req) => projectOf(req).id } as const satisfies AttributeSubject;
 
 export const projectsRoutes: readonly Route[] = [
-  { method: 'get', path: '/projects', guards: [], handler: listAllProjects },
-  { method: 'get', path: '/users/:user_id/projects', guards: [], handler: listUserProjects },
-  { method: 'get', path: '/projects/:id/forks', guards: [project], handler: listForks },
-  { method: 'get', path: '/projects/:id', guards: [project], handler: showProject },
-  { method: 'get', path: '/projects/:id/users', guards: [project], handler: listUsers },
-  { method: 'post', path: '/projects', guards: [signedIn], handler: addProject },
-  { method: 'post', path: '/projects/user/:user_id', guards: [admin], handler: addProjectForUser },
-  { method: 'put', path: '/projects/:id', guards: [signedIn, project, updateParams, requireAbility('admin_project')], handler: editProject },
+  { method: 'get', path: '/projects', guards: [projectListParams], handler: listAllProjects },
+  { method: 'get', path: '/users/:user_id/projects', guards: [projectListParams], handler: listUserProjects },
+  { method: 'get', path: '/projects/:id/forks', guards: [project, projectListParams], handler: listForks },
+  { method: 'get', path: '/projects/:id', guards: [project, projectShowParams], handler: showProject },
+  { method: 'get', path: '/projects/:id/users', guards: [project, projectUsersParams, paged], handler: listUsers },
+  { method: 'post', path: '/projects', guards: [signedIn, projectCreateParams, avatarFile], handler: addProject },
+  { method: 'post', path: '/projects/user/:user_id', guards: [admin, projectCreateForUserParams, avatarFile], handler: addProjectForUser },
+  { method: 'put', path: '/projects/:id', guards: [signedIn, project, avatarFile, updateParams, requireAbility('admin_project')], handler: editProject },
   { method: 'delete', path: '/projects/:id', guards: [signedIn, project, requireAbility('remove_project')], handler: removeProject },
   { method: 'post', path: '/projects/:id/fork', guards: [signedIn, project, forkParams, requireAbility('fork_project')], handler: addFork },
   { method: 'post', path: '/projects/:id/star', guards: [signedIn, project], handler: starProject },
@@ -39,8 +42,8 @@ export const projectsRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/share', guards: [signedIn, project, shareParams, requireAbility('admin_project')], handler: addShare },
   { method: 'delete', path: '/projects/:id/share/:group_id', guards: [signedIn, project, sharedGroupId, requireAbility('admin_project')], handler: removeShare },
   { method: 'post', path: '/projects/:id/uploads', guards: [signedIn, uploadFile, project, requireAbility('upload_file')], handler: addUpload },
-  { method: 'put', path: '/projects/:id/transfer', guards: [signedIn, project, requireAbility('change_namespace')], handler: transferProjectHandler },
-  { method: 'get', path: '/projects/:id/groups', guards: [project], handler: listGroupsOfProject },
+  { method: 'put', path: '/projects/:id/transfer', guards: [signedIn, project, requireAbility('change_namespace'), transferParams], handler: transferProjectHandler },
+  { method: 'get', path: '/projects/:id/groups', guards: [project, projectGroupsParams, paged], handler: listGroupsOfProject },
   { method: 'get', path: '/projects/:id/languages', guards: [project], handler: showLanguages },
   { method: 'post', path: '/projects/:id/housekeeping', guards: [signedIn, project, requireAbility('run_housekeeping')], handler: runHousekeeping },
   { method: 'get', path: '/projects/:id/storage', guards: [admin, project], handler: showStorage },

@@ -6,8 +6,9 @@ import { VISIBILITY_NAMES } from '../../db/levels.js';
 import { PROJECT_ORDERS, type ProjectFilters } from '../../services/projects/lists.js';
 import { loadProjectRelations, withStatistics } from '../../services/projects/relations.js';
 import type { SiteContext } from '../../site-context.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, hash, oneOf, readParams, str, type Input } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
+import { bool, hash, oneOf, str } from '../params.js';
 
 
 /** What a project list answers: BasicProjectDetails for anonymous callers and `simple=true`, else ProjectWithAccess (GITLAB-NOTES 2.2). */
@@ -17,8 +18,7 @@ export async function sendProjects(
   res: Response,
   list: (filters: ProjectFilters, page: Page) => Paged<ProjectRow>,
 ): Promise<void> {
-  const { filters, simple, statistics } = readListFilters(req.input);
-  const page = readPage(req.input);
+  const { filters, simple, statistics, page } = projectListParams.of(req);
   const result = list(filters, page);
   let rel = loadProjectRelations(ctx.db, req.actor, result.rows);
   const basic = simple || !req.actor;
@@ -27,8 +27,10 @@ export async function sendProjects(
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => view(row, rel, ctx)), result.total);
 }
 
-function readListFilters(input: Input): { filters: ProjectFilters; simple: boolean; statistics: boolean } {
-  const params = readParams(input, {
+/** A project list's filters and page (GitLab's projects finder parameters). */
+export const projectListParams = paramsGuard(
+  'projectListParams',
+  {
     archived: bool(),
     visibility: oneOf(VISIBILITY_NAMES),
     order_by: oneOf(PROJECT_ORDERS),
@@ -42,8 +44,9 @@ function readListFilters(input: Input): { filters: ProjectFilters; simple: boole
     with_issues_enabled: bool(),
     with_merge_requests_enabled: bool(),
     custom_attributes: hash(),
-  });
-  return {
+    ...PAGE_PARAMS,
+  },
+  (params): { filters: ProjectFilters; simple: boolean; statistics: boolean; page: Page } => ({
     filters: {
       archived: params.archived,
       visibility: params.visibility,
@@ -59,5 +62,6 @@ function readListFilters(input: Input): { filters: ProjectFilters; simple: boole
     },
     simple: params.simple === true,
     statistics: params.statistics === true,
-  };
-}
+    page: pageOf(params),
+  }),
+);

@@ -4,15 +4,16 @@ import { badRequest } from '../../errors.js';
 import { shareProject, unshareProject } from '../../services/projects/projects.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { date, int, readParams, required, type Reader } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { date, int, required, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** The share's group, access and expiry, read before admin_project is asked. */
-export const shareParams = valueGuard('shareParams', (_ctx, req) => {
-  const params = readParams(req.input, { group_id: required(int()), group_access: required(shareAccess()), expires_at: date() });
-  return { groupId: params.group_id, groupAccess: params.group_access, expiresAt: params.expires_at };
-});
+export const shareParams = paramsGuard('shareParams', { group_id: required(int()), group_access: required(shareAccess()), expires_at: date() }, (params) => ({
+  groupId: params.group_id,
+  groupAccess: params.group_access,
+  expiresAt: params.expires_at,
+}));
 
 export const sharedGroupId = pathId('group_id');
 

@@ -8,14 +8,18 @@ import { transferProjectAs } from '../../services/projects/projects.js';
 import { loadProjectRelations } from '../../services/projects/relations.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, idOrPath, int, list, readParams, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, idOrPath, int, list, required, str } from '../params.js';
+
+export const transferParams = paramsGuard('transferParams', { namespace: required(str()) });
+export const projectGroupsParams = paramsGuard('projectGroupsParams', { search: str(), skip_groups: list(int()), with_shared: bool(), shared_min_access_level: int({ min: 0, max: 50 }) });
 import { sendJson } from '../respond.js';
 
 /** PUT /projects/:id/transfer: `namespace` an id or a full path (404 `Namespace` when missing or invisible); answers the moved project. */
 export function transferProjectHandler(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  const { namespace } = readParams(req.input, { namespace: required(str()) });
+  const { namespace } = transferParams.of(req);
   const target = getNamespace(ctx.db, actor, idOrPath(namespace));
   const moved = transferProjectAs(ctx.db, actor, projectOf(req), target);
   const row = findProjectById(ctx.db, moved.id) ?? moved;
@@ -24,8 +28,8 @@ export function transferProjectHandler(ctx: SiteContext, req: Request, res: Resp
 
 /** GET /projects/:id/groups: the project's group and its ancestors (and, with `with_shared`, its shares) the caller may read, as GitLab's PublicGroupDetails. */
 export function listGroupsOfProject(ctx: SiteContext, req: Request, res: Response): void {
-  const params = readParams(req.input, { search: str(), skip_groups: list(int()), with_shared: bool(), shared_min_access_level: int({ min: 0, max: 50 }) });
-  const page = readPage(req.input);
+  const params = projectGroupsParams.of(req);
+  const page = paged.of(req);
   const filters = { search: params.search || undefined, skipGroups: params.skip_groups, withShared: params.with_shared ?? false, sharedMinAccessLevel: params.shared_min_access_level ?? 0 };
   const result = listProjectGroups(ctx.db, req.actor ?? null, projectOf(req), filters, page);
   const views = result.rows.map((row) => {

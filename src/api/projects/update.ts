@@ -3,9 +3,9 @@ import { PROJECT_FLAGS } from '../../services/projects/create.js';
 import { updateProject } from '../../services/projects/projects.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
+import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
 import { requireAtLeastOne } from '../params.js';
-import { avatarOf, readProjectInput } from './project-input.js';
+import { PROJECT_PARAMS, projectInputOf } from './project-input.js';
 import { sendProject } from './project-response.js';
 
 /** GitLab's at_least_one_of list for an update. */
@@ -24,10 +24,10 @@ const UPDATE_ATTRIBUTES = [
 ];
 
 /** The update's attributes and avatar (400s), read before admin_project is asked. */
-export const updateParams = valueGuard('updateParams', (_ctx, req) => {
+export const updateParams = paramsGuard('updateParams', PROJECT_PARAMS, (params, req) => {
   // SPEC: an update takes the create parameters except namespace_id and printing_merge_request_link_enabled.
-  const { printing_merge_request_link_enabled: _ignored, ...input } = readProjectInput(req.input);
-  const avatar = avatarOf(req);
+  const { printing_merge_request_link_enabled: _ignored, ...input } = projectInputOf(params);
+  const avatar = avatarFile.of(req);
   requireAtLeastOne({ ...input, avatar }, UPDATE_ATTRIBUTES);
   return { input, avatar };
 });

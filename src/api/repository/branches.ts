@@ -4,13 +4,18 @@ import { createBranch, deleteBranch, deleteMergedBranches, getBranch, listBranch
 import { setBranchProtection, unprotectBranch } from '../../services/repository/protected-refs.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, readParams, required, str } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { paged, sendPage } from '../pagination.js';
+import { bool, required, str } from '../params.js';
+
+export const branchListParams = paramsGuard('branchListParams', { search: str() });
+export const branchParams = paramsGuard('branchParams', { branch: required(str()), ref: required(str()) });
+export const branchProtectParams = paramsGuard('branchProtectParams', { developers_can_push: bool(), developers_can_merge: bool() });
 import { sendJson, sendNoContent } from '../respond.js';
 
 export async function listProjectBranches(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { search } = readParams(req.input, { search: str() });
-  const page = readPage(req.input);
+  const { search } = branchListParams.of(req);
+  const page = paged.of(req);
   const { rows, total } = await listBranches(ctx, projectOf(req), req.actor ?? null, search || undefined, page.offset, page.perPage);
   sendPage(req, res, ctx.externalUrl, page, rows.map(branchEntity), total);
 }
@@ -20,7 +25,7 @@ export async function showBranch(ctx: SiteContext, req: Request, res: Response):
 }
 
 export async function addBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { branch, ref } = readParams(req.input, { branch: required(str()), ref: required(str()) });
+  const { branch, ref } = branchParams.of(req);
   sendJson(res, 201, branchEntity(await createBranch(ctx, projectOf(req), requireActor(req), branch, ref)));
 }
 
@@ -31,7 +36,7 @@ export async function removeBranch(ctx: SiteContext, req: Request, res: Response
 
 /** PUT .../branches/:branch/protect (GitLab 10.x): the branch's protected row, with `developers_can_push` / `developers_can_merge`. */
 export async function protectOneBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = readParams(req.input, { developers_can_push: bool(), developers_can_merge: bool() });
+  const params = branchProtectParams.of(req);
   const project = projectOf(req);
   const name = String(req.params.branch);
   await getBranch(ctx, project, req.actor ?? null, name);

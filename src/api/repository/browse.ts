@@ -4,15 +4,21 @@ import { prepareArchive } from '../../services/repository/archives.js';
 import { findMergeBase, listContributors, listRepositoryTree, openProjectBlob, readProjectBlob } from '../../services/repository/browse.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, list, oneOf, readParams, required, str } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
+import { bool, list, oneOf, required, str } from '../params.js';
 import { sendJson } from '../respond.js';
 import { blobContentType, sendGitOutput } from './git-download.js';
 
+export const treeParams = paramsGuard('treeParams', { ref: str(), path: str(), recursive: bool(), ...PAGE_PARAMS });
+export const archiveParams = paramsGuard('archiveParams', { sha: str(), format: str(), path: str() });
+export const contributorParams = paramsGuard('contributorParams', { ref: str(), order_by: oneOf(['email', 'name', 'commits'] as const), sort: oneOf(['asc', 'desc'] as const), ...PAGE_PARAMS });
+export const mergeBaseParams = paramsGuard('mergeBaseParams', { refs: required(list(str())) });
+
 /** GET repository/tree: one page of a tree's entries. */
 export async function showTree(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { ref, path, recursive } = readParams(req.input, { ref: str(), path: str(), recursive: bool() });
-  const page = readPage(req.input);
+  const { ref, path, recursive, ...rest } = treeParams.of(req);
+  const page = pageOf(rest);
   const { rows, total } = await listRepositoryTree(ctx, projectOf(req), { ref, path, recursive: recursive ?? false }, page);
   sendPage(req, res, ctx.externalUrl, page, rows.map(treeEntryEntity), total);
 }
@@ -39,7 +45,7 @@ export async function showRawBlob(ctx: SiteContext, req: Request, res: Response)
 
 /** GET repository/archive[.format]: `git archive` streamed, named as GitLab names it. */
 export async function downloadArchive(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = readParams(req.input, { sha: str(), format: str(), path: str() });
+  const params = archiveParams.of(req);
   const format = req.params.format === undefined ? params.format : String(req.params.format);
   const archive = await prepareArchive(ctx, projectOf(req), { sha: params.sha, format: format || undefined, path: params.path || undefined });
   res.statusCode = 200;
@@ -56,14 +62,14 @@ export async function downloadArchive(ctx: SiteContext, req: Request, res: Respo
 
 /** GET repository/contributors: paged after ordering, as GitLab pages its array. */
 export async function showContributors(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = readParams(req.input, { ref: str(), order_by: oneOf(['email', 'name', 'commits'] as const), sort: oneOf(['asc', 'desc'] as const) });
-  const page = readPage(req.input);
+  const params = contributorParams.of(req);
+  const page = pageOf(params);
   const contributors = await listContributors(ctx, projectOf(req), { ref: params.ref || undefined, orderBy: params.order_by ?? 'commits', sort: params.sort ?? 'asc' });
   sendPage(req, res, ctx.externalUrl, page, contributors.slice(page.offset, page.offset + page.perPage).map(contributorEntity), contributors.length);
 }
 
 /** GET repository/merge_base?refs[]=a&refs[]=b: the common ancestor as a Commit. */
 export async function showMergeBase(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { refs } = readParams(req.input, { refs: required(list(str())) });
+  const { refs } = mergeBaseParams.of(req);
   sendJson(res, 200, commitEntity(await findMergeBase(ctx, projectOf(req), refs)));
 }

@@ -19,9 +19,9 @@ import {
 import type { SiteContext } from '../../site-context.js';
 import { discussionNoteUpdateParams, noteCreateParams } from '../issuables/note-params.js';
 import { loadProject, projectOf, requireAbility, requireActor, signedIn } from '../middleware/guards.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { int, oneOf, readParams, required, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { paged, sendPage } from '../pagination.js';
+import { int, oneOf, required, str } from '../params.js';
 import type { Route } from '../routes.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
@@ -39,8 +39,7 @@ const noteId = pathId('note_id');
  * POST commits/:sha/comments: `note` (400 `note is missing`), and `path` with `line` (400 `line is
  * missing` without it) and `line_type` (`new`, the default, or `old`), as Grape's `given :path`.
  */
-const commentParams = valueGuard('commitCommentParams', (_ctx, req) => {
-  const params = readParams(req.input, { note: required(str()), path: str(), line: int(), line_type: oneOf(['new', 'old'] as const) });
+const commentParams = paramsGuard('commitCommentParams', { note: required(str()), path: str(), line: int(), line_type: oneOf(['new', 'old'] as const) }, (params) => {
   if (params.path === undefined) return { note: params.note, at: null };
   if (params.line === undefined) throw badRequest('line is missing');
   return { note: params.note, at: { path: params.path, line: params.line, lineType: params.line_type ?? 'new' } };
@@ -55,7 +54,7 @@ const sendNote = (ctx: SiteContext, res: Response, status: number, note: NoteRow
 
 async function listComments(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const commit = await commitOf(ctx, req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const { rows, total } = listCommitNotes(ctx.db, projectOf(req), commit, page);
   const rel = relationsOf(ctx, rows);
   sendPage(req, res, ctx.externalUrl, page, rows.map((row) => commitNoteView(row, rel, ctx)), total);
@@ -69,7 +68,7 @@ async function addComment(ctx: SiteContext, req: Request, res: Response): Promis
 
 async function listDiscussions(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const commit = await commitOf(ctx, req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const { rows, total } = listCommitDiscussions(ctx.db, projectOf(req), commit, page);
   sendPage(req, res, ctx.externalUrl, page, discussionsJson(ctx, rows), total);
 }
@@ -127,10 +126,10 @@ const reader = [loadProject(), requireAbility('download_code')];
  * parameters, then the project, as the tracker's). Who may write is asked by the services (403).
  */
 export const commitNoteRoutes: readonly Route[] = [
-  { method: 'get', path: `${base}/comments`, guards: reader, handler: listComments },
+  { method: 'get', path: `${base}/comments`, guards: [...reader, paged], handler: listComments },
   { method: 'post', path: `${base}/comments`, guards: [signedIn, ...reader, commentParams], handler: addComment },
 
-  { method: 'get', path: `${base}/discussions`, guards: [signedIn, ...reader], handler: listDiscussions },
+  { method: 'get', path: `${base}/discussions`, guards: [signedIn, ...reader, paged], handler: listDiscussions },
   { method: 'post', path: `${base}/discussions`, guards: [signedIn, noteCreateParams, ...reader], handler: startDiscussion },
   { method: 'get', path: discussion, guards: [signedIn, ...reader], handler: showDiscussion },
   { method: 'get', path: `${discussion}/notes`, guards: [signedIn, ...reader], handler: discussionNotes },

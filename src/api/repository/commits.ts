@@ -6,14 +6,18 @@ import { verifyCommitSignature } from '../../services/repository/commit-signatur
 import { ALL_REFS, commitDiff, commitHistory, commitRefs, commitWithStats } from '../../services/repository/project-commits.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, datetime, oneOf, readParams, required, str, type Input } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
+import { bool, datetime, oneOf, required, str, type Input } from '../params.js';
 import { sendJson } from '../respond.js';
-import { readCommitRequest } from './commit-params.js';
+import { COMMIT_PARAMS, commitRequestOf } from './commit-params.js';
+
+export const commitListParams = paramsGuard('commitListParams', { ref_name: str(), since: datetime(), until: datetime(), path: str(), all: bool(), ...PAGE_PARAMS });
+export const commitRefsParams = paramsGuard('commitRefsParams', { type: oneOf(['branch', 'tag', 'all'] as const), ...PAGE_PARAMS });
 
 export async function listProjectCommits(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = readParams(req.input, { ref_name: str(), since: datetime(), until: datetime(), path: str(), all: bool() });
-  const page = readPage(req.input);
+  const params = commitListParams.of(req);
+  const page = pageOf(params);
   const filter = { since: params.since, until: params.until, path: params.path || undefined };
   const { commits, total } = await commitHistory(ctx, projectOf(req), params.all ? ALL_REFS : params.ref_name, filter, page);
   sendPage(req, res, ctx.externalUrl, page, commits.map(commitEntity), total);
@@ -31,8 +35,8 @@ export async function showCommitDiff(ctx: SiteContext, req: Request, res: Respon
 
 /** GET commits/:sha/refs: the branches and tags holding the commit (`type` branch, tag or all), paged as GitLab pages its array. */
 export async function showCommitRefs(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { type } = readParams(req.input, { type: oneOf(['branch', 'tag', 'all'] as const) });
-  const page = readPage(req.input);
+  const { type, ...rest } = commitRefsParams.of(req);
+  const page = pageOf(rest);
   const refs = await commitRefs(ctx, projectOf(req), String(req.params.sha), type ?? 'all');
   sendPage(req, res, ctx.externalUrl, page, refs.slice(page.offset, page.offset + page.perPage).map(basicRefEntity), refs.length);
 }
@@ -45,13 +49,14 @@ export async function showCommitSignature(ctx: SiteContext, req: Request, res: R
 /** POST commits: several file actions in one commit, answered with the new commit's detail. */
 export async function addCommit(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const project = projectOf(req);
-  const request = readCommitRequest(req.input);
-  const sha = await writeCommit(ctx, project, requireActor(req), { ...request, actions: readActions(req.input.actions) });
+  const sha = await writeCommit(ctx, project, requireActor(req), commitParams.of(req));
   const { commit, stats } = await commitWithStats(ctx, project, sha);
   sendJson(res, 201, commitDetail(commit, stats, project.id));
 }
 
 const ACTIONS = ['create', 'update', 'delete', 'move', 'chmod'] as const;
+
+export const commitParams = paramsGuard('commitParams', { ...COMMIT_PARAMS, actions: (raw: unknown) => readActions(raw) }, (params) => ({ ...commitRequestOf(params), actions: params.actions }));
 
 /** The `actions` of a multi-file commit; each problem is a 400 naming the action (`actions[1] file_path is missing`). */
 function readActions(raw: unknown): FileAction[] {

@@ -1,23 +1,26 @@
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import { fromCurrentCopy, type ReadRouting } from '../geo/read-routing.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
-import { addBranch, listProjectBranches, protectOneBranch, removeBranch, removeMergedBranches, showBranch, unprotectOneBranch } from './branches.js';
-import { downloadArchive, showBlob, showContributors, showMergeBase, showRawBlob, showTree } from './browse.js';
-import { addCommit, listProjectCommits, showCommit, showCommitDiff, showCommitRefs, showCommitSignature } from './commits.js';
-import { cherryPickCommit, revertCommit } from './commit-changes.js';
-import { showCompare } from './compare.js';
-import { addFile, editFile, removeFile, showFile, showFileBlame, showRawFile } from './files.js';
+import { addBranch, branchListParams, branchParams, branchProtectParams, listProjectBranches, protectOneBranch, removeBranch, removeMergedBranches, showBranch, unprotectOneBranch } from './branches.js';
+import { archiveParams, contributorParams, downloadArchive, mergeBaseParams, showBlob, showContributors, showMergeBase, showRawBlob, showTree, treeParams } from './browse.js';
+import { addCommit, commitListParams, commitParams, commitRefsParams, listProjectCommits, showCommit, showCommitDiff, showCommitRefs, showCommitSignature } from './commits.js';
+import { cherryPickCommit, commitChangeParams, revertCommit } from './commit-changes.js';
+import { compareParams, showCompare } from './compare.js';
+import { addFile, editFile, fileDeleteParams, fileRefParams, fileWriteParams, rawFileParams, removeFile, showFile, showFileBlame, showRawFile } from './files.js';
 import {
   addProtectedBranch,
   addProtectedTag,
   listProjectProtectedBranches,
   listProjectProtectedTags,
+  protectedBranchParams,
+  protectedTagParams,
   removeProtectedBranch,
   removeProtectedTag,
   showProtectedBranch,
   showProtectedTag,
 } from './protected-refs.js';
-import { addRelease, addTag, editRelease, listTagsOfProject, removeTag, showTag } from './tags.js';
+import { addRelease, addTag, editRelease, listTagsOfProject, releaseParams, removeTag, showTag, tagListParams, tagParams } from './tags.js';
 
 /**
  * The repository API (GITLAB-NOTES 5: Branches, Repository files, Commits; compare). Reads need
@@ -32,55 +35,55 @@ const protector = [signedIn, loadProject(), requireAbility('admin_project')];
 const base = '/projects/:id/repository';
 
 const routes: readonly Route[] = [
-  { method: 'get', path: `${base}/branches`, guards: reader, handler: listProjectBranches },
+  { method: 'get', path: `${base}/branches`, guards: [...reader, branchListParams, paged], handler: listProjectBranches },
   { method: 'get', path: `${base}/branches/:branch`, guards: reader, handler: showBranch },
-  { method: 'post', path: `${base}/branches`, guards: writer, handler: addBranch },
+  { method: 'post', path: `${base}/branches`, guards: [...writer, branchParams], handler: addBranch },
   { method: 'delete', path: `${base}/branches/:branch`, guards: writer, handler: removeBranch },
-  { method: 'put', path: `${base}/branches/:branch/protect`, guards: protector, handler: protectOneBranch },
+  { method: 'put', path: `${base}/branches/:branch/protect`, guards: [...protector, branchProtectParams], handler: protectOneBranch },
   { method: 'put', path: `${base}/branches/:branch/unprotect`, guards: protector, handler: unprotectOneBranch },
   { method: 'delete', path: `${base}/merged_branches`, guards: writer, handler: removeMergedBranches },
 
-  { method: 'get', path: `${base}/tags`, guards: reader, handler: listTagsOfProject },
+  { method: 'get', path: `${base}/tags`, guards: [...reader, tagListParams, paged], handler: listTagsOfProject },
   { method: 'get', path: `${base}/tags/:tag_name`, guards: reader, handler: showTag },
-  { method: 'post', path: `${base}/tags`, guards: writer, handler: addTag },
+  { method: 'post', path: `${base}/tags`, guards: [...writer, tagParams], handler: addTag },
   { method: 'delete', path: `${base}/tags/:tag_name`, guards: writer, handler: removeTag },
-  { method: 'post', path: `${base}/tags/:tag_name/release`, guards: writer, handler: addRelease },
-  { method: 'put', path: `${base}/tags/:tag_name/release`, guards: writer, handler: editRelease },
+  { method: 'post', path: `${base}/tags/:tag_name/release`, guards: [...writer, releaseParams], handler: addRelease },
+  { method: 'put', path: `${base}/tags/:tag_name/release`, guards: [...writer, releaseParams], handler: editRelease },
 
-  { method: 'get', path: '/projects/:id/protected_branches', guards: protector, handler: listProjectProtectedBranches },
+  { method: 'get', path: '/projects/:id/protected_branches', guards: [...protector, paged], handler: listProjectProtectedBranches },
   { method: 'get', path: '/projects/:id/protected_branches/:name', guards: protector, handler: showProtectedBranch },
-  { method: 'post', path: '/projects/:id/protected_branches', guards: protector, handler: addProtectedBranch },
+  { method: 'post', path: '/projects/:id/protected_branches', guards: [...protector, protectedBranchParams], handler: addProtectedBranch },
   { method: 'delete', path: '/projects/:id/protected_branches/:name', guards: protector, handler: removeProtectedBranch },
-  { method: 'get', path: '/projects/:id/protected_tags', guards: protector, handler: listProjectProtectedTags },
+  { method: 'get', path: '/projects/:id/protected_tags', guards: [...protector, paged], handler: listProjectProtectedTags },
   { method: 'get', path: '/projects/:id/protected_tags/:name', guards: protector, handler: showProtectedTag },
-  { method: 'post', path: '/projects/:id/protected_tags', guards: protector, handler: addProtectedTag },
+  { method: 'post', path: '/projects/:id/protected_tags', guards: [...protector, protectedTagParams], handler: addProtectedTag },
   { method: 'delete', path: '/projects/:id/protected_tags/:name', guards: protector, handler: removeProtectedTag },
 
-  { method: 'get', path: `${base}/files/:file_path/raw`, guards: reader, handler: showRawFile },
-  { method: 'get', path: `${base}/files/:file_path/blame`, guards: reader, handler: showFileBlame },
-  { method: 'get', path: `${base}/files/:file_path`, guards: reader, handler: showFile },
-  { method: 'post', path: `${base}/files/:file_path`, guards: writer, handler: addFile },
-  { method: 'put', path: `${base}/files/:file_path`, guards: writer, handler: editFile },
-  { method: 'delete', path: `${base}/files/:file_path`, guards: writer, handler: removeFile },
+  { method: 'get', path: `${base}/files/:file_path/raw`, guards: [...reader, rawFileParams], handler: showRawFile },
+  { method: 'get', path: `${base}/files/:file_path/blame`, guards: [...reader, fileRefParams], handler: showFileBlame },
+  { method: 'get', path: `${base}/files/:file_path`, guards: [...reader, fileRefParams], handler: showFile },
+  { method: 'post', path: `${base}/files/:file_path`, guards: [...writer, fileWriteParams], handler: addFile },
+  { method: 'put', path: `${base}/files/:file_path`, guards: [...writer, fileWriteParams], handler: editFile },
+  { method: 'delete', path: `${base}/files/:file_path`, guards: [...writer, fileDeleteParams], handler: removeFile },
 
-  { method: 'get', path: `${base}/commits`, guards: reader, handler: listProjectCommits },
+  { method: 'get', path: `${base}/commits`, guards: [...reader, commitListParams], handler: listProjectCommits },
   { method: 'get', path: `${base}/commits/:sha`, guards: reader, handler: showCommit },
   { method: 'get', path: `${base}/commits/:sha/diff`, guards: reader, handler: showCommitDiff },
-  { method: 'get', path: `${base}/commits/:sha/refs`, guards: reader, handler: showCommitRefs },
+  { method: 'get', path: `${base}/commits/:sha/refs`, guards: [...reader, commitRefsParams], handler: showCommitRefs },
   { method: 'get', path: `${base}/commits/:sha/signature`, guards: reader, handler: showCommitSignature },
-  { method: 'post', path: `${base}/commits`, guards: writer, handler: addCommit },
-  { method: 'post', path: `${base}/commits/:sha/cherry_pick`, guards: writer, handler: cherryPickCommit },
-  { method: 'post', path: `${base}/commits/:sha/revert`, guards: writer, handler: revertCommit },
+  { method: 'post', path: `${base}/commits`, guards: [...writer, commitParams], handler: addCommit },
+  { method: 'post', path: `${base}/commits/:sha/cherry_pick`, guards: [...writer, commitChangeParams], handler: cherryPickCommit },
+  { method: 'post', path: `${base}/commits/:sha/revert`, guards: [...writer, commitChangeParams], handler: revertCommit },
 
-  { method: 'get', path: `${base}/compare`, guards: reader, handler: showCompare },
+  { method: 'get', path: `${base}/compare`, guards: [...reader, compareParams], handler: showCompare },
 
   // Browsing (GitLab's repositories.rb); every GET answers HEAD too, with the same headers.
-  { method: 'get', path: `${base}/tree`, guards: reader, handler: showTree },
+  { method: 'get', path: `${base}/tree`, guards: [...reader, treeParams], handler: showTree },
   { method: 'get', path: `${base}/blobs/:sha`, guards: reader, handler: showBlob },
   { method: 'get', path: `${base}/blobs/:sha/raw`, guards: reader, handler: showRawBlob },
-  { method: 'get', path: `${base}/archive{.:format}`, guards: reader, handler: downloadArchive },
-  { method: 'get', path: `${base}/contributors`, guards: reader, handler: showContributors },
-  { method: 'get', path: `${base}/merge_base`, guards: reader, handler: showMergeBase },
+  { method: 'get', path: `${base}/archive{.:format}`, guards: [...reader, archiveParams], handler: downloadArchive },
+  { method: 'get', path: `${base}/contributors`, guards: [...reader, contributorParams], handler: showContributors },
+  { method: 'get', path: `${base}/merge_base`, guards: [...reader, mergeBaseParams], handler: showMergeBase },
 ];
 
 /**

@@ -13,8 +13,9 @@ import {
 } from '../../services/repository/protected-refs.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { int, readParams, required, str, type Reader } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { paged, sendPage } from '../pagination.js';
+import { int, required, str, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** An access level a protection takes (GitLab's ProtectedRefAccess::ALLOWED_ACCESS_LEVELS); 400 `<name> does not have a valid value` else. */
@@ -28,8 +29,16 @@ function accessLevel(allowed: readonly number[]): Reader<number | undefined> {
 }
 const REF_LEVELS = [0, 30, 40];
 
+export const protectedBranchParams = paramsGuard('protectedBranchParams', {
+  name: required(str({ max: 255 })),
+  push_access_level: accessLevel(REF_LEVELS),
+  merge_access_level: accessLevel(REF_LEVELS),
+  unprotect_access_level: accessLevel([30, 40, 60]),
+});
+export const protectedTagParams = paramsGuard('protectedTagParams', { name: required(str({ max: 255 })), create_access_level: accessLevel(REF_LEVELS) });
+
 export function listProjectProtectedBranches(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const { rows, total } = listProtectedBranches(ctx.db, projectOf(req), page);
   sendPage(req, res, ctx.externalUrl, page, rows.map(protectedBranchEntity), total);
 }
@@ -39,12 +48,7 @@ export function showProtectedBranch(ctx: SiteContext, req: Request, res: Respons
 }
 
 export async function addProtectedBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = readParams(req.input, {
-    name: required(str({ max: 255 })),
-    push_access_level: accessLevel(REF_LEVELS),
-    merge_access_level: accessLevel(REF_LEVELS),
-    unprotect_access_level: accessLevel([30, 40, 60]),
-  });
+  const params = protectedBranchParams.of(req);
   const row = await protectBranch(ctx.db, projectOf(req), {
     name: params.name,
     pushAccessLevel: params.push_access_level,
@@ -60,7 +64,7 @@ export function removeProtectedBranch(ctx: SiteContext, req: Request, res: Respo
 }
 
 export function listProjectProtectedTags(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const { rows, total } = listProtectedTags(ctx.db, projectOf(req), page);
   sendPage(req, res, ctx.externalUrl, page, rows.map(protectedTagEntity), total);
 }
@@ -70,7 +74,7 @@ export function showProtectedTag(ctx: SiteContext, req: Request, res: Response):
 }
 
 export async function addProtectedTag(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = readParams(req.input, { name: required(str({ max: 255 })), create_access_level: accessLevel(REF_LEVELS) });
+  const params = protectedTagParams.of(req);
   sendJson(res, 201, protectedTagEntity(await protectTag(ctx.db, projectOf(req), params.name, params.create_access_level)));
 }
 

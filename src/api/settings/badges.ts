@@ -12,21 +12,22 @@ import {
 } from '../../services/settings/badges.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, projectOf } from '../middleware/guards.js';
-import { pathId, valueGuard } from '../middleware/value-guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { readParams, required, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { paged, sendPage } from '../pagination.js';
+import { required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** The badge id of the path (400 `badge_id is invalid`), read before the source as Grape does. */
 export const badgeIdParam = pathId('badge_id');
 
 /** Create and preview: both urls required (400 `link_url is missing`), read before the source is found. */
-export const badgeCreateParams = valueGuard('badgeCreateParams', (_ctx, req) =>
-  readParams(req.input, { link_url: required(str()), image_url: required(str()), name: str() }),
-);
+export const badgeCreateParams = paramsGuard('badgeCreateParams', { link_url: required(str()), image_url: required(str()), name: str() });
 
 /** Update: every field optional. */
-export const badgeUpdateParams = valueGuard('badgeUpdateParams', (_ctx, req) => readParams(req.input, { link_url: str(), image_url: str(), name: str() }));
+export const badgeUpdateParams = paramsGuard('badgeUpdateParams', { link_url: str(), image_url: str(), name: str() });
+
+/** A badge list's `name` filter. */
+export const badgeListParams = paramsGuard('badgeListParams', { name: str() });
 
 /** The handlers of one kind of badge source: a project's routes or a group's. */
 export function badgeHandlers(kind: 'project' | 'group') {
@@ -36,9 +37,9 @@ export function badgeHandlers(kind: 'project' | 'group') {
 
   return {
     async list(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-      const page = readPage(req.input);
+      const page = paged.of(req);
       const source = sourceOf(req);
-      const { name } = readParams(req.input, { name: str() });
+      const { name } = badgeListParams.of(req);
       const result = listBadges(ctx.db, source, name, page);
       const values = await placeholders(ctx, req, source, result.rows.flatMap((row) => [row.link_url, row.image_url]));
       sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => badge(row, values)), result.total);

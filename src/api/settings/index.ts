@@ -1,6 +1,7 @@
 import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
-import { badgeCreateParams, badgeHandlers, badgeIdParam, badgeUpdateParams } from './badges.js';
+import { badgeCreateParams, badgeHandlers, badgeIdParam, badgeListParams, badgeUpdateParams } from './badges.js';
 import { notificationHandlers, notificationParams } from './notification-settings.js';
 import { setOwnStatus, showOwnStatus, showUserStatus, statusParams } from './user-status.js';
 
@@ -18,14 +19,14 @@ const projectNotifications = notificationHandlers('project');
  * settings and the caller's status need a signed-in caller; anyone's status is public.
  */
 export const settingsRoutes: readonly Route[] = [
-  { method: 'get', path: '/projects/:id/badges', guards: [loadProject()], handler: projectBadges.list },
+  { method: 'get', path: '/projects/:id/badges', guards: [loadProject(), paged, badgeListParams], handler: projectBadges.list },
   { method: 'get', path: '/projects/:id/badges/render', guards: [badgeCreateParams, signedIn, loadProject(), requireAbility('admin_project')], handler: projectBadges.render },
   { method: 'get', path: '/projects/:id/badges/:badge_id', guards: [badgeIdParam, loadProject()], handler: projectBadges.show },
   { method: 'post', path: '/projects/:id/badges', guards: [signedIn, badgeCreateParams, loadProject(), requireAbility('admin_project')], handler: projectBadges.add },
   { method: 'put', path: '/projects/:id/badges/:badge_id', guards: [signedIn, badgeIdParam, badgeUpdateParams, loadProject(), requireAbility('admin_project')], handler: projectBadges.edit },
   { method: 'delete', path: '/projects/:id/badges/:badge_id', guards: [signedIn, badgeIdParam, loadProject(), requireAbility('admin_project')], handler: projectBadges.remove },
 
-  { method: 'get', path: '/groups/:id/badges', guards: [loadGroup()], handler: groupBadges.list },
+  { method: 'get', path: '/groups/:id/badges', guards: [loadGroup(), paged, badgeListParams], handler: groupBadges.list },
   { method: 'get', path: '/groups/:id/badges/render', guards: [badgeCreateParams, signedIn, loadGroup(), requireAbility('admin_group')], handler: groupBadges.render },
   { method: 'get', path: '/groups/:id/badges/:badge_id', guards: [badgeIdParam, loadGroup()], handler: groupBadges.show },
   { method: 'post', path: '/groups/:id/badges', guards: [signedIn, badgeCreateParams, loadGroup(), requireAbility('admin_group')], handler: groupBadges.add },

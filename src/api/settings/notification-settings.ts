@@ -9,16 +9,15 @@ import {
 } from '../../services/settings/notification-settings.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { bool, readParams, str, type Reader } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, given, str, type Reader } from '../params.js';
 import { sendJson } from '../respond.js';
 
 const EVENT_PARAMS = Object.fromEntries(NOTIFICATION_EVENTS.map((event) => [event, bool()])) as Record<NotificationEvent, Reader<boolean | undefined>>;
 
 /** The level, the custom events (booleans: 400 `new_note is invalid`) and the global notification_email, read before the source. */
-export const notificationParams = valueGuard('notificationParams', (_ctx, req) => {
-  const { level, notification_email: notificationEmail, ...flags } = readParams(req.input, { level: str(), notification_email: str(), ...EVENT_PARAMS });
-  const events = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) as Partial<Record<NotificationEvent, boolean>>;
+export const notificationParams = paramsGuard('notificationParams', { level: str(), notification_email: str(), ...EVENT_PARAMS }, ({ level, notification_email: notificationEmail, ...flags }) => {
+  const events = given(flags) as Partial<Record<NotificationEvent, boolean>>;
   return { level, notificationEmail, events };
 });
 

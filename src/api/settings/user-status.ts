@@ -6,12 +6,12 @@ import { getUserStatus, setUserStatus } from '../../services/settings/user-statu
 import { getUserByIdOrUsername } from '../../services/users/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
-import { valueGuard } from '../middleware/value-guards.js';
-import { readParams, str } from '../params.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { str } from '../params.js';
 import { sendJson } from '../respond.js';
 
 /** `emoji` and `message`, both optional (blank clears the status). */
-export const statusParams = valueGuard('statusParams', (_ctx, req) => readParams(req.input, { emoji: str(), message: str() }));
+export const statusParams = paramsGuard('statusParams', { emoji: str(), message: str() });
 
 const statusView = (row: UserStatusRow | null) => userStatus(row, row?.message ? emojiHtml(row.message) : null);
 

@@ -2,14 +2,17 @@ import type { Request, Response } from 'express';
 import { email } from '../../entities/keys.js';
 import { addEmail, deleteEmail, getEmail, listEmails } from '../../services/users/emails.js';
 import type { SiteContext } from '../../site-context.js';
-import { readPage, sendPage } from '../pagination.js';
-import { pathInt, readParams, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { pathInt, required, str } from '../params.js';
+
+export const emailParams = paramsGuard('emailParams', { email: required(str()) });
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
 
 export function listUserEmails(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listEmails(ctx.db, userId, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(email), result.total);
 }
@@ -21,7 +24,7 @@ export function showUserEmail(ctx: SiteContext, req: Request, res: Response): vo
 
 export function addUserEmail(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  const params = readParams(req.input, { email: required(str()) });
+  const params = emailParams.of(req);
   sendJson(res, 201, email(addEmail(ctx.db, userId, params.email)));
 }
 

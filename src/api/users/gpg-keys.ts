@@ -2,14 +2,17 @@ import type { Request, Response } from 'express';
 import { gpgKey } from '../../entities/keys.js';
 import { addGpgKey, deleteGpgKey, getGpgKey, listGpgKeys } from '../../services/users/gpg-keys.js';
 import type { SiteContext } from '../../site-context.js';
-import { readPage, sendPage } from '../pagination.js';
-import { pathInt, readParams, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { pathInt, required, str } from '../params.js';
+
+export const gpgKeyParams = paramsGuard('gpgKeyParams', { key: required(str()) });
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
 
 export function listUserGpgKeys(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listGpgKeys(ctx.db, userId, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(gpgKey), result.total);
 }
@@ -26,7 +29,7 @@ export function showUserGpgKey(ctx: SiteContext, req: Request, res: Response): v
  */
 export async function addUserGpgKey(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const userId = accountOwnerId(req);
-  const { key } = readParams(req.input, { key: required(str()) });
+  const { key } = gpgKeyParams.of(req);
   sendJson(res, 201, gpgKey(await addGpgKey(ctx.db, userId, key)));
 }
 

@@ -7,13 +7,18 @@ import {
   revokeImpersonationToken,
 } from '../../services/users/impersonation-tokens.js';
 import type { SiteContext } from '../../site-context.js';
-import { readPage, sendPage } from '../pagination.js';
-import { date, list, oneOf, pathInt, readParams, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { date, list, oneOf, pathInt, required, str } from '../params.js';
+
+export const impersonationListParams = paramsGuard('impersonationListParams', { state: oneOf(['all', 'active', 'inactive'] as const) });
+/** A new token's name, scopes and expiry (impersonation and personal access tokens alike). */
+export const tokenParams = paramsGuard('tokenParams', { name: required(str()), scopes: required(list(str())), expires_at: date() });
 import { sendJson, sendNoContent } from '../respond.js';
 
 export function listTokens(ctx: SiteContext, req: Request, res: Response): void {
-  const { state } = readParams(req.input, { state: oneOf(['all', 'active', 'inactive'] as const) });
-  const page = readPage(req.input);
+  const { state } = impersonationListParams.of(req);
+  const page = paged.of(req);
   const result = listImpersonationTokens(ctx.db, pathInt(req.params.user_id, 'user_id'), state ?? 'all', page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => impersonationToken(row)), result.total);
 }
@@ -24,7 +29,7 @@ export function showToken(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function addToken(ctx: SiteContext, req: Request, res: Response): void {
-  const params = readParams(req.input, { name: required(str()), scopes: required(list(str())), expires_at: date() });
+  const params = tokenParams.of(req);
   const { row, token } = createImpersonationToken(ctx.db, pathInt(req.params.user_id, 'user_id'), {
     name: params.name,
     scopes: params.scopes,

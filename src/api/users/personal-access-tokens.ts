@@ -8,27 +8,31 @@ import {
 } from '../../services/users/personal-access-tokens.js';
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, date, datetime, int, list, oneOf, pathInt, readParams, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { bool, date, datetime, int, oneOf, pathInt, str } from '../params.js';
+import { tokenParams } from './impersonation-tokens.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** `:id` is a token id or the keyword `self` (the token the request came with). */
 const tokenIdOf = (req: Request): number | 'self' => (req.params.id === 'self' ? 'self' : pathInt(req.params.id, 'id'));
 
+export const personalTokenListParams = paramsGuard('personalTokenListParams', {
+  user_id: int({ min: 1 }),
+  revoked: bool(),
+  state: oneOf(['active', 'inactive'] as const),
+  created_before: datetime(),
+  created_after: datetime(),
+  last_used_before: datetime(),
+  last_used_after: datetime(),
+  expires_before: date(),
+  expires_after: date(),
+  search: str(),
+});
+
 export function listPersonalTokens(ctx: SiteContext, req: Request, res: Response): void {
-  const params = readParams(req.input, {
-    user_id: int({ min: 1 }),
-    revoked: bool(),
-    state: oneOf(['active', 'inactive'] as const),
-    created_before: datetime(),
-    created_after: datetime(),
-    last_used_before: datetime(),
-    last_used_after: datetime(),
-    expires_before: date(),
-    expires_after: date(),
-    search: str(),
-  });
-  const page = readPage(req.input);
+  const params = personalTokenListParams.of(req);
+  const page = paged.of(req);
   const result = listPersonalAccessTokens(
     ctx.db,
     requireActor(req),
@@ -60,7 +64,7 @@ export function revokePersonalToken(ctx: SiteContext, req: Request, res: Respons
 
 /** POST /users/:user_id/personal_access_tokens (admins): the secret is in this answer only. */
 export function addUserPersonalToken(ctx: SiteContext, req: Request, res: Response): void {
-  const params = readParams(req.input, { name: required(str()), scopes: required(list(str())), expires_at: date() });
+  const params = tokenParams.of(req);
   const { row, token } = createUserPersonalAccessToken(ctx.db, pathInt(req.params.user_id, 'user_id'), {
     name: params.name,
     scopes: params.scopes,

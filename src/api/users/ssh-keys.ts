@@ -2,14 +2,18 @@ import type { Request, Response } from 'express';
 import { sshKey, sshKeyWithUser } from '../../entities/keys.js';
 import { addSshKey, deleteSshKey, getSshKey, getSshKeyWithOwner, listSshKeys } from '../../services/users/ssh-keys.js';
 import type { SiteContext } from '../../site-context.js';
-import { readPage, sendPage } from '../pagination.js';
-import { pathInt, readParams, required, str } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { paramsGuard } from '../middleware/value-guards.js';
+import { pathInt, required, str } from '../params.js';
+
+export const sshKeyParams = paramsGuard('sshKeyParams', { title: required(str()), key: required(str()) });
+export const fingerprintParams = paramsGuard('fingerprintParams', { fingerprint: required(str()) });
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
 
 export function listUserKeys(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  const page = readPage(req.input);
+  const page = paged.of(req);
   const result = listSshKeys(ctx.db, userId, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(sshKey), result.total);
 }
@@ -21,7 +25,7 @@ export function showUserKey(ctx: SiteContext, req: Request, res: Response): void
 
 export function addUserKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  const params = readParams(req.input, { title: required(str()), key: required(str()) });
+  const params = sshKeyParams.of(req);
   sendJson(res, 201, sshKey(addSshKey(ctx.db, userId, params)));
 }
 
@@ -33,7 +37,7 @@ export function removeUserKey(ctx: SiteContext, req: Request, res: Response): vo
 
 /** GET /keys?fingerprint=: the key with that fingerprint and its owner. */
 export function findKeyByFingerprint(ctx: SiteContext, req: Request, res: Response): void {
-  const { fingerprint } = readParams(req.input, { fingerprint: required(str()) });
+  const { fingerprint } = fingerprintParams.of(req);
   const { key, user, identities } = getSshKeyWithOwner(ctx.db, { fingerprint });
   sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
 }

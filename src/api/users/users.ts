@@ -3,7 +3,7 @@ import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/us
 import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../../entities/users.js';
 import { badRequest, forbidden } from '../../errors.js';
 import { monthsAgo } from '../../storage/clock.js';
-import { assertAvatar, attachUserAvatar } from '../../services/avatars.js';
+import { attachUserAvatar } from '../../services/avatars.js';
 import { isAdmin } from '../../services/permissions.js';
 import {
   blockUser,
@@ -19,13 +19,14 @@ import { deleteUser } from '../../services/users/delete-user.js';
 import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
 import { requireActor } from '../middleware/guards.js';
-import { readPage, sendPage } from '../pagination.js';
-import { bool, date, datetime, hash, int, oneOf, readParams, required, str, pathInt, type Input } from '../params.js';
+import { paged, sendPage } from '../pagination.js';
+import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
+import { bool, date, datetime, hash, int, oneOf, required, str, pathInt, type Parsed, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 export function searchUsers(ctx: SiteContext, req: Request, res: Response): void {
-  const page = readPage(req.input);
-  const result = listUsers(ctx.db, readFilters(req), page);
+  const page = paged.of(req);
+  const result = listUsers(ctx.db, userListParams.of(req), page);
   const view = isAdmin(req.actor) ? withIdentities(ctx, result.rows, userWithAdmin) : result.rows.map((user) => userBasic(user, ctx));
   sendPage(req, res, ctx.externalUrl, page, view, result.total);
 }
@@ -36,26 +37,23 @@ export function showUser(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export async function addUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const attrs = readUserInput(req.input, true);
-  if (attrs.password === undefined && !readParams(req.input, { reset_password: bool() }).reset_password) {
-    throw badRequest('password, reset_password are missing, at least one parameter must be provided');
-  }
-  const avatar = avatarOf(req);
-  let user = await createUser(ctx.db, attrs as UserInput & { username: string; email: string; name: string });
+  const attrs = userCreateParams.of(req);
+  const avatar = avatarFile.of(req);
+  let user = await createUser(ctx.db, attrs);
   if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
   sendJson(res, 201, withIdentities(ctx, [user], userPublic)[0]);
 }
 
 export async function editUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const id = pathInt(req.params.id, 'id');
-  const avatar = avatarOf(req);
-  let user = await updateUser(ctx.db, id, readUserInput(req.input, false));
+  const avatar = avatarFile.of(req);
+  let user = await updateUser(ctx.db, id, userEditParams.of(req));
   if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
   sendJson(res, 200, withIdentities(ctx, [user], userPublic)[0]);
 }
 
 export async function removeUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { hard_delete: hardDelete } = readParams(req.input, { hard_delete: bool() });
+  const { hard_delete: hardDelete } = userDeleteParams.of(req);
   await deleteUser(ctx, requireActor(req), pathInt(req.params.id, 'id'), { hardDelete: hardDelete === true });
   sendNoContent(res);
 }
@@ -75,8 +73,8 @@ export function showCurrentUser(ctx: SiteContext, req: Request, res: Response): 
 }
 
 export function listUserActivities(ctx: SiteContext, req: Request, res: Response): void {
-  const { from } = readParams(req.input, { from: date() });
-  const page = readPage(req.input);
+  const { from } = activityParams.of(req);
+  const page = paged.of(req);
   const result = listActivities(ctx.db, from ?? monthsAgo(6), page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(userActivity), result.total);
 }
@@ -95,9 +93,13 @@ function withIdentities<T>(ctx: SiteContext, users: readonly UserRow[], view: Us
   return users.map((user) => view(user, identities.get(user.id) ?? [], ctx));
 }
 
+export const userDeleteParams = paramsGuard('userDeleteParams', { hard_delete: bool() });
+export const activityParams = paramsGuard('activityParams', { from: date() });
+
 /** GITLAB-NOTES 2.8: anonymous callers must name a username; some filters are for admins only. */
-function readFilters(req: Request) {
-  const params = readParams(req.input, {
+export const userListParams = paramsGuard(
+  'userListParams',
+  {
     active: bool(),
     blocked: bool(),
     search: str(),
@@ -110,31 +112,33 @@ function readFilters(req: Request) {
     custom_attributes: hash(),
     order_by: oneOf(['id', 'name', 'username', 'created_at', 'updated_at'] as const),
     sort: oneOf(['asc', 'desc'] as const),
-  });
-  const admin = isAdmin(req.actor);
-  if (!req.actor && params.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
-  if (!admin && (params.external || params.extern_uid !== undefined || params.provider !== undefined)) throw forbidden();
-  if ((params.extern_uid === undefined) !== (params.provider === undefined)) throw badRequest('extern_uid, provider provide all or none of parameters');
-  return {
-    active: params.active,
-    blocked: params.blocked,
-    search: params.search,
-    username: params.username,
-    externUid: params.extern_uid,
-    provider: params.provider,
-    external: params.external,
-    createdBefore: admin ? params.created_before : undefined,
-    createdAfter: admin ? params.created_after : undefined,
-    customAttributes: admin ? params.custom_attributes : undefined,
-    orderBy: admin ? (params.order_by ?? 'id') : 'id',
-    sort: admin ? (params.sort ?? 'desc') : 'desc',
-    searchEmails: admin ? 'substring' : 'exact',
-  } as const;
-}
+  },
+  (params, req) => {
+    const admin = isAdmin(req.actor);
+    if (!req.actor && params.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
+    if (!admin && (params.external || params.extern_uid !== undefined || params.provider !== undefined)) throw forbidden();
+    if ((params.extern_uid === undefined) !== (params.provider === undefined)) throw badRequest('extern_uid, provider provide all or none of parameters');
+    return {
+      active: params.active,
+      blocked: params.blocked,
+      search: params.search,
+      username: params.username,
+      externUid: params.extern_uid,
+      provider: params.provider,
+      external: params.external,
+      createdBefore: admin ? params.created_before : undefined,
+      createdAfter: admin ? params.created_after : undefined,
+      customAttributes: admin ? params.custom_attributes : undefined,
+      orderBy: admin ? (params.order_by ?? 'id') : 'id',
+      sort: admin ? (params.sort ?? 'desc') : 'desc',
+      searchEmails: admin ? 'substring' : 'exact',
+    } as const;
+  },
+);
 
-function readUserInput(input: Input, creating: boolean): UserInput {
-  const need = <T>(reader: (raw: unknown, name: string) => T | undefined) => (creating ? required(reader) : reader);
-  const params = readParams(input, {
+const userParams = (creating: boolean) => {
+  const need = <T>(reader: Reader<T | undefined>): Reader<T | undefined> => (creating ? required(reader) : reader);
+  return {
     email: need(str()),
     username: need(str()),
     name: need(str()),
@@ -154,15 +158,21 @@ function readUserInput(input: Input, creating: boolean): UserInput {
     skip_confirmation: bool(),
     external: bool(),
     shared_runners_minutes_limit: int({ min: 0 }),
-  });
+  };
+};
+
+function userInputOf(params: Parsed<ReturnType<typeof userParams>>, creating: boolean): UserInput {
   if ((params.extern_uid === undefined) !== (params.provider === undefined)) throw badRequest('extern_uid, provider provide all or none of parameters');
   return { ...params, skip_confirmation: creating && params.skip_confirmation };
 }
 
-function avatarOf(req: Request) {
-  const avatar = req.files.find((file) => file.field === 'avatar');
-  if (avatar) assertAvatar(avatar);
-  return avatar;
-}
+/** POST /users: `password` or `reset_password`. */
+export const userCreateParams = paramsGuard('userCreateParams', { ...userParams(true), reset_password: bool() }, ({ reset_password: reset, ...params }) => {
+  const attrs = userInputOf(params, true);
+  if (attrs.password === undefined && !reset) throw badRequest('password, reset_password are missing, at least one parameter must be provided');
+  return attrs as UserInput & { username: string; email: string; name: string };
+});
+
+export const userEditParams = paramsGuard('userEditParams', userParams(false), (params) => userInputOf(params, false));
 
 

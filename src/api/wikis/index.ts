@@ -1,7 +1,7 @@
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import type { Guard, Route } from '../routes.js';
-import { addAttachment, addPage, attachmentFile, createParams, editPage, listPages, removePage, showPage, updateParams } from './wiki-pages.js';
+import { addAttachment, addPage, attachmentFile, attachmentParams, createParams, editPage, listPages, pageListParams, removePage, showPage, updateParams } from './wiki-pages.js';
 
 /**
  * Wiki pages (GitLab's lib/api/wikis.rb), backed by the project's wiki repository: reads need
@@ -15,9 +15,9 @@ const reader = [loadProject(), requireAbility('read_wiki')];
 const writer = (params: Guard) => [signedIn, params, loadProject(), requireAbility('create_wiki')];
 
 export const wikisRoutes = (reads: ReadRouting | null): readonly Route[] => [
-  { method: 'get', path: base, guards: reader, handler: listPages(reads) },
+  { method: 'get', path: base, guards: [...reader, pageListParams], handler: listPages(reads) },
   { method: 'post', path: base, guards: writer(createParams), handler: addPage },
-  { method: 'post', path: `${base}/attachments`, guards: writer(attachmentFile), handler: addAttachment },
+  { method: 'post', path: `${base}/attachments`, guards: [...writer(attachmentFile), attachmentParams], handler: addAttachment },
   { method: 'get', path: `${base}/:slug`, guards: reader, handler: showPage(reads) },
   { method: 'put', path: `${base}/:slug`, guards: writer(updateParams), handler: editPage },
   { method: 'delete', path: `${base}/:slug`, guards: [signedIn, loadProject(), requireAbility('admin_wiki')], handler: removePage },

@@ -3,24 +3,24 @@ import { wikiAttachment, wikiPage, wikiPageBasic } from '../../entities/wikis.js
 import { addWikiAttachment } from '../../services/wikis/wiki-attachments.js';
 import { createWikiPage, deleteWikiPage, getWikiPage, listWikiPages, updateWikiPage, WIKI_PAGE_FORMATS } from '../../services/wikis/wiki-pages.js';
 import type { SiteContext } from '../../site-context.js';
-import type { ReadRouting } from '../geo/read-routing.js';
+import { fromCurrentCopy, type ReadRouting } from '../geo/read-routing.js';
 import type { Handler } from '../routes.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { uploadedFile, valueGuard } from '../middleware/value-guards.js';
-import { bool, oneOf, readParams, requireAtLeastOne, required, str } from '../params.js';
+import { paramsGuard, uploadedFile } from '../middleware/value-guards.js';
+import { bool, oneOf, requireAtLeastOne, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** POST parameters, read before the project and the ability as Grape validates declared parameters first. */
-export const createParams = valueGuard('wikiCreateParams', (_ctx, req) =>
-  readParams(req.input, { title: required(str()), content: required(str()), format: oneOf(WIKI_PAGE_FORMATS) }),
-);
+export const createParams = paramsGuard('wikiCreateParams', { title: required(str()), content: required(str()), format: oneOf(WIKI_PAGE_FORMATS) });
 
 /** PUT parameters: at least one of content, title and format. */
-export const updateParams = valueGuard('wikiUpdateParams', (_ctx, req) => {
-  const params = readParams(req.input, { title: str(), content: str(), format: oneOf(WIKI_PAGE_FORMATS) });
+export const updateParams = paramsGuard('wikiUpdateParams', { title: str(), content: str(), format: oneOf(WIKI_PAGE_FORMATS) }, (params) => {
   requireAtLeastOne(params, ['content', 'title', 'format']);
   return params;
 });
+
+export const pageListParams = paramsGuard('wikiListParams', { with_content: bool() });
+export const attachmentParams = paramsGuard('wikiAttachmentParams', { branch: str() });
 
 /** The multipart `file` of an attachment (400 `file is missing`). */
 export const attachmentFile = uploadedFile('file');
@@ -28,27 +28,15 @@ export const attachmentFile = uploadedFile('file');
 /** The `:slug` path part: a page in a directory comes URL-encoded (`dir%2Fpage`), decoded by the router. */
 const slugOf = (req: Request) => String(req.params.slug);
 
-/**
- * A read served from this site's copy of the wiki only when it is current (DESIGN, Reads and
- * writes on a secondary): a secondary whose copy lags (or is not there yet) has the primary answer,
- * so a page written a moment ago reads back at once.
- */
-const fromCurrentCopy =
-  (reads: ReadRouting | null, read: Handler): Handler =>
-  (ctx, req, res) => {
-    if (reads && !reads.isCurrent('wiki', projectOf(req).id)) return reads.fromPrimary(req, res);
-    return read(ctx, req, res);
-  };
-
 export const listPages = (reads: ReadRouting | null): Handler =>
-  fromCurrentCopy(reads, async (ctx, req, res) => {
-    const { with_content: withContent } = readParams(req.input, { with_content: bool() });
+  fromCurrentCopy(reads, 'wiki', async (ctx, req, res) => {
+    const { with_content: withContent } = pageListParams.of(req);
     const pages = await listWikiPages(ctx, projectOf(req), withContent === true);
     sendJson(res, 200, pages.map(withContent ? wikiPage : wikiPageBasic));
   });
 
 export const showPage = (reads: ReadRouting | null): Handler =>
-  fromCurrentCopy(reads, async (ctx, req, res) => {
+  fromCurrentCopy(reads, 'wiki', async (ctx, req, res) => {
     sendJson(res, 200, wikiPage(await getWikiPage(ctx, projectOf(req), slugOf(req))));
   });
 
@@ -69,7 +57,7 @@ export async function removePage(ctx: SiteContext, req: Request, res: Response):
 }
 
 export async function addAttachment(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { branch } = readParams(req.input, { branch: str() });
+  const { branch } = attachmentParams.of(req);
   const attachment = await addWikiAttachment(ctx, projectOf(req), requireActor(req), attachmentFile.of(req), branch || undefined);
   sendJson(res, 201, wikiAttachment(attachment));
 }
