@@ -47,11 +47,12 @@ describe('geo: the repository browsing API reads the same on a secondary', () =>
     await git(['push', '-q', remoteUrl(primary.url, project, { username: 'root', token: ROOT_TOKEN }), 'main', 'feature'], work);
     const comment = await primary.api(`/projects/${project.id}/repository/commits/${sha.main}/comments`, { method: 'POST', body: { note: 'from the primary' } });
     expect(comment.status).toBe(201);
-    // The secondary has the pushed history and the comment once both have replicated.
+    // The secondary has the pushed history and the comment once both have replicated: until its copy
+    // is current, its repository reads are the primary's (X-Geoforge-Node says which site answered).
     await waitFor(
       async () => {
         const [refs, comments] = await Promise.all([get(secondary, `/commits/${sha.main}/refs`), get(secondary, `/commits/${sha.main}/comments`)]);
-        return refs.status === 200 && JSON.parse(refs.body.toString()).length === 1 && JSON.parse(comments.body.toString()).length === 1;
+        return refs.status === 200 && refs.headers['x-geoforge-node'] === 'secondary-1' && JSON.parse(refs.body.toString()).length === 1 && JSON.parse(comments.body.toString()).length === 1;
       },
       { timeoutMs: 30_000, message: 'the repository and the comment on the secondary' },
     );
