@@ -12,7 +12,9 @@ import type { PrimaryClient } from './primary-client.js';
  */
 export async function prepareSnapshot(client: PrimaryClient, dataDir: string): Promise<{ file: string; lastEventId: number; epoch: number }> {
   const { part, file } = bootstrapSnapshotPaths(dataDir);
-  await rm(part, { force: true });
+  // A run killed while the part was open leaves its WAL behind: SQLite would replay that WAL onto
+  // the next download (a malformed database), so the part goes with its WAL and shared memory.
+  await removeDatabase(part);
   try {
     const { lastEventId, epoch } = await client.downloadSnapshot(part);
     const db = new Database(part);
@@ -28,9 +30,14 @@ export async function prepareSnapshot(client: PrimaryClient, dataDir: string): P
     await rename(part, file);
     return { file, lastEventId, epoch };
   } catch (error) {
-    await rm(part, { force: true });
+    await removeDatabase(part);
     throw error;
   }
+}
+
+/** A database file with the WAL, shared-memory and rollback journal files SQLite keeps beside it. */
+async function removeDatabase(file: string): Promise<void> {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) await rm(`${file}${suffix}`, { force: true });
 }
 
 /**
