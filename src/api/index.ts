@@ -26,7 +26,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
   return [
     ...siteRoutes(revision),
     ...usersRoutes,
-    ...projectsRoutes,
+    ...projectsRoutes(reads),
     ...groupsRoutes,
     ...membersRoutes,
     ...geoNodeRoutes,

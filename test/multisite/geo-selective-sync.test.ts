@@ -16,11 +16,12 @@ async function infoRefsNode(site: SiteProcess, project: { path_with_namespace: s
   return { status: response.statusCode, node: response.headers['x-geoforge-node'] };
 }
 
-/** A repository API read asked of `site`: which site answered, and the file's content. */
-async function readmeNode(site: SiteProcess, project: { id: number }): Promise<{ status: number; node: unknown; content: string }> {
-  const response = await request(`${site.url}/api/v4/projects/${project.id}/repository/files/README.md/raw?ref=master`, { headers: { 'private-token': ROOT_TOKEN } });
+/** An API read asked of `site`: which site answered, and what. */
+async function readNode(site: SiteProcess, apiPath: string): Promise<{ status: number; node: unknown; content: string }> {
+  const response = await request(`${site.url}/api/v4${apiPath}`, { headers: { 'private-token': ROOT_TOKEN } });
   return { status: response.statusCode, node: response.headers['x-geoforge-node'], content: await response.body.text() };
 }
+const readme = (project: { id: number }) => `/projects/${project.id}/repository/files/README.md/raw?ref=master`;
 
 describe('selective sync: a secondary that selects one group of three', () => {
   let cluster: Awaited<ReturnType<typeof startCluster>>;
@@ -83,8 +84,9 @@ describe('selective sync: a secondary that selects one group of three', () => {
     expect(await infoRefsNode(secondary, inA)).toEqual({ status: 200, node: secondary.name });
     expect(await infoRefsNode(secondary, inB)).toEqual({ status: 200, node: primary.name });
     // The repository API as well: the secondary's own copy for what it holds, the primary's for the rest.
-    expect(await readmeNode(secondary, inA)).toEqual({ status: 200, node: secondary.name, content: '# selective-0\n' });
-    expect(await readmeNode(secondary, inB)).toEqual({ status: 200, node: primary.name, content: '# selective-1\n' });
+    expect(await readNode(secondary, readme(inA))).toEqual({ status: 200, node: secondary.name, content: '# selective-0\n' });
+    expect(await readNode(secondary, readme(inB))).toEqual({ status: 200, node: primary.name, content: '# selective-1\n' });
+    expect(await readNode(secondary, `/projects/${inB.id}/languages`)).toMatchObject({ status: 200, node: primary.name });
 
     // A change of selection adds team-b's blobs and removes team-a's (and its subgroup's).
     const changed = await primary.api(`/geo_nodes/${node.id}`, { method: 'PUT', body: { selective_sync_namespace_ids: [groups[1].id] } });

@@ -2,6 +2,7 @@ import { customAttributesRoutes, type AttributeSubject } from '../custom-attribu
 import { admin, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
 import { avatarFile } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
+import { fromCurrentCopy, type ReadRouting } from '../geo/read-routing.js';
 import type { Route } from '../routes.js';
 import { projectListParams } from './list-response.js';
 import { addProject, addProjectForUser, projectCreateForUserParams, projectCreateParams } from './create.js';
@@ -24,7 +25,8 @@ import { runHousekeeping, showLanguages, showStorage } from './housekeeping.js';
 const project = loadProject();
 const projectAttributes = { owner: { table: 'project_custom_attributes', column: 'project_id' }, ownerId: (_ctx, req) => projectOf(req).id } as const satisfies AttributeSubject;
 
-export const projectsRoutes: readonly Route[] = [
+/** The projects routes; `reads` has a secondary answer the languages from its copy of the repository only when it is current. */
+export const projectsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'get', path: '/projects', guards: [projectListParams], handler: listAllProjects },
   { method: 'get', path: '/users/:user_id/projects', guards: [projectListParams], handler: listUserProjects },
   { method: 'get', path: '/projects/:id/forks', guards: [project, projectListParams], handler: listForks },
@@ -44,7 +46,7 @@ export const projectsRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/uploads', guards: [signedIn, uploadFile, project, requireAbility('upload_file')], handler: addUpload },
   { method: 'put', path: '/projects/:id/transfer', guards: [signedIn, project, requireAbility('change_namespace'), transferParams], handler: transferProjectHandler },
   { method: 'get', path: '/projects/:id/groups', guards: [project, projectGroupsParams, paged], handler: listGroupsOfProject },
-  { method: 'get', path: '/projects/:id/languages', guards: [project], handler: showLanguages },
+  { method: 'get', path: '/projects/:id/languages', guards: [project], handler: fromCurrentCopy(reads, 'repository', showLanguages) },
   { method: 'post', path: '/projects/:id/housekeeping', guards: [signedIn, project, requireAbility('run_housekeeping')], handler: runHousekeeping },
   { method: 'get', path: '/projects/:id/storage', guards: [admin, project], handler: showStorage },
 
