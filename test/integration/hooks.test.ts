@@ -433,7 +433,9 @@ describe('the delivery engine', () => {
   });
 
   const engine = (role: 'primary' | 'secondary', database = db) => {
-    const queue = new HookQueue({ role, db: () => database, log, allowLocalRequests: true, retry: { baseMs: 20, capMs: 200 }, timeoutMs: 2000 });
+    // A generous delivery timeout: on a loaded machine a local answer can take seconds, and a timed-out
+    // attempt would count as one more failure than the receiver answered (these tests count attempts).
+    const queue = new HookQueue({ role, db: () => database, log, allowLocalRequests: true, retry: { baseMs: 20, capMs: 200 }, timeoutMs: 15_000 });
     queues.push(queue);
     queue.start();
     return queue;
