@@ -7,6 +7,8 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { expect } from 'vitest';
 import { isReplicatedTable } from '../../src/db/local-tables.js';
+import { runGit } from '../../src/git/cli.js';
+import { repositoryPath } from '../../src/storage/layout.js';
 import { ROOT_TOKEN, type ApiResponse, type RequestOptions } from './site.js';
 
 export { ROOT_TOKEN };
@@ -332,6 +334,25 @@ export function readsTheSame(primary: SiteProcess, secondary: SiteProcess, path:
 /** POSTs `body` to `path` on `site`, expecting 201; the created resource. */
 export async function createdOn(site: SiteProcess, path: string, body: Record<string, unknown>) {
   const response = await site.api(path, { method: 'POST', body });
+  expect(response.status, response.text).toBe(201);
+  return response.body;
+}
+
+/** The sha `ref` names in the site's own copy of the project's repository; null when it names nothing. */
+export async function refOf(site: SiteProcess, projectId: number, ref: string): Promise<string | null> {
+  try {
+    return (await runGit(['--git-dir', repositoryPath(site.dataDir, projectId), 'rev-parse', '--verify', '--quiet', ref])).stdout.trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Commits a new file `file` (its name as content) to `branch` through the site's API, from `start` when given; the commit. */
+export async function commitFile(site: SiteProcess, projectId: number, branch: string, file: string, start?: string) {
+  const response = await site.api(`/projects/${projectId}/repository/commits`, {
+    method: 'POST',
+    body: { branch, commit_message: `add ${file}`, actions: [{ action: 'create', file_path: file, content: `${file}\n` }], ...(start ? { start_branch: start } : {}) },
+  });
   expect(response.status, response.text).toBe(201);
   return response.body;
 }

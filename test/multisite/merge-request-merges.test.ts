@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { commitFile, refOf, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Merges replicate (issue 15, items 5 and 10): a merge request checked and merged on the primary
@@ -24,27 +24,13 @@ describe('multi-site merges', () => {
     await cluster?.destroy();
   });
 
-  const refOf = async (dataDir: string, projectId: number, ref: string) => {
-    try {
-      return (await runGit(['--git-dir', repositoryPath(dataDir, projectId), 'rev-parse', '--verify', '--quiet', ref])).stdout.trim();
-    } catch {
-      return null;
-    }
-  };
 
   it('a merge on the primary, and one sent to the secondary, read merged on both with the merge commit and refs in the secondary copy', async () => {
     const suffix = randomUUID().slice(0, 8);
     const project = await primary.api('/projects', { method: 'POST', body: { name: `merges-${suffix}`, visibility: 'private' } });
     expect(project.status, project.text).toBe(201);
     const id = project.body.id;
-    const commit = async (branch: string, file: string, start?: string) => {
-      const response = await primary.api(`/projects/${id}/repository/commits`, {
-        method: 'POST',
-        body: { branch, commit_message: `add ${file}`, actions: [{ action: 'create', file_path: file, content: `${file}\n` }], ...(start ? { start_branch: start } : {}) },
-      });
-      expect(response.status, response.text).toBe(201);
-      return response.body.id as string;
-    };
+    const commit = async (branch: string, file: string, start?: string) => (await commitFile(primary, id, branch, file, start)).id as string;
     await commit('master', 'README.md');
     await commit('first', 'first.txt', 'master');
     await commit('second', 'second.txt', 'master');
@@ -61,7 +47,7 @@ describe('multi-site merges', () => {
     await waitFor(async () => (await mergeStatus(secondary, first)) === 'can_be_merged', { timeoutMs: 30_000 });
     const mergeRef = await primary.api(`/projects/${id}/merge_requests/${first}/merge_ref`);
     expect(mergeRef.status, mergeRef.text).toBe(200);
-    await waitFor(async () => (await refOf(secondary.dataDir, id, `refs/merge-requests/${first}/merge`)) === mergeRef.body.commit_id, {
+    await waitFor(async () => (await refOf(secondary, id, `refs/merge-requests/${first}/merge`)) === mergeRef.body.commit_id, {
       timeoutMs: 30_000,
       message: 'the merge ref on the secondary',
     });
@@ -69,7 +55,7 @@ describe('multi-site merges', () => {
     const merged = await primary.api(`/projects/${id}/merge_requests/${first}/merge`, { method: 'PUT', body: {} });
     expect(merged.status, merged.text).toBe(200);
     await waitFor(async () => (await secondary.api(`/projects/${id}/merge_requests/${first}`)).body.state === 'merged', { timeoutMs: 30_000 });
-    await waitFor(async () => (await refOf(secondary.dataDir, id, 'refs/heads/master')) === merged.body.merge_commit_sha, {
+    await waitFor(async () => (await refOf(secondary, id, 'refs/heads/master')) === merged.body.merge_commit_sha, {
       timeoutMs: 30_000,
       message: 'the merge commit on the secondary',
     });
@@ -78,12 +64,12 @@ describe('multi-site merges', () => {
     const forwarded = await secondary.api(`/projects/${id}/merge_requests/${second}/merge`, { method: 'PUT', body: {} });
     expect(forwarded.status, forwarded.text).toBe(200);
     expect(forwarded.body.state).toBe('merged');
-    expect(await refOf(primary.dataDir, id, 'refs/heads/master')).toBe(forwarded.body.merge_commit_sha);
-    await waitFor(async () => (await refOf(secondary.dataDir, id, 'refs/heads/master')) === forwarded.body.merge_commit_sha, {
+    expect(await refOf(primary, id, 'refs/heads/master')).toBe(forwarded.body.merge_commit_sha);
+    await waitFor(async () => (await refOf(secondary, id, 'refs/heads/master')) === forwarded.body.merge_commit_sha, {
       timeoutMs: 30_000,
       message: 'the forwarded merge on the secondary',
     });
     const parents = (await runGit(['--git-dir', repositoryPath(secondary.dataDir, id), 'rev-list', '--parents', '-n', '1', forwarded.body.merge_commit_sha])).stdout.trim().split(' ');
-    expect(parents.slice(1)).toEqual([merged.body.merge_commit_sha, await refOf(primary.dataDir, id, 'refs/heads/second')]);
+    expect(parents.slice(1)).toEqual([merged.body.merge_commit_sha, await refOf(primary, id, 'refs/heads/second')]);
   });
 });

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runGit } from '../../src/git/cli.js';
-import { repositoryPath } from '../../src/storage/layout.js';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { commitFile, readsTheSame, refOf, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Merge requests replicate (issue 15, item 10): a merge request created on the primary reads the
@@ -24,41 +22,15 @@ describe('multi-site merge requests', () => {
     await cluster?.destroy();
   });
 
-  /** Bodies equal but for each site's own URL in the links (web_url). */
-  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
+  const sameOnBoth = (apiPath: string) => readsTheSame(primary, secondary, apiPath);
 
-  /** Waits until the secondary answers `apiPath` as the primary does (status and JSON), and returns the primary's answer. */
-  const sameOnBoth = (apiPath: string) =>
-    waitFor(
-      async () => {
-        const [want, got] = await Promise.all([primary.api(apiPath), secondary.api(apiPath)]);
-        expect(want.status, want.text).toBe(200);
-        return got.status === 200 && sameBut(got.text, secondary.url, want.text, primary.url) && want;
-      },
-      { timeoutMs: 30_000, message: `${apiPath} the same on both sites` },
-    );
-
-  const refOf = async (dataDir: string, projectId: number, ref: string) => {
-    try {
-      return (await runGit(['--git-dir', repositoryPath(dataDir, projectId), 'rev-parse', '--verify', '--quiet', ref])).stdout.trim();
-    } catch {
-      return null;
-    }
-  };
 
   it('a merge request created on the primary reads the same on the secondary, with its versions, changes and head ref', async () => {
     const suffix = randomUUID().slice(0, 8);
     const project = await primary.api('/projects', { method: 'POST', body: { name: `mrs-${suffix}`, visibility: 'private' } });
     expect(project.status, project.text).toBe(201);
     const id = project.body.id;
-    const commit = async (branch: string, file: string, start?: string) => {
-      const response = await primary.api(`/projects/${id}/repository/commits`, {
-        method: 'POST',
-        body: { branch, commit_message: `add ${file}`, actions: [{ action: 'create', file_path: file, content: `${file}\n` }], ...(start ? { start_branch: start } : {}) },
-      });
-      expect(response.status, response.text).toBe(201);
-      return response.body;
-    };
+    const commit = (branch: string, file: string, start?: string) => commitFile(primary, id, branch, file, start);
     await commit('master', 'README.md');
     await commit('feature', 'one.txt', 'master');
     const created = await primary.api(`/projects/${id}/merge_requests`, { method: 'POST', body: { source_branch: 'feature', target_branch: 'master', title: 'Replicated', labels: 'geo' } });
@@ -77,11 +49,11 @@ describe('multi-site merge requests', () => {
     await sameOnBoth(`/projects/${id}/merge_requests/${iid}/commits`);
 
     // The secondary's repository gets the merge request's head ref with the sync.
-    await waitFor(async () => (await refOf(secondary.dataDir, id, `refs/merge-requests/${iid}/head`)) === head.id, {
+    await waitFor(async () => (await refOf(secondary, id, `refs/merge-requests/${iid}/head`)) === head.id, {
       timeoutMs: 30_000,
       message: 'refs/merge-requests/<iid>/head on the secondary',
     });
-    expect(await refOf(primary.dataDir, id, `refs/merge-requests/${iid}/head`)).toBe(head.id);
+    expect(await refOf(primary, id, `refs/merge-requests/${iid}/head`)).toBe(head.id);
 
     // Writes through the secondary are forwarded and read back there.
     const edited = await secondary.api(`/projects/${id}/merge_requests/${iid}`, { method: 'PUT', body: { title: 'Edited on the secondary' } });
