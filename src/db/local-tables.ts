@@ -9,6 +9,8 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
   'geo_cursor',
   // A secondary's sync state of its blobs (repositories, wikis, files).
   'geo_registry',
+  // The nonces of site-to-site tokens this site accepted (geo/used-nonces.ts): replays are refused per receiver.
+  'geo_used_nonces',
   // Webhook deliveries and their attempts: only the primary delivers (services/hooks/queue.ts),
   // so a secondary must never inherit work to do, and what a receiver answered one site is no fact
   // about another.

@@ -71,25 +71,10 @@ export interface GeoRequest {
   readonly path: string;
 }
 
-/**
- * Nonces of single-call tokens seen within their validity: a second use is a replay. Entries go
- * when their token expires, so the cache holds at most a minute of calls.
- */
-export class GeoReplayCache {
-  private readonly seen = new Map<string, number>();
-  private nextSweep = 0;
-
+/** Where a receiver records the nonces of single-call tokens it accepted: a second use is a replay. */
+export interface ReplayGuard {
   /** False when `nonce` was already used; records it until `exp` (seconds) otherwise. */
-  use(nonce: string, exp: number, now = Date.now()): boolean {
-    const seconds = now / 1000;
-    if (seconds >= this.nextSweep) {
-      for (const [key, until] of this.seen) if (until < seconds) this.seen.delete(key);
-      this.nextSweep = seconds + GEO_TOKEN_TTL_SECONDS;
-    }
-    if (this.seen.has(nonce)) return false;
-    this.seen.set(nonce, exp);
-    return true;
-  }
+  use(nonce: string, exp: number, now?: number): boolean;
 }
 
 /** Whether a token's scope covers the call it came with. */
@@ -106,7 +91,7 @@ function covers(claims: GeoClaims, request: GeoRequest): boolean {
  * anything else: another call's token, a token without a scope (from a release before scopes),
  * or a single-call token seen before by `replays`.
  */
-export function verifyGeoToken(secret: string, token: string, request: GeoRequest, replays: GeoReplayCache | null, now = Date.now()): GeoClaims | null {
+export function verifyGeoToken(secret: string, token: string, request: GeoRequest, replays: ReplayGuard | null, now = Date.now()): GeoClaims | null {
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return null;
   const expected = Buffer.from(mac(secret, payload));

@@ -48,6 +48,9 @@ describe('site-to-site API: bad requests are refused and change nothing', () => 
     expect(events.body.events.length).toBeGreaterThan(0);
     // The same token again is a replay, and a token for one call opens no other.
     expect((await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: once })).status).toBe(401);
+    // A restart forgets nothing: the site's accepted nonces are in its database until their tokens expire.
+    await primary.restart();
+    expect((await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: once })).status).toBe(401);
     expect((await primary.api('/geo/snapshot', { as: null, headers: signed('GET', '/geo/events') })).status).toBe(401);
     expect((await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: signed('POST', '/geo/events') })).status).toBe(401);
   });

@@ -1,14 +1,30 @@
+import Database from 'better-sqlite3';
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { GEO_TOKEN_TTL_SECONDS, GeoReplayCache, geoPathOf, signGeoToken, verifyGeoToken } from '../../src/geo/signing.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
+import { GEO_TOKEN_TTL_SECONDS, geoPathOf, signGeoToken, verifyGeoToken } from '../../src/geo/signing.js';
+import { usedNonces } from '../../src/geo/used-nonces.js';
 
 const SECRET = 'a-secret-of-enough-length';
 const EVENTS = { method: 'GET', path: '/events' };
 
+const dir = mkdtempSync(path.join(tmpdir(), 'geoforge-signing-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A site's database file, migrated; opened again under the same name it is that site after a restart. */
+function siteDb(name: string) {
+  const db = new Database(path.join(dir, `${name}.sqlite3`));
+  migrate(db);
+  return db;
+}
+
 describe('site-to-site tokens', () => {
   it('verifies its own tokens and names the node', () => {
     const token = signGeoToken(SECRET, 'secondary-1', EVENTS);
-    expect(verifyGeoToken(SECRET, token, EVENTS, new GeoReplayCache())).toMatchObject({ node: 'secondary-1', method: 'GET', path: '/events', prefix: false });
+    expect(verifyGeoToken(SECRET, token, EVENTS, usedNonces(siteDb('verifies')))).toMatchObject({ node: 'secondary-1', method: 'GET', path: '/events', prefix: false });
   });
 
   it('rejects another secret, a tampered payload, expiry and garbage', () => {
@@ -33,7 +49,7 @@ describe('site-to-site tokens', () => {
 
   it('rejects a single-call token used twice, and forgets nonces once their tokens expired', () => {
     const now = Date.now();
-    const replays = new GeoReplayCache();
+    const replays = usedNonces(siteDb('replays'));
     const token = signGeoToken(SECRET, 'secondary-1', EVENTS, now);
     expect(verifyGeoToken(SECRET, token, EVENTS, replays, now)).not.toBeNull();
     expect(verifyGeoToken(SECRET, token, EVENTS, replays, now + 1000)).toBeNull();
@@ -42,8 +58,20 @@ describe('site-to-site tokens', () => {
     expect(replays.use('n'.repeat(22), Math.floor(now / 1000) + 1, now + (GEO_TOKEN_TTL_SECONDS + 5) * 1000)).toBe(true);
   });
 
+  it('still refuses a token used before a restart of the site, until it expires', () => {
+    const now = Date.now();
+    const token = signGeoToken(SECRET, 'secondary-1', EVENTS, now);
+    const before = siteDb('restarted');
+    expect(verifyGeoToken(SECRET, token, EVENTS, usedNonces(before), now)).not.toBeNull();
+    before.close();
+    const after = siteDb('restarted');
+    expect(verifyGeoToken(SECRET, token, EVENTS, usedNonces(after), now + 2000)).toBeNull();
+    expect(verifyGeoToken(SECRET, signGeoToken(SECRET, 'secondary-1', EVENTS, now + 2000), EVENTS, usedNonces(after), now + 2000)).not.toBeNull();
+    after.close();
+  });
+
   it('lets a git fetch token cover its own repository only, with GET and POST', () => {
-    const replays = new GeoReplayCache();
+    const replays = usedNonces(siteDb('fetch'));
     const token = signGeoToken(SECRET, 'secondary-1', { method: '*', path: '/git/repository/12.git/', prefix: true });
     expect(verifyGeoToken(SECRET, token, { method: 'GET', path: '/git/repository/12.git/info/refs' }, replays)).not.toBeNull();
     expect(verifyGeoToken(SECRET, token, { method: 'POST', path: '/git/repository/12.git/git-upload-pack' }, replays)).not.toBeNull();

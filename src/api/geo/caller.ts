@@ -1,16 +1,8 @@
 import type { Request } from 'express';
 import { AppError } from '../../errors.js';
-import { GEO_AUTH_SCHEME, GeoReplayCache, geoPathOf, verifyGeoToken, type GeoClaims } from '../../geo/signing.js';
+import { GEO_AUTH_SCHEME, geoPathOf, verifyGeoToken, type GeoClaims } from '../../geo/signing.js';
+import { usedNonces } from '../../geo/used-nonces.js';
 import type { SiteContext } from '../../site-context.js';
-
-/** Each site's nonces of the single-call tokens it accepted (a site object lives as long as its role). */
-const replayCaches = new WeakMap<SiteContext, GeoReplayCache>();
-
-const replaysOf = (ctx: SiteContext) => {
-  let cache = replayCaches.get(ctx);
-  if (!cache) replayCaches.set(ctx, (cache = new GeoReplayCache()));
-  return cache;
-};
 
 /**
  * The site that signed the request (`Authorization: GL-Geo <token>`); null when unsigned, expired,
@@ -20,7 +12,7 @@ export function geoCaller(ctx: SiteContext, req: Request): GeoClaims | null {
   const header = req.headers.authorization ?? '';
   const token = header.startsWith(`${GEO_AUTH_SCHEME} `) ? header.slice(GEO_AUTH_SCHEME.length + 1) : null;
   const call = { method: req.method, path: geoPathOf(req.originalUrl) };
-  const claims = token && ctx.config.geoSecret ? verifyGeoToken(ctx.config.geoSecret, token, call, replaysOf(ctx)) : null;
+  const claims = token && ctx.config.geoSecret ? verifyGeoToken(ctx.config.geoSecret, token, call, usedNonces(ctx.db)) : null;
   // Every signed call carries the signer's fencing epoch: a higher one is learned here (issue 18, item 2).
   if (claims) ctx.fence.learn(claims.epoch, claims.primary, claims.node);
   return claims;
