@@ -5,6 +5,9 @@ import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeIndex, type RouteEntry } from '../../src/api/route-index.js';
 import { mergeabilityChecksSettled } from '../../src/services/merge-requests/mergeability.js';
+import { pipelineMergesSettled } from '../../src/services/merge-requests/merge-when-pipeline-succeeds.js';
+import { rebasesSettled } from '../../src/services/merge-requests/rebase.js';
+import { settleHousekeeping } from '../../src/services/repository/housekeeping.js';
 import { repositoryPath, wikiRepositoryPath } from '../../src/storage/layout.js';
 import { MAX_BODY_BYTES } from '../../src/storage/limits.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
@@ -195,11 +198,14 @@ const importsRunning = () => site.site.db.prepare("SELECT count(*) FROM projects
 
 /**
  * Resolves once background work an accepted request started is done: forks and imports (at most
- * 30 s), the mergeability checks, and then the event log has stopped growing for 100 ms (at most 5 s).
+ * 30 s), merges after a pipeline and rebases, the mergeability checks they queue, git gc
+ * (housekeeping), and then the event log has stopped growing for 100 ms (at most 5 s).
  */
 async function settled(): Promise<void> {
   for (let waited = 0; importsRunning() > 0 && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  await Promise.all([pipelineMergesSettled(site.site.ctx), rebasesSettled(site.site.ctx)]);
   await mergeabilityChecksSettled(site.site.ctx);
+  await settleHousekeeping(site.site.ctx);
   for (let head = eventLogHead(), quiet = 0, waited = 0; quiet < 2 && waited < 5000; waited += 50) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const now = eventLogHead();
