@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { nowIso } from '../storage/clock.js';
 import type { FencingClaims } from './signing.js';
-import { writeRoleState, type RoleState } from './role-state.js';
+import { readFreeze, writeFreeze, writeRoleState, type RoleState } from './role-state.js';
 
 /** Why a primary refuses writes now; null when it takes them. */
 export type WriteRefusal = { kind: 'fenced'; epoch: number; primaryUrl: string | null } | { kind: 'frozen'; by: string } | null;
@@ -23,6 +23,10 @@ export class Fence {
   private drainWaiters: Array<() => void> = [];
 
   constructor(private readonly config: Config, persisted: RoleState | null, private readonly log: Logger) {
+    // A primary killed while frozen comes back frozen for the rest of the lease: writes it took
+    // then would be past the final event the promoting site waits for, and lost to it.
+    const freeze = readFreeze(config.dataDir);
+    if (freeze) [this.frozenUntil, this.frozenBy] = [freeze.until, freeze.by];
     this.state = persisted ?? {
       role: config.role,
       primaryUrl: config.role === 'secondary' ? config.primaryUrl : null,
@@ -106,12 +110,15 @@ export class Fence {
   freeze(ms: number, by: string, drainMs: number): Promise<boolean> {
     this.frozenUntil = Date.now() + ms;
     this.frozenBy = by;
+    writeFreeze(this.config.dataDir, { until: this.frozenUntil, by });
     return this.drained(drainMs);
   }
 
   /** Lifts a freeze (a planned promotion that gave up). */
   thaw(): void {
+    if (this.frozenUntil === 0) return;
     this.frozenUntil = 0;
+    writeFreeze(this.config.dataDir, null);
   }
 
   writeStarted(): void {

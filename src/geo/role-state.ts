@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type Config, type Role } from '../config.js';
 
@@ -49,11 +49,43 @@ export function readRoleState(dataDir: string): RoleState | null {
   }
 }
 
-/** Writes the state atomically and durably: a temp file fsynced, renamed over the old one, the directory fsynced. */
+/** Writes the state atomically and durably. */
 export function writeRoleState(dataDir: string, state: RoleState): void {
-  const file = roleStatePath(dataDir);
+  writeDurably(dataDir, roleStatePath(dataDir), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/** A planned promotion's write pause on a primary, until `until` (ms since the epoch), asked for by the node `by`. */
+export interface Freeze {
+  readonly until: number;
+  readonly by: string;
+}
+
+const freezePath = (dataDir: string): string => path.join(dataDir, 'geo-freeze.json');
+
+/**
+ * The freeze the site was under when it stopped; null when none (or one that cannot be read: the
+ * file is only ever replaced whole, so that is a file somebody else wrote, and no freeze).
+ */
+export function readFreeze(dataDir: string): Freeze | null {
+  try {
+    const freeze = JSON.parse(readFileSync(freezePath(dataDir), 'utf8')) as Freeze;
+    return Number.isSafeInteger(freeze.until) && typeof freeze.by === 'string' ? freeze : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Records a freeze (null: lifted) durably, so that a primary restarted within the lease stays frozen. */
+export function writeFreeze(dataDir: string, freeze: Freeze | null): void {
+  if (freeze) return writeDurably(dataDir, freezePath(dataDir), `${JSON.stringify(freeze)}\n`);
+  rmSync(freezePath(dataDir), { force: true });
+  fsyncDirectory(dataDir);
+}
+
+/** A temp file fsynced, renamed over the old one, the directory fsynced: the file is whole, old or new, after any crash. */
+function writeDurably(dataDir: string, file: string, text: string): void {
   const part = `${file}.part`;
-  writeFileSync(part, `${JSON.stringify(state, null, 2)}\n`);
+  writeFileSync(part, text);
   const fd = openSync(part, 'r');
   try {
     fsyncSync(fd);
@@ -61,11 +93,15 @@ export function writeRoleState(dataDir: string, state: RoleState): void {
     closeSync(fd);
   }
   renameSync(part, file);
-  const dir = openSync(dataDir, 'r');
+  fsyncDirectory(dataDir);
+}
+
+function fsyncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
   try {
-    fsyncSync(dir);
+    fsyncSync(fd);
   } finally {
-    closeSync(dir);
+    closeSync(fd);
   }
 }
 

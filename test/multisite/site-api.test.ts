@@ -55,6 +55,19 @@ describe('site-to-site API: bad requests are refused and change nothing', () => 
     expect((await primary.api('/geo/events?after=0&wait_ms=0', { as: null, headers: signed('POST', '/geo/events') })).status).toBe(401);
   });
 
+  it('a primary killed while frozen for a promotion comes back frozen, until the freeze is lifted', async () => {
+    const freeze = (leaseMs: number) => primary.api('/geo/freeze', { as: null, method: 'POST', headers: signed('POST', '/geo/freeze'), body: { lease_ms: leaseMs } });
+    expect((await freeze(30_000)).status).toBe(201);
+    await primary.restart({ signal: 'SIGKILL' });
+    const paused = await primary.api('/groups', { method: 'POST', body: { name: 'frozen', path: 'frozen' } });
+    expect(paused.status, paused.text).toBe(503);
+    expect(paused.body.message).toBe(`503 Service Unavailable - writes are paused: ${NODE} is being promoted to primary`);
+    // The promoting site gives up: the freeze is lifted, and stays lifted across a restart.
+    expect((await freeze(0)).status).toBe(201);
+    await primary.restart({ signal: 'SIGKILL' });
+    expect((await primary.api('/groups', { method: 'POST', body: { name: 'thawed', path: 'thawed' } })).status).toBe(201);
+  });
+
   it('refuses unsigned, wrongly signed, expired and malformed calls with 4xx, changing nothing', async () => {
     const before = primaryState(primary);
     const good = signGeoToken(GEO_SECRET, NODE, scopeOf('GET', '/geo/events'));

@@ -67,6 +67,18 @@ describe('persisted role', () => {
     fence.transition({ role: 'secondary', primaryUrl: 'http://b.example', epoch: 1, epochPrimaryUrl: 'http://b.example', ownEpoch: 0, bootstrapRequired: true, reason: 'demoted' });
     fence.transition({ role: 'primary', primaryUrl: null, epoch: 2, epochPrimaryUrl: null, ownEpoch: 2, reason: 'promoted' });
     expect(fence.writeRefusal()).toBeNull();
+    expect(new Fence(config('primary'), readRoleState(dataDir), silent).writeRefusal()).toBeNull();
+  });
+
+  it('keeps a freeze across a restart until its lease ends, and a lifted one stays lifted', async () => {
+    const fence = new Fence(config('primary'), null, silent);
+    await fence.freeze(15_000, 'site-b', 10);
+    // The site is killed and starts again within the lease.
+    const restarted = new Fence(config('primary'), null, silent);
+    expect(restarted.writeRefusal()).toEqual({ kind: 'frozen', by: 'site-b' });
+    expect(restarted.writeRefusal(Date.now() + 16_000)).toBeNull();
+    restarted.thaw();
+    expect(new Fence(config('primary'), null, silent).writeRefusal()).toBeNull();
   });
 });
 
