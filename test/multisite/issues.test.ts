@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { describe, expect, it } from 'vitest';
+import { useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * The tracker replicates (issue 14, item 10): issues with labels, a milestone, assignees, todos,
@@ -8,18 +8,10 @@ import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js
  * forwards the write, read the same on the secondary; a deleted user's issues show the ghost user there, or are gone with hard_delete.
  */
 describe('multi-site issues', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
   /** Bodies equal but for each site's own URL in the links (web_url, _links). */
   const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');

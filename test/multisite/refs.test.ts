@@ -6,7 +6,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitClient, remoteUrl } from '../helpers/git.js';
-import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { ROOT_TOKEN, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const root = { username: 'root', token: ROOT_TOKEN };
 
@@ -16,21 +16,17 @@ const root = { username: 'root', token: ROOT_TOKEN };
  * served by the secondary's own copy under its new path, and its old path is gone there too.
  */
 describe('multi-site protected refs, tags and transfers', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
   let home: string;
   let git: ReturnType<typeof gitClient>;
 
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries as [SiteProcess];
     home = await mkdtemp(path.join(tmpdir(), 'geoforge-ms-refs-'));
     git = gitClient(home);
   });
   afterAll(async () => {
-    await cluster?.destroy();
     if (home) await rm(home, { recursive: true, force: true });
   });
 
