@@ -377,11 +377,14 @@ export async function runConcurrently(count: number, concurrency: number, task: 
 export const sameButSiteUrl = (got: string, gotUrl: string, want: string, wantUrl: string): boolean =>
   got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
 
-/** Waits until `path` answers `status` on the primary and the same body (but for the site URL) on the secondary; the primary's answer. */
-export function readsTheSame(primary: SiteProcess, secondary: SiteProcess, path: string, status = 200) {
+/**
+ * Waits until `path` answers `status` on the primary and the same body (but for the site URL) on the
+ * secondary, both asked as `as` (root unless given); the primary's answer.
+ */
+export function readsTheSame(primary: SiteProcess, secondary: SiteProcess, path: string, status = 200, options: { as?: string | null } = {}) {
   return waitFor(
     async () => {
-      const [want, got] = await Promise.all([primary.api(path), secondary.api(path)]);
+      const [want, got] = await Promise.all([primary.api(path, options), secondary.api(path, options)]);
       expect(want.status, want.text).toBe(status);
       return got.status === status && sameButSiteUrl(got.text, secondary.url, want.text, primary.url) && want;
     },

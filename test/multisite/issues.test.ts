@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { readsTheSame, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * The tracker replicates (issue 14, item 10): issues with labels, a milestone, assignees, todos,
@@ -13,19 +13,8 @@ describe('multi-site issues', () => {
 
   useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
-  /** Bodies equal but for each site's own URL in the links (web_url, _links). */
-  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
-
   /** Waits until the secondary answers `path` as the primary does (status and JSON), and returns the primary's answer. */
-  const sameOnBoth = (path: string, as?: string | null, status = 200) =>
-    waitFor(
-      async () => {
-        const [want, got] = await Promise.all([primary.api(path, { as }), secondary.api(path, { as })]);
-        expect(want.status, want.text).toBe(status);
-        return got.status === status && sameBut(got.text, secondary.url, want.text, primary.url) && want;
-      },
-      { timeoutMs: 20_000, message: `${path} the same on both sites` },
-    );
+  const sameOnBoth = (path: string, as?: string | null, status = 200) => readsTheSame(primary, secondary, path, status, { as });
 
   async function newUser(site: SiteProcess, prefix: string) {
     const suffix = randomUUID().slice(0, 8);
