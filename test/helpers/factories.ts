@@ -23,6 +23,13 @@ export async function createUser(site: TestSite, attrs: Record<string, unknown> 
   return { id: response.body.id, username: response.body.username, email: response.body.email, token };
 }
 
+/** `count` users made one after another (ids in order), as createUser makes them. */
+export async function createUsers(site: TestSite, count: number): Promise<TestUser[]> {
+  const users: TestUser[] = [];
+  for (let index = 0; index < count; index += 1) users.push(await createUser(site));
+  return users;
+}
+
 /** A personal access token with the given scopes, made through the service as the CLI does. */
 export function tokenFor(site: TestSite, userId: number, scopes: string[], expiresAt: string | null = null): string {
   return createPersonalAccessToken(site.site.db, userId, { name: 'test', scopes, expiresAt }).token;
@@ -59,6 +66,11 @@ export async function createProject(site: TestSite, attrs: Record<string, unknow
 export async function addMember(site: TestSite, kind: 'projects' | 'groups', id: number, user: { id: number }, level: number, as?: string): Promise<void> {
   const response = await site.api(`/${kind}/${id}/members`, { method: 'POST', body: { user_id: user.id, access_level: level }, as });
   if (response.status !== 201) throw new Error(`addMember: ${response.status} ${response.text}`);
+}
+
+/** Adds each [user, access level] as a member, one after another, as `as` (default root). */
+export async function addMembers(site: TestSite, kind: 'projects' | 'groups', id: number, members: [{ id: number }, number][], as?: string): Promise<void> {
+  for (const [user, level] of members) await addMember(site, kind, id, user, level, as);
 }
 
 /** POSTs `body` to `path` as `as` (root unless given) and expects 201; the created resource. */

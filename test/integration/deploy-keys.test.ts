@@ -2,7 +2,7 @@ import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertSshKey } from '../../src/db/tables/ssh-keys.js';
 import { fillMd5Fingerprints } from '../../src/services/users/ssh-keys.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMembers, createProject, createUser, createUsers, type TestUser } from '../helpers/factories.js';
 import { sshPublicKey } from '../helpers/keys.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -22,14 +22,10 @@ describe('deploy keys', () => {
 
   beforeAll(async () => {
     site = await startSite();
-    owner = await createUser(site);
-    maintainer = await createUser(site);
-    developer = await createUser(site);
-    stranger = await createUser(site);
+    [owner, maintainer, developer, stranger] = await createUsers(site, 4);
     project = await createProject(site, { visibility: 'private' }, owner.token);
     other = await createProject(site, { visibility: 'private' }, owner.token);
-    await addMember(site, 'projects', project.id, maintainer, 40, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
+    await addMembers(site, 'projects', project.id, [[maintainer, 40], [developer, 30]], owner.token);
   });
 
   afterAll(async () => {
