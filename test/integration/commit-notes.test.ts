@@ -17,11 +17,7 @@ describe('commit comments and discussions', () => {
   let site: TestSite;
   let scratch: string;
   let work: string;
-  let owner: TestUser;
-  let developer: TestUser;
-  let reporter: TestUser;
-  let guest: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, developer: TestUser, reporter: TestUser, guest: TestUser, stranger: TestUser;
   let project: any;
   let first: string;
   let second: string;

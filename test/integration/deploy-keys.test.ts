@@ -13,10 +13,7 @@ const fingerprints = (key: string) => {
 
 describe('deploy keys', () => {
   let site: TestSite;
-  let owner: TestUser;
-  let maintainer: TestUser;
-  let developer: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, maintainer: TestUser, developer: TestUser, stranger: TestUser;
   let project: any;
   let other: any;
 

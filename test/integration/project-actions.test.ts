@@ -8,10 +8,7 @@ const idsOf = (body: { id: number }[]) => body.map((row) => row.id);
 
 describe('project actions', () => {
   let site: TestSite;
-  let owner: TestUser;
-  let maintainer: TestUser;
-  let developer: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, maintainer: TestUser, developer: TestUser, stranger: TestUser;
   let project: any;
 
   beforeAll(async () => {

@@ -12,11 +12,7 @@ import { startSite, type TestSite } from '../helpers/site.js';
 describe('repository API', () => {
   let site: TestSite;
   let scratch: string;
-  let owner: TestUser;
-  let developer: TestUser;
-  let reporter: TestUser;
-  let guest: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, developer: TestUser, reporter: TestUser, guest: TestUser, stranger: TestUser;
   let project: any;
   let receiver: HookReceiver;
   const repo = (suffix = '') => `/projects/${project.id}/repository${suffix}`;
