@@ -2,13 +2,7 @@
 group.epics (create, list with filters, get, save, delete) and epic.issues (create, list, save
 with move_before_id / move_after_id, delete).
 
-Usage: python_gitlab_epics.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_common.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_epics.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
 from python_gitlab_common import RUN, failure, main, signed_in  # also makes every warning an error
 

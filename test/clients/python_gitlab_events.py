@@ -1,13 +1,7 @@
 """Drives geoforge's events API with the real python-gitlab 3.12 client: gl.events, user.events
 and project.events, the managers python-gitlab offers for GitLab's events API.
 
-Usage: python_gitlab_events.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_common.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_events.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
 import gitlab
 from python_gitlab_common import RUN, URL, failure, main, new_user, signed_in  # also makes every warning an error

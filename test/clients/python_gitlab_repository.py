@@ -1,12 +1,6 @@
 """Drives geoforge's repository browsing API with the real python-gitlab 3.12 client.
 
-Usage: python_gitlab_repository.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_common.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_repository.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
 import base64
 import io

@@ -2,13 +2,7 @@
 project.issues (create, list with filters, get, save, delete, time stats, subscribe, todo),
 project.labels and group.labels, project.milestones, gl.todos and project.events.
 
-Usage: python_gitlab_tracker.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_common.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_tracker.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
 from python_gitlab_common import RUN, failure, main, new_user, signed_in  # also makes every warning an error
 

@@ -1,11 +1,8 @@
 """Drives geoforge's Users API with the real python-gitlab 3.12 client, the way its users do.
 
-Usage: python_gitlab_users.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names), and for the key sections GEOFORGE_SSH_KEYS / GEOFORGE_GPG_KEYS (JSON arrays of
-public keys made by the vitest side, so the script needs nothing but python-gitlab).
-
-Its helpers, and how a section reports, are python_gitlab_common.py's.
+Usage: python_gitlab_users.py SECTION. Environment, helpers and how a section reports:
+python_gitlab_common.py; the key sections also read GEOFORGE_SSH_KEYS / GEOFORGE_GPG_KEYS (JSON
+arrays of public keys made by the vitest side, so the script needs nothing but python-gitlab).
 """
 import json
 import os

@@ -1,14 +1,9 @@
 """Drives geoforge's wiki pages, deploy keys, key lookups and personal access tokens with the real
 python-gitlab 3.12 client.
 
-Usage: python_gitlab_wiki_keys.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names); the keys sections also GEOFORGE_KEY1, GEOFORGE_KEY2 (OpenSSH public keys made
-by the test) and GEOFORGE_KEY1_SHA256, GEOFORGE_KEY1_MD5 (the first key's fingerprints).
-
-Same conventions as python_gitlab_common.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_wiki_keys.py SECTION. Environment, helpers and how a section reports:
+python_gitlab_common.py; the keys sections also read GEOFORGE_KEY1, GEOFORGE_KEY2 (OpenSSH public
+keys made by the test) and GEOFORGE_KEY1_SHA256, GEOFORGE_KEY1_MD5 (the first key's fingerprints).
 """
 import os
 
