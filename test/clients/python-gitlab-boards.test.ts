@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_boards.py', import.meta.url));
-
 describe('python-gitlab 3.12 against issue boards (project and group boards, board lists)', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
-  const section = suite.section;
+  const { section } = pythonGitlabSuite('python_gitlab_boards.py', { timeoutMs: 30_000 });
 
   it('creates, gets, lists and deletes project boards, and creates, moves (list.save), gets and deletes their lists through project.boards and board.lists', async () => {
     const obs = await section('project_boards');

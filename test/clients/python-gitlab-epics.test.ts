@@ -1,8 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
-
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_epics.py', import.meta.url));
 
 /**
  * python-gitlab 3.12 drives epics through group.epics and their issues through epic.issues
@@ -10,7 +7,7 @@ const SCRIPT = fileURLToPath(new URL('./python_gitlab_epics.py', import.meta.url
  * the client every test fails, never skips.
  */
 describe('python-gitlab 3.12 against epics', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 60_000 });
+  const suite = pythonGitlabSuite('python_gitlab_epics.py', { timeoutMs: 60_000 });
 
   it('creates, lists with filters, gets, saves and deletes epics', async () => {
     const obs = await suite.section('epics');

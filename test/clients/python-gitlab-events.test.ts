@@ -1,11 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_events.py', import.meta.url));
-
 describe('python-gitlab 3.12 against the events API', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
+  const suite = pythonGitlabSuite('python_gitlab_events.py', { timeoutMs: 30_000 });
 
   it('lists events through gl.events, user.events and project.events with their filters', async () => {
     const obs = await suite.section('events');

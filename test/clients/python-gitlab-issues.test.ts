@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_issues.py', import.meta.url));
-
 describe('python-gitlab 3.12 against the issue tracker (issues, labels, milestones)', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
-  const section = suite.section;
+  const { section } = pythonGitlabSuite('python_gitlab_issues.py', { timeoutMs: 30_000 });
 
   it('creates, lists, saves, closes, tracks time on, follows, moves and deletes issues through project.issues', async () => {
     const obs = await section('issues');

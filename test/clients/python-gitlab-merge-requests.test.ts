@@ -1,8 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
-
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_merge_requests.py', import.meta.url));
 
 /**
  * python-gitlab 3.12 drives merge requests through its own managers (issue 15; GITLAB-NOTES 3.5):
@@ -11,7 +8,7 @@ const SCRIPT = fileURLToPath(new URL('./python_gitlab_merge_requests.py', import
  * emoji, subscriptions and todo. Without the client every test fails, never skips.
  */
 describe('python-gitlab 3.12 against merge requests', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 90_000 });
+  const suite = pythonGitlabSuite('python_gitlab_merge_requests.py', { timeoutMs: 90_000 });
 
   it('creates, lists with filters, gets, saves, reads changes, commits and versions, and deletes merge requests', async () => {
     const obs = await suite.section('merge_requests');

@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_mr_merge.py', import.meta.url));
-
 describe('python-gitlab 3.12 merging merge requests (merge, merge when pipeline succeeds, rebase, approvals)', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 60_000 });
-  const section = suite.section;
+  const { section } = pythonGitlabSuite('python_gitlab_mr_merge.py', { timeoutMs: 60_000 });
 
   it('merges through mr.merge(): the sha check, the merge commit with its message, the source branch removed, a second merge refused', async () => {
     const obs = await section('merge');

@@ -1,11 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_notes.py', import.meta.url));
-
 describe('python-gitlab 3.12 against the notes, discussions, award emoji and resource events APIs', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
+  const suite = pythonGitlabSuite('python_gitlab_notes.py', { timeoutMs: 30_000 });
 
   it('drives issue.notes, issue.discussions, issue.awardemojis, note.awardemojis and the resource event managers', async () => {
     const obs = await suite.section('notes');

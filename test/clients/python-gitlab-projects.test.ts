@@ -1,13 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
-
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_projects.py', import.meta.url));
 
 const notFound = (error: string, what: string) => ({ error, code: 404, message: `404 ${what} Not Found` });
 
 describe('python-gitlab 3.12 against the Groups and Projects APIs', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
+  const suite = pythonGitlabSuite('python_gitlab_projects.py', { timeoutMs: 30_000 });
   const section = suite.section;
 
   it('creates, lists, gets by id and path, saves, lists subgroups and deletes groups', async () => {

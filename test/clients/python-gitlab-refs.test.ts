@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_refs.py', import.meta.url));
-
 describe('python-gitlab 3.12 against branches, tags, protected refs and transfers', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
-  const section = suite.section;
+  const { section } = pythonGitlabSuite('python_gitlab_refs.py', { timeoutMs: 30_000 });
 
   it('creates, gets, lists and deletes branches (an encoded unicode name) and tags, lightweight and annotated, through project.branches and project.tags', async () => {
     const obs = await section('branches_tags');

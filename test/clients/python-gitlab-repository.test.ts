@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_repository.py', import.meta.url));
-
 describe('python-gitlab 3.12 against the repository browsing API (issue 17, item 1)', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 60_000 });
-  const section = suite.section;
+  const { section } = pythonGitlabSuite('python_gitlab_repository.py', { timeoutMs: 60_000 });
 
   it('browses trees, blobs, archives, contributors, the merge base and compare through the project’s repository_* methods', async () => {
     const obs = await section('browse');

@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_settings.py', import.meta.url));
-
 describe('python-gitlab 3.12 against settings (badges, notification settings, user status, group hooks)', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
-  const section = suite.section;
+  const { section } = pythonGitlabSuite('python_gitlab_settings.py', { timeoutMs: 30_000 });
 
   it('creates, lists, saves, renders and deletes badges through project.badges and group.badges', async () => {
     const obs = await section('badges');

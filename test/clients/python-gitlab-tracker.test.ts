@@ -1,8 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { pythonGitlabSuite } from '../helpers/python.js';
-
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_tracker.py', import.meta.url));
 
 /**
  * python-gitlab 3.12 drives the issue tracker through its own managers (issue 14): project.issues,
@@ -10,7 +7,7 @@ const SCRIPT = fileURLToPath(new URL('./python_gitlab_tracker.py', import.meta.u
  * client every test fails, never skips.
  */
 describe('python-gitlab 3.12 against the tracker: todos, events and the issue lifecycle', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 60_000 });
+  const suite = pythonGitlabSuite('python_gitlab_tracker.py', { timeoutMs: 60_000 });
 
   it('creates, lists with filters, gets, saves, tracks time on, subscribes to, marks and deletes issues', async () => {
     const obs = await suite.section('issues');

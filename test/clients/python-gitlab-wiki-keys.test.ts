@@ -1,14 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import sshpk from 'sshpk';
 import { describe, expect, it } from 'vitest';
 import { sshPublicKey } from '../helpers/keys.js';
 import { pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_wiki_keys.py', import.meta.url));
-
 describe('python-gitlab 3.12 against wiki pages, deploy keys, key lookups and personal access tokens', () => {
-  const suite = pythonGitlabSuite(SCRIPT, { timeoutMs: 30_000 });
-  const section = suite.section;
+  const { section } = pythonGitlabSuite('python_gitlab_wiki_keys.py', { timeoutMs: 30_000 });
 
   it('creates, gets, lists, saves and deletes wiki pages through project.wikis', async () => {
     const obs = await section('wikis');

@@ -1,12 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { gpgKeyPair, sshPublicKey } from '../helpers/keys.js';
 import { MISSING_CLIENT, PYTHON, pythonGitlabSuite } from '../helpers/python.js';
 
-const SCRIPT = fileURLToPath(new URL('./python_gitlab_users.py', import.meta.url));
-
 describe('python-gitlab 3.12 against the Users API', () => {
-  const suite = pythonGitlabSuite(SCRIPT);
+  const suite = pythonGitlabSuite('python_gitlab_users.py');
   const section = suite.section;
 
   it(`runs python-gitlab 3.12 from ${PYTHON}`, () => {

@@ -1,22 +1,8 @@
 """Drives geoforge's issue boards (project and group boards, board lists) with the real python-gitlab 3.12 client.
 
-Usage: python_gitlab_boards.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_boards.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, signed_in  # also makes every warning an error
 
 
 def lists_of(board):
@@ -24,8 +10,7 @@ def lists_of(board):
 
 
 def project_boards():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"pglboards{RUN}", "path": f"pglboards{RUN}"})
     project = gl.projects.create({"name": f"pglboards{RUN}", "namespace_id": group.id})
@@ -61,8 +46,7 @@ def project_boards():
 
 
 def group_boards():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"pglgboards{RUN}", "path": f"pglgboards{RUN}"})
     obs["fresh"] = [b.id for b in group.boards.list(get_all=True)]
@@ -83,8 +67,5 @@ def group_boards():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (project_boards, group_boards)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(project_boards, group_boards)

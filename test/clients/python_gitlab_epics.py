@@ -2,28 +2,13 @@
 group.epics (create, list with filters, get, save, delete) and epic.issues (create, list, save
 with move_before_id / move_after_id, delete).
 
-Usage: python_gitlab_epics.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_epics.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, signed_in  # also makes every warning an error
 
 
 def epics():
-    root = client()
-    root.auth()
+    root = signed_in()
     group = root.groups.create({"name": f"pgle{RUN}", "path": f"pgle{RUN}", "visibility": "private"})
     obs = {}
     first = group.epics.create(
@@ -50,8 +35,7 @@ def epics():
 
 
 def epic_issues():
-    root = client()
-    root.auth()
+    root = signed_in()
     group = root.groups.create({"name": f"pglei{RUN}", "path": f"pglei{RUN}", "visibility": "private"})
     project = root.projects.create({"name": f"pglei{RUN}", "namespace_id": group.id})
     issues = [project.issues.create({"title": f"issue {n}"}) for n in range(4)]
@@ -73,8 +57,5 @@ def epic_issues():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (epics, epic_issues)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(epics, epic_issues)

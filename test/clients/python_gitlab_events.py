@@ -1,24 +1,10 @@
 """Drives geoforge's events API with the real python-gitlab 3.12 client: gl.events, user.events
 and project.events, the managers python-gitlab offers for GitLab's events API.
 
-Usage: python_gitlab_events.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_events.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
 import gitlab
-from python_gitlab_users import RUN, URL, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, URL, failure, main, new_user, signed_in  # also makes every warning an error
 
 
 def summary(event):
@@ -27,13 +13,11 @@ def summary(event):
 
 
 def events():
-    root = client()
-    root.auth()
+    root = signed_in()
     author = new_user(root, "ev")
     member = new_user(root, "evm")
     token = author.impersonationtokens.create({"name": "events", "scopes": ["api"]}).token
-    gl = client(token)
-    gl.auth()
+    gl = signed_in(token)
 
     project = gl.projects.create({"name": f"pglev{RUN}", "visibility": "public", "initialize_with_readme": True})
     project.files.create({"file_path": "notes.md", "branch": project.default_branch, "content": "hello", "commit_message": "Add notes\n\nbody"})
@@ -57,8 +41,5 @@ def events():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (events,)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(events)

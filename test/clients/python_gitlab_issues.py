@@ -1,27 +1,12 @@
 """Drives geoforge's issue tracker (issues, labels, milestones) with the real python-gitlab 3.12 client.
 
-Usage: python_gitlab_issues.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_issues.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, signed_in  # also makes every warning an error
 
 
 def issues():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project = gl.projects.create({"name": f"pglissues{RUN}", "visibility": "public"})
     target = gl.projects.create({"name": f"pglissuesto{RUN}"})
@@ -88,8 +73,7 @@ def issues():
 
 
 def labels():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"Pgl Labels {RUN}", "path": f"pgllabels{RUN}"})
     project = gl.projects.create({"name": f"pgllabelsp{RUN}", "namespace_id": group.id})
@@ -131,8 +115,7 @@ def labels():
 
 
 def milestones():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"Pgl Milestones {RUN}", "path": f"pglmilestones{RUN}"})
     project = gl.projects.create({"name": f"pglmsp{RUN}", "namespace_id": group.id})
@@ -163,8 +146,5 @@ def milestones():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (issues, labels, milestones)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(issues, labels, milestones)

@@ -3,23 +3,9 @@ managers: project.mergerequests (create, list with filters, get, save, delete), 
 and a merge request's changes(), commits(), participants(), closes_issues(), diffs (versions),
 notes, discussions, award emoji, subscribe()/unsubscribe() and todo().
 
-Usage: python_gitlab_merge_requests.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_merge_requests.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, signed_in  # also makes every warning an error
 
 
 def project_with_branches(root, name):
@@ -39,8 +25,7 @@ def project_with_branches(root, name):
 
 
 def merge_requests():
-    root = client()
-    root.auth()
+    root = signed_in()
     project = project_with_branches(root, "pglmr")
     issue = project.issues.create({"title": "To be closed"})
     obs = {"issue_iid": issue.iid}
@@ -96,8 +81,7 @@ def merge_requests():
 
 
 def collaboration():
-    root = client()
-    root.auth()
+    root = signed_in()
     project = project_with_branches(root, "pglmrc")
     mr = project.mergerequests.create({"source_branch": "topic-a", "target_branch": "master", "title": "Talk about it"})
     obs = {}
@@ -142,8 +126,5 @@ def collaboration():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (merge_requests, collaboration)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(merge_requests, collaboration)

@@ -1,30 +1,16 @@
 """Drives geoforge's merge request merging (merge, merge when pipeline succeeds and its cancel,
 rebase, approvals) with the real python-gitlab 3.12 client, through its own managers.
 
-Usage: python_gitlab_mr_merge.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_mr_merge.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
 import time
-import warnings
 
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, new_user, signed_in  # also makes every warning an error
 
 
 def setup(tag):
     """A project with a master branch, and a developer (acting through sudo) who is not the author."""
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     project = gl.projects.create({"name": f"pglmerge{tag}{RUN}"})
     project.commits.create({"branch": "master", "commit_message": "init", "actions": [{"action": "create", "file_path": "README.md", "content": "one\n"}]})
     developer = new_user(gl, f"dev{tag}")
@@ -115,8 +101,5 @@ def approvals():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (merge, mwps, rebase, approvals)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(merge, mwps, rebase, approvals)

@@ -3,28 +3,13 @@ python-gitlab 3.12 client, through the managers it hangs off an issue: issue.not
 issue.discussions (and discussion.notes), issue.awardemojis, note.awardemojis and
 issue.resource{label,milestone,state}events.
 
-Usage: python_gitlab_notes.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_notes.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, client, failure, main, new_user, signed_in  # also makes every warning an error
 
 
 def notes():
-    root = client()
-    root.auth()
+    root = signed_in()
     author = new_user(root, "nt")
     outsider = new_user(root, "nto")
     gl = client(author.impersonationtokens.create({"name": "notes", "scopes": ["api"]}).token)
@@ -83,8 +68,5 @@ def notes():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (notes,)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(notes)

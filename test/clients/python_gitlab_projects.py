@@ -1,24 +1,11 @@
 """Drives geoforge's Groups and Projects APIs with the real python-gitlab 3.12 client.
 
-Usage: python_gitlab_projects.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_projects.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
 import base64
-import json
-import sys
 import time
-import warnings
 
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, new_user, signed_in  # also makes every warning an error
 
 # A 1x1 transparent PNG: an image upload gets alt without the extension and ![alt](url) markdown.
 PNG = base64.b64decode(
@@ -31,8 +18,7 @@ def ids(objects):
 
 
 def groups():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
 
     parent = gl.groups.create({"name": f"Pgl Parent {RUN}", "path": f"pglparent{RUN}", "visibility": "public", "description": "first"})
@@ -82,8 +68,7 @@ def groups():
 
 
 def group_members():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     group = gl.groups.create({"name": f"Pgl Team {RUN}", "path": f"pglteam{RUN}"})
     user = new_user(gl, "gm")
     obs = {"root_id": gl.user.id, "user_id": user.id}
@@ -104,8 +89,7 @@ def group_members():
 
 
 def projects():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
 
     # Create with a dict (JSON body) and with kwargs (python-gitlab sends those in the query string, body {}).
@@ -168,8 +152,7 @@ def projects():
 
 
 def project_actions():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project = gl.projects.create({"name": f"pglact{RUN}", "visibility": "public"})
 
@@ -207,8 +190,7 @@ def project_actions():
 
 
 def hooks():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     project = gl.projects.create({"name": f"pglhooks{RUN}"})
     obs = {}
     hook = project.hooks.create({"url": "http://hooks.example.com/one", "issues_events": True, "wiki_page_events": True, "token": "secret"})
@@ -239,8 +221,7 @@ def hooks():
 
 
 def project_members():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     project = gl.projects.create({"name": f"pglmem{RUN}"})
     user = new_user(gl, "pm")
     obs = {"root_id": gl.user.id, "user_id": user.id, "project_id": project.id}
@@ -266,8 +247,7 @@ def project_members():
 
 
 def fork():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     other = new_user(gl, "fk")
     source = gl.projects.get(other.projects.create({"name": f"pglsrc{RUN}", "visibility": "public"}).id)
     group = gl.groups.create({"name": f"Pgl Forks {RUN}", "path": f"pglforks{RUN}"})
@@ -296,8 +276,7 @@ def fork():
 
 
 def upload():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     project = gl.projects.create({"name": f"pglup{RUN}", "visibility": "public"})
     text = project.upload("notes.txt", filedata=b"uploaded by python-gitlab\n")
     image = project.upload("pic.png", filedata=PNG)
@@ -310,8 +289,5 @@ def upload():
     }
 
 
-SECTIONS = {f.__name__: f for f in (groups, group_members, projects, project_actions, hooks, project_members, fork, upload)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(groups, group_members, projects, project_actions, hooks, project_members, fork, upload)

@@ -1,23 +1,11 @@
 """Drives geoforge's branches, tags, protected branches and tags, transfers, languages and
 housekeeping with the real python-gitlab 3.12 client.
 
-Usage: python_gitlab_refs.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_refs.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
 import warnings
 
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, signed_in  # also makes every warning an error
 
 
 def seeded_project(gl, tag):
@@ -27,8 +15,7 @@ def seeded_project(gl, tag):
 
 
 def branches_tags():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project = seeded_project(gl, "branches")
     made = project.branches.create({"branch": "feature/ünï.1", "ref": "master"})
@@ -51,8 +38,7 @@ def branches_tags():
 
 
 def protected():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project = seeded_project(gl, "protected")
     obs["default_row"] = [[p.name, p.push_access_levels[0]["access_level"]] for p in project.protectedbranches.list(get_all=True)]
@@ -77,8 +63,7 @@ def protected():
 
 
 def moves():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"pglmoves{RUN}", "path": f"pglmoves{RUN}"})
     parent = gl.groups.create({"name": f"pglparent{RUN}", "path": f"pglparent{RUN}"})
@@ -103,8 +88,5 @@ def moves():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (branches_tags, protected, moves)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(branches_tags, protected, moves)

@@ -1,26 +1,13 @@
 """Drives geoforge's repository browsing API with the real python-gitlab 3.12 client.
 
-Usage: python_gitlab_repository.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_repository.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
 import base64
 import io
-import json
-import sys
 import tarfile
-import warnings
 import zipfile
 
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, signed_in  # also makes every warning an error
 
 
 def seeded_project(gl):
@@ -55,8 +42,7 @@ def seeded_project(gl):
 
 
 def browse():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project, first, second = seeded_project(gl)
 
@@ -98,8 +84,7 @@ def browse():
 
 
 def files_and_commits():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project, first, second = seeded_project(gl)
 
@@ -139,8 +124,5 @@ def files_and_commits():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (browse, files_and_commits)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(browse, files_and_commits)

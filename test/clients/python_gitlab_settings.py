@@ -1,22 +1,8 @@
 """Drives geoforge's settings (badges, notification settings, user status, group hooks) with the real python-gitlab 3.12 client.
 
-Usage: python_gitlab_settings.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_settings.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, new_user, signed_in  # also makes every warning an error
 
 
 def badge_view(badge):
@@ -24,8 +10,7 @@ def badge_view(badge):
 
 
 def badges():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"pglbadges{RUN}", "path": f"pglbadges{RUN}"})
     project = gl.projects.create({"name": f"pglbadges{RUN}", "namespace_id": group.id, "initialize_with_readme": True})
@@ -54,8 +39,7 @@ def badges():
 
 
 def notifications():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"pglnotify{RUN}", "path": f"pglnotify{RUN}"})
     project = gl.projects.create({"name": f"pglnotify{RUN}", "namespace_id": group.id})
@@ -83,13 +67,11 @@ def notifications():
 
 
 def status():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     other = new_user(gl, "status")
     token = other.impersonationtokens.create({"name": "status", "scopes": ["api"]}).token
-    mine = client(token)
-    mine.auth()
+    mine = signed_in(token)
 
     current = mine.user.status.get()
     obs["fresh"] = [current.emoji, current.message]
@@ -107,8 +89,7 @@ def status():
 
 
 def group_hooks():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     group = gl.groups.create({"name": f"pglghooks{RUN}", "path": f"pglghooks{RUN}"})
     obs["fresh"] = group.hooks.list(get_all=True)
@@ -125,8 +106,5 @@ def group_hooks():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (badges, notifications, status, group_hooks)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(badges, notifications, status, group_hooks)

@@ -2,37 +2,21 @@
 project.issues (create, list with filters, get, save, delete, time stats, subscribe, todo),
 project.labels and group.labels, project.milestones, gl.todos and project.events.
 
-Usage: python_gitlab_tracker.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_tracker.py SECTION. Environment, helpers and how a section reports: python_gitlab_common.py.
 """
-import json
-import sys
-import warnings
-
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, failure, main, new_user, signed_in  # also makes every warning an error
 
 
 def member_client(root, project, tag, level):
     user = new_user(root, tag)
     project.members.create({"user_id": user.id, "access_level": level})
     token = user.impersonationtokens.create({"name": "issues", "scopes": ["api"]}).token
-    gl = client(token)
-    gl.auth()
+    gl = signed_in(token)
     return user, gl
 
 
 def issues():
-    root = client()
-    root.auth()
+    root = signed_in()
     project = root.projects.create({"name": f"pgli{RUN}", "visibility": "private"})
     dev, _ = member_client(root, project, "idev", 30)
     _, guest_gl = member_client(root, project, "iguest", 10)
@@ -95,8 +79,7 @@ def issues():
 
 
 def labels():
-    root = client()
-    root.auth()
+    root = signed_in()
     group = root.groups.create({"name": f"pglg{RUN}", "path": f"pglg{RUN}"})
     project = root.projects.create({"name": f"pgll{RUN}", "namespace_id": group.id})
     project.labels.create({"name": "bug", "color": "#ff0000", "description": "Broken"})
@@ -130,8 +113,7 @@ def labels():
 
 
 def milestones():
-    root = client()
-    root.auth()
+    root = signed_in()
     project = root.projects.create({"name": f"pglm{RUN}"})
     m1 = project.milestones.create({"title": "v1", "start_date": "2030-01-01", "due_date": "2030-02-01"})
     m2 = project.milestones.create({"title": "v2"})
@@ -153,8 +135,7 @@ def milestones():
 
 
 def todos():
-    root = client()
-    root.auth()
+    root = signed_in()
     project = root.projects.create({"name": f"pglt{RUN}", "visibility": "private"})
     dev, dev_gl = member_client(root, project, "tdev", 30)
     project.issues.create({"title": "Assigned", "assignee_ids": [dev.id]})
@@ -188,8 +169,5 @@ def todos():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (issues, labels, milestones, todos)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(issues, labels, milestones, todos)

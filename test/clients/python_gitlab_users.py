@@ -1,54 +1,19 @@
 """Drives geoforge's Users API with the real python-gitlab 3.12 client, the way its users do.
 
-Usage: python_gitlab_users.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names), and for the key sections GEOFORGE_SSH_KEYS / GEOFORGE_GPG_KEYS (JSON arrays of
-public keys made by the vitest side, so the script needs nothing but python-gitlab).
-
-Prints one JSON object of observations on its last stdout line. Any unexpected exception ends the
-run with a traceback and a non-zero exit; expected failures are caught and recorded as
-{"error": class name, "code": response_code} so the vitest side asserts on them.
+Usage: python_gitlab_users.py SECTION. Environment, helpers and how a section reports:
+python_gitlab_common.py; the key sections also read GEOFORGE_SSH_KEYS / GEOFORGE_GPG_KEYS (JSON
+arrays of public keys made by the vitest side, so the script needs nothing but python-gitlab).
 """
 import json
 import os
-import sys
-import warnings
 
-import gitlab
 from gitlab import exceptions as exc
 
-# Every warning python-gitlab raises (web_url mismatch in auth(), "list() returned only one page",
-# deprecated arguments) is a symptom of a server that does not look like GitLab: make it fatal.
-warnings.simplefilter("error")
-
-URL = os.environ["GEOFORGE_URL"]
-TOKEN = os.environ["GEOFORGE_TOKEN"]
-RUN = os.environ["GEOFORGE_RUN"]
-
-
-def client(token=TOKEN):
-    return gitlab.Gitlab(URL, private_token=token)
-
-
-def failure(fn):
-    """Runs fn expecting a python-gitlab error; records which one (or that none came)."""
-    try:
-        result = fn()
-    except exc.GitlabError as e:
-        return {"error": type(e).__name__, "code": e.response_code, "message": str(e.error_message)}
-    return {"error": None, "result": repr(result)}
-
-
-def new_user(gl, tag, **extra):
-    name = f"pgl{tag}{RUN}"
-    return gl.users.create(
-        {"username": name, "email": f"{name}@example.com", "name": f"Pgl {tag}", "password": "password123", **extra}
-    )
+from python_gitlab_common import RUN, client, failure, main, new_user, signed_in  # also makes every warning an error
 
 
 def core():
-    gl = client()
-    gl.auth()  # warnings are errors: a web_url that does not start with URL raises here
+    gl = signed_in()
     version, revision = gl.version()
     return {
         "username": gl.user.username,
@@ -60,8 +25,7 @@ def core():
 
 
 def users():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
 
     # Create with a dict (JSON body) and with kwargs (python-gitlab puts them all in the query string).
@@ -142,8 +106,7 @@ def users():
 
 
 def ssh_keys():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     public = json.loads(os.environ["GEOFORGE_SSH_KEYS"])
     user = new_user(gl, "k")
     obs = {}
@@ -175,8 +138,7 @@ def ssh_keys():
 
 
 def gpg_keys():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     public = json.loads(os.environ["GEOFORGE_GPG_KEYS"])
     user = new_user(gl, "g")
     obs = {}
@@ -216,8 +178,7 @@ def gpg_keys():
 
 
 def emails():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     user = new_user(gl, "e")
     obs = {}
     address = f"second{RUN}@example.com"
@@ -247,8 +208,7 @@ def emails():
 
 
 def impersonation():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     user = new_user(gl, "i")
     obs = {}
     token = user.impersonationtokens.create({"name": "pgl", "scopes": ["api"], "expires_at": "2099-01-01"})
@@ -286,8 +246,7 @@ def impersonation():
 
 
 def sudo():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     user = new_user(gl, "s")
     obs = {}
     by_name = gl.http_get("/user", sudo=user.username)
@@ -307,8 +266,5 @@ def sudo():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (core, users, ssh_keys, gpg_keys, emails, impersonation, sudo)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(core, users, ssh_keys, gpg_keys, emails, impersonation, sudo)

@@ -1,30 +1,17 @@
 """Drives geoforge's wiki pages, deploy keys, key lookups and personal access tokens with the real
 python-gitlab 3.12 client.
 
-Usage: python_gitlab_wiki_keys.py SECTION
-Environment: GEOFORGE_URL, GEOFORGE_TOKEN (root token with api+sudo), GEOFORGE_RUN (a unique
-suffix for names); the keys sections also GEOFORGE_KEY1, GEOFORGE_KEY2 (OpenSSH public keys made
-by the test) and GEOFORGE_KEY1_SHA256, GEOFORGE_KEY1_MD5 (the first key's fingerprints).
-
-Same conventions as python_gitlab_users.py (whose helpers it imports): one JSON object of
-observations on the last stdout line, every warning an error, unexpected exceptions end the run
-non-zero, expected failures recorded as {"error": class name, "code": response_code}.
+Usage: python_gitlab_wiki_keys.py SECTION. Environment, helpers and how a section reports:
+python_gitlab_common.py; the keys sections also read GEOFORGE_KEY1, GEOFORGE_KEY2 (OpenSSH public
+keys made by the test) and GEOFORGE_KEY1_SHA256, GEOFORGE_KEY1_MD5 (the first key's fingerprints).
 """
-import json
 import os
-import sys
-import warnings
 
-sys.dont_write_bytecode = True  # no __pycache__ next to the test files
-
-from python_gitlab_users import RUN, client, failure, new_user  # also makes every warning an error
-
-warnings.simplefilter("error")
+from python_gitlab_common import RUN, client, failure, main, new_user, signed_in  # also makes every warning an error
 
 
 def wikis():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project = gl.projects.create({"name": f"pglwiki{RUN}"})
     obs["fresh"] = [p.slug for p in project.wikis.list(get_all=True)]
@@ -48,8 +35,7 @@ def wikis():
 
 
 def deploy_keys():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     project = gl.projects.create({"name": f"pgldeploy{RUN}"})
     other = gl.projects.create({"name": f"pgldeploy2{RUN}"})
@@ -76,8 +62,7 @@ def deploy_keys():
 
 
 def keys():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     user = new_user(gl, "keys")
     key = user.keys.create({"title": "laptop", "key": os.environ["GEOFORGE_KEY1"]})
@@ -90,8 +75,7 @@ def keys():
 
 
 def personal_access_tokens():
-    gl = client()
-    gl.auth()
+    gl = signed_in()
     obs = {}
     user = new_user(gl, "pat")
     made = user.personal_access_tokens.create({"name": "script", "scopes": ["api", "read_user"], "expires_at": "2999-12-31"})
@@ -110,8 +94,5 @@ def personal_access_tokens():
     return obs
 
 
-SECTIONS = {f.__name__: f for f in (wikis, deploy_keys, keys, personal_access_tokens)}
-
 if __name__ == "__main__":
-    result = SECTIONS[sys.argv[1]]()
-    print(json.dumps(result, default=str))
+    main(wikis, deploy_keys, keys, personal_access_tokens)

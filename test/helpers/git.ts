@@ -22,9 +22,17 @@ export function remoteUrl(siteUrl: string, project: { path_with_namespace: strin
 }
 
 export interface HookReceiver {
+  /** `origin` + `/hook`. */
   readonly url: string;
-  readonly received: { headers: IncomingMessage['headers']; body: any }[];
+  /** `http://127.0.0.1:<port>`: hooks may point at any path below it. */
+  readonly origin: string;
+  /** Every delivery, in arrival order: the path it was sent to, its X-Gitlab-Event header, and the parsed body. */
+  readonly received: { path: string; event: string | undefined; headers: IncomingMessage['headers']; body: any }[];
+  /** The deliveries sent to `path`. */
+  deliveriesTo(path: string): HookReceiver['received'];
   close(): void;
+  /** Closes the server and resolves once it is closed. */
+  stop(): Promise<void>;
 }
 
 /** A local webhook receiver on a free loopback port that records every delivery and answers 200. */
@@ -34,17 +42,25 @@ export async function startHookReceiver(): Promise<HookReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      const event = req.headers['x-gitlab-event'] as string | undefined;
+      received.push({ path: req.url ?? '', event, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
       res.writeHead(200).end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    url: `${origin}/hook`,
+    origin,
     received,
+    deliveriesTo: (path) => received.filter((delivery) => delivery.path === path),
     close: () => {
       server.closeAllConnections();
       server.close();
+    },
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { isReplicatedTable } from '../../src/db/local-tables.js';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
@@ -280,11 +280,19 @@ export function readState(site: SiteProcess, options: { exclude?: readonly strin
   );
 }
 
+export interface ClusterOptions {
+  primaryEnv?: Record<string, string>;
+  secondaryEnv?: Record<string, string>;
+}
+
+export interface Cluster {
+  primary: SiteProcess;
+  secondaries: SiteProcess[];
+  destroy(): Promise<void>;
+}
+
 /** Starts a primary and `secondaries` secondaries (in parallel), each ready. */
-export async function startCluster(
-  secondaries: number,
-  options: { primaryEnv?: Record<string, string>; secondaryEnv?: Record<string, string> } = {},
-): Promise<{ primary: SiteProcess; secondaries: SiteProcess[]; destroy(): Promise<void> }> {
+export async function startCluster(secondaries: number, options: ClusterOptions = {}): Promise<Cluster> {
   const primary = await SiteProcess.create({ name: 'primary', role: 'primary', env: options.primaryEnv });
   const created: SiteProcess[] = [primary];
   try {
@@ -299,6 +307,56 @@ export async function startCluster(
     await destroyAll(created);
     throw error;
   }
+}
+
+/** The sites of a cluster that a describe's hooks start and destroy; each accessor throws before the cluster is up. */
+export interface ClusterSites {
+  readonly cluster: Cluster;
+  readonly primary: SiteProcess;
+  readonly secondaries: SiteProcess[];
+  /** The first secondary. */
+  readonly secondary: SiteProcess;
+}
+
+/**
+ * Registers, in the calling describe, a beforeAll that starts a primary and `secondaries`
+ * secondaries (then calls `ready` with them, to set the describe's own variables) and an afterAll
+ * that destroys them. Any beforeAll the describe registers later runs with the sites up.
+ */
+export function useCluster(secondaries: number, options: ClusterOptions & { timeoutMs?: number } = {}, ready?: (sites: ClusterSites) => void): ClusterSites {
+  let cluster: Cluster | undefined;
+  const up = (): Cluster => {
+    if (!cluster) throw new Error('the cluster is not started yet (read the sites inside a test or a later hook)');
+    return cluster;
+  };
+  const sites: ClusterSites = {
+    get cluster() {
+      return up();
+    },
+    get primary() {
+      return up().primary;
+    },
+    get secondaries() {
+      return up().secondaries;
+    },
+    get secondary() {
+      return up().secondaries[0]!;
+    },
+  };
+  const { timeoutMs, ...clusterOptions } = options;
+  beforeAll(async () => {
+    cluster = await startCluster(secondaries, clusterOptions);
+    ready?.(sites);
+  }, timeoutMs);
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+  return sites;
+}
+
+/** useCluster with one secondary: a primary and a secondary for the calling describe. */
+export function useTwoSites(options: ClusterOptions & { timeoutMs?: number } = {}, ready?: (sites: ClusterSites) => void): ClusterSites {
+  return useCluster(1, options, ready);
 }
 
 export async function destroyAll(sites: readonly SiteProcess[]): Promise<void> {
@@ -319,11 +377,14 @@ export async function runConcurrently(count: number, concurrency: number, task: 
 export const sameButSiteUrl = (got: string, gotUrl: string, want: string, wantUrl: string): boolean =>
   got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
 
-/** Waits until `path` answers `status` on the primary and the same body (but for the site URL) on the secondary; the primary's answer. */
-export function readsTheSame(primary: SiteProcess, secondary: SiteProcess, path: string, status = 200) {
+/**
+ * Waits until `path` answers `status` on the primary and the same body (but for the site URL) on the
+ * secondary, both asked as `as` (root unless given); the primary's answer.
+ */
+export function readsTheSame(primary: SiteProcess, secondary: SiteProcess, path: string, status = 200, options: { as?: string | null } = {}) {
   return waitFor(
     async () => {
-      const [want, got] = await Promise.all([primary.api(path), secondary.api(path)]);
+      const [want, got] = await Promise.all([primary.api(path, options), secondary.api(path, options)]);
       expect(want.status, want.text).toBe(status);
       return got.status === status && sameButSiteUrl(got.text, secondary.url, want.text, primary.url) && want;
     },

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ROOT_TOKEN, startSite, type TestSite } from './site.js';
 
@@ -15,10 +17,13 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs the system python without a shell; resolves with the exit code instead of rejecting. */
+/**
+ * Runs the system python without a shell; resolves with the exit code instead of rejecting. No
+ * __pycache__ is written (the client scripts import test/clients/python_gitlab_common.py).
+ */
 export function python(args: string[], env: Record<string, string> = {}, timeoutMs = 15_000): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(PYTHON, args, { env: { ...process.env, ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
+    execFile(PYTHON, args, { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
       resolve({ code, stdout, stderr: stderr || (error && typeof error.code !== 'number' ? String(error) : '') });
     });
@@ -38,9 +43,11 @@ export interface PythonGitlabSuite {
 
 /**
  * Registers beforeAll/afterAll in the calling describe: a fresh site plus a probe of the client.
- * Sections get GEOFORGE_URL, GEOFORGE_TOKEN (root, api+sudo) and a unique GEOFORGE_RUN suffix.
+ * `script` is a path, or the name of a script in test/clients. Sections get GEOFORGE_URL,
+ * GEOFORGE_TOKEN (root, api+sudo) and a unique GEOFORGE_RUN suffix.
  */
 export function pythonGitlabSuite(script: string, options: { timeoutMs?: number } = {}): PythonGitlabSuite {
+  if (!path.isAbsolute(script)) script = fileURLToPath(new URL(`../clients/${script}`, import.meta.url));
   let site: TestSite | undefined;
   let probe: Run | undefined;
 

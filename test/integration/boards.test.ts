@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBoard } from '../../src/services/planning/boards.js';
-import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { createdBy, createGroup, createGroupTeam, createProject, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
@@ -10,10 +10,7 @@ import { startSite, type TestSite } from '../helpers/site.js';
  * 404), and the ce edition, where creating and deleting boards and group boards are unknown routes.
  */
 let site: TestSite;
-let owner: TestUser;
-let reporter: TestUser;
-let guest: TestUser;
-let outsider: TestUser;
+let owner: TestUser, reporter: TestUser, guest: TestUser, outsider: TestUser;
 let group: any;
 let subgroup: any;
 let project: any;
@@ -24,24 +21,18 @@ async function post(path: string, body: Record<string, unknown>, as: string | nu
   return site.api(path, { method: 'POST', body, as });
 }
 
-async function created(path: string, body: Record<string, unknown>, as: string | null = owner.token) {
-  const response = await post(path, body, as);
-  expect(response.status, response.text).toBe(201);
-  return response.body;
-}
+const created = (path: string, body: Record<string, unknown>, as: string | null = owner.token) => createdBy(site, path, body, as);
 
 const boardsPath = (projectId = project.id) => `/projects/${projectId}/boards`;
 
 beforeAll(async () => {
   site = await startSite();
-  [owner, reporter, guest, outsider] = await Promise.all([createUser(site), createUser(site), createUser(site), createUser(site)]);
-  group = await createGroup(site, { visibility: 'private' }, owner.token);
-  subgroup = await createGroup(site, { parent_id: group.id, visibility: 'private' }, owner.token);
-  project = await createProject(site, { namespace_id: group.id }, owner.token);
-  subproject = await createProject(site, { namespace_id: subgroup.id }, owner.token);
-  otherProject = await createProject(site, {}, outsider.token);
-  await addMember(site, 'groups', group.id, reporter, 20, owner.token);
-  await addMember(site, 'groups', group.id, guest, 10, owner.token);
+  ({ owner, reporter, guest, outsider, group } = await createGroupTeam(site, async ({ group, owner, outsider }) => {
+    subgroup = await createGroup(site, { parent_id: group.id, visibility: 'private' }, owner.token);
+    project = await createProject(site, { namespace_id: group.id }, owner.token);
+    subproject = await createProject(site, { namespace_id: subgroup.id }, owner.token);
+    otherProject = await createProject(site, {}, outsider.token);
+  }));
 });
 afterAll(() => site.stop());
 

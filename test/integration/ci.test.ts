@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMembers, createProject, createUsers, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const ENV = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
@@ -27,23 +27,16 @@ function artifactForm(filename: string, content: Buffer): FormData {
 
 describe('CI: commit statuses, pipelines, jobs and artifacts', () => {
   let site: TestSite;
-  let owner: TestUser;
-  let developer: TestUser;
-  let reporter: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, developer: TestUser, reporter: TestUser, stranger: TestUser;
   let project: any;
   let sha: string;
   let second: string;
 
   beforeAll(async () => {
     site = await startSite();
-    owner = await createUser(site);
-    developer = await createUser(site);
-    reporter = await createUser(site);
-    stranger = await createUser(site);
+    [owner, developer, reporter, stranger] = await createUsers(site, 4);
     project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
-    await addMember(site, 'projects', project.id, reporter, 20, owner.token);
+    await addMembers(site, 'projects', project.id, [[developer, 30], [reporter, 20]], owner.token);
     sha = await commitTo(site, project.id, 'master', 'first commit');
     second = await commitTo(site, project.id, 'feature', 'second commit', sha);
   });

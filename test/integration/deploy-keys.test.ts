@@ -2,7 +2,7 @@ import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertSshKey } from '../../src/db/tables/ssh-keys.js';
 import { fillMd5Fingerprints } from '../../src/services/users/ssh-keys.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMembers, createProject, createUser, createUsers, type TestUser } from '../helpers/factories.js';
 import { sshPublicKey } from '../helpers/keys.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -13,23 +13,16 @@ const fingerprints = (key: string) => {
 
 describe('deploy keys', () => {
   let site: TestSite;
-  let owner: TestUser;
-  let maintainer: TestUser;
-  let developer: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, maintainer: TestUser, developer: TestUser, stranger: TestUser;
   let project: any;
   let other: any;
 
   beforeAll(async () => {
     site = await startSite();
-    owner = await createUser(site);
-    maintainer = await createUser(site);
-    developer = await createUser(site);
-    stranger = await createUser(site);
+    [owner, maintainer, developer, stranger] = await createUsers(site, 4);
     project = await createProject(site, { visibility: 'private' }, owner.token);
     other = await createProject(site, { visibility: 'private' }, owner.token);
-    await addMember(site, 'projects', project.id, maintainer, 40, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
+    await addMembers(site, 'projects', project.id, [[maintainer, 40], [developer, 30]], owner.token);
   });
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EPIC_POSITION_GAP } from '../../src/services/planning/epic-positions.js';
-import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { createdBy, createGroup, createGroupTeam, createProject, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
@@ -11,25 +11,13 @@ import { startSite, type TestSite } from '../helpers/site.js';
  * counts the row writes each move should make.
  */
 let site: TestSite;
-let owner: TestUser;
-let reporter: TestUser;
-let guest: TestUser;
-let outsider: TestUser;
+let owner: TestUser, reporter: TestUser, guest: TestUser, outsider: TestUser;
 let group: any;
 let project: any;
 let subProject: any;
 
-async function newIssue(projectId: number, title = 'an issue') {
-  const response = await site.api(`/projects/${projectId}/issues`, { method: 'POST', body: { title }, as: owner.token });
-  expect(response.status, response.text).toBe(201);
-  return response.body;
-}
-
-async function newEpic(title = 'epic') {
-  const response = await site.api(`/groups/${group.id}/epics`, { method: 'POST', body: { title }, as: owner.token });
-  expect(response.status, response.text).toBe(201);
-  return response.body;
-}
+const newIssue = (projectId: number, title = 'an issue') => createdBy(site, `/projects/${projectId}/issues`, { title }, owner.token);
+const newEpic = (title = 'epic') => createdBy(site, `/groups/${group.id}/epics`, { title }, owner.token);
 
 const issuesPath = (epic: any, base = '/epics') => `/groups/${group.id}${base}/${epic.iid}/issues`;
 
@@ -51,13 +39,11 @@ async function move(epic: any, linkId: number, body: Record<string, unknown>, ba
 
 beforeAll(async () => {
   site = await startSite();
-  [owner, reporter, guest, outsider] = await Promise.all([createUser(site), createUser(site), createUser(site), createUser(site)]);
-  group = await createGroup(site, { visibility: 'private' }, owner.token);
-  const subgroup = await createGroup(site, { parent_id: group.id }, owner.token);
-  project = await createProject(site, { namespace_id: group.id }, owner.token);
-  subProject = await createProject(site, { namespace_id: subgroup.id }, owner.token);
-  await addMember(site, 'groups', group.id, reporter, 20, owner.token);
-  await addMember(site, 'groups', group.id, guest, 10, owner.token);
+  ({ owner, reporter, guest, outsider, group } = await createGroupTeam(site, async ({ group, owner }) => {
+    const subgroup = await createGroup(site, { parent_id: group.id }, owner.token);
+    project = await createProject(site, { namespace_id: group.id }, owner.token);
+    subProject = await createProject(site, { namespace_id: subgroup.id }, owner.token);
+  }));
 });
 afterAll(() => site.stop());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createGroup, createUser, type TestUser } from '../helpers/factories.js';
+import { addMember, createdBy, createGroup, createGroupTeam, createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
@@ -8,26 +8,16 @@ import { startSite, type TestSite } from '../helpers/site.js';
  * list's filters and order, and the 400/401/403/404 rows, the ce edition's 403 first of all.
  */
 let site: TestSite;
-let owner: TestUser;
-let reporter: TestUser;
-let guest: TestUser;
-let outsider: TestUser;
+let owner: TestUser, reporter: TestUser, guest: TestUser, outsider: TestUser;
 let group: any;
 
 const BASES = ['/-/epics', '/epics'] as const;
 
-async function newEpic(body: Record<string, unknown>, as = owner.token, groupId = group.id) {
-  const response = await site.api(`/groups/${groupId}/epics`, { method: 'POST', body, as });
-  expect(response.status, response.text).toBe(201);
-  return response.body;
-}
+const newEpic = (body: Record<string, unknown>, as = owner.token, groupId = group.id) => createdBy(site, `/groups/${groupId}/epics`, body, as);
 
 beforeAll(async () => {
   site = await startSite();
-  [owner, reporter, guest, outsider] = await Promise.all([createUser(site), createUser(site), createUser(site), createUser(site)]);
-  group = await createGroup(site, { visibility: 'private' }, owner.token);
-  await addMember(site, 'groups', group.id, reporter, 20, owner.token);
-  await addMember(site, 'groups', group.id, guest, 10, owner.token);
+  ({ owner, reporter, guest, outsider, group } = await createGroupTeam(site));
 });
 afterAll(() => site.stop());
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/services/issuables/record-events.js';
-import { addMember, createGroup, createProject, createUser, tokenFor, type TestUser } from '../helpers/factories.js';
+import { addMember, addMembers, createGroup, createProject, createUser, createUsers, tokenFor, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -12,10 +12,7 @@ const EVENT_KEYS = ['action_name', 'author', 'author_id', 'author_username', 'cr
 describe('events', () => {
   let site: TestSite;
   let scratch: string;
-  let owner: TestUser;
-  let developer: TestUser;
-  let guest: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, developer: TestUser, guest: TestUser, stranger: TestUser;
   /** A private project of `owner` with developer (30) and guest (10) members, pushed to by the developer. */
   let project: any;
   let publicProject: any;
@@ -39,14 +36,10 @@ describe('events', () => {
   beforeAll(async () => {
     site = await startSite();
     scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-events-'));
-    owner = await createUser(site);
-    developer = await createUser(site);
-    guest = await createUser(site);
-    stranger = await createUser(site);
+    [owner, developer, guest, stranger] = await createUsers(site, 4);
     project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
     publicProject = await createProject(site, { visibility: 'public' }, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
-    await addMember(site, 'projects', project.id, guest, 10, owner.token);
+    await addMembers(site, 'projects', project.id, [[developer, 30], [guest, 10]], owner.token);
     // The developer pushes to master here: its protection lets developers push.
     const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'master', push_access_level: 30, merge_access_level: 30 } });
     expect(protection.status).toBe(201);
@@ -469,8 +462,7 @@ describe('issue events (recorded through the issue-change seam)', () => {
     [owner, reporter, guest] = await Promise.all([createUser(site), createUser(site), createUser(site)]);
     project = await createProject(site, { visibility: 'private' }, owner.token);
     target = await createProject(site, { visibility: 'private' }, owner.token);
-    await addMember(site, 'projects', project.id, reporter, 20);
-    await addMember(site, 'projects', project.id, guest, 10);
+    await addMembers(site, 'projects', project.id, [[reporter, 20], [guest, 10]]);
   });
   afterAll(() => site.stop());
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitError, runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
 import { BLANK_SHA } from '../../src/git/object-names.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMembers, createProject, createUser, createUsers, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
 import { gitClient, remoteUrl, startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
@@ -15,10 +15,7 @@ import { startSite, type TestSite } from '../helpers/site.js';
 describe('git smart HTTP', () => {
   let site: TestSite;
   let scratch: string;
-  let owner: TestUser;
-  let developer: TestUser;
-  let reporter: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, developer: TestUser, reporter: TestUser, stranger: TestUser;
   let project: any;
   let receiver: HookReceiver;
 
@@ -47,13 +44,9 @@ describe('git smart HTTP', () => {
   beforeAll(async () => {
     site = await startSite();
     scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-git-http-'));
-    owner = await createUser(site);
-    developer = await createUser(site);
-    reporter = await createUser(site);
-    stranger = await createUser(site);
+    [owner, developer, reporter, stranger] = await createUsers(site, 4);
     project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
-    await addMember(site, 'projects', project.id, reporter, 20, owner.token);
+    await addMembers(site, 'projects', project.id, [[developer, 30], [reporter, 20]], owner.token);
     // The developer pushes to master here: its protection lets developers push (never force-push or delete).
     const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'master', push_access_level: 30, merge_access_level: 30 } });
     expect(protection.status).toBe(201);

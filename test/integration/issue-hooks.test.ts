@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { waitFor } from '../helpers/multisite.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -10,37 +9,20 @@ import { startSite, type TestSite } from '../helpers/site.js';
  * issue opened, edited, closed and reopened; confidential issues go to confidential_issues_events
  * hooks only; deliveries leave after the write commits, through the hook queue.
  */
-interface Delivery {
-  readonly url: string;
-  readonly event: string | undefined;
-  readonly body: any;
-}
-
 let site: TestSite;
 let owner: TestUser;
 let developer: TestUser;
 let project: any;
-let server: Server;
-let base: string;
-const received: Delivery[] = [];
+let hooks: HookReceiver;
 
 beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ url: req.url ?? '', event: req.headers['x-gitlab-event'] as string | undefined, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  hooks = await startHookReceiver();
   site = await startSite();
   [owner, developer] = await Promise.all([createUser(site), createUser(site)]);
   project = await createProject(site, { visibility: 'private', description: 'Hooked' }, owner.token);
   await addMember(site, 'projects', project.id, developer, 30);
   const hook = (path: string, flags: Record<string, boolean>) =>
-    site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: `${base}${path}`, push_events: false, ...flags } });
+    site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: `${hooks.origin}${path}`, push_events: false, ...flags } });
   expect((await hook('/issues', { issues_events: true })).status).toBe(201);
   expect((await hook('/confidential', { confidential_issues_events: true })).status).toBe(201);
   expect((await hook('/none', { issues_events: false })).status).toBe(201);
@@ -48,13 +30,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await site.stop();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await hooks.stop();
 });
 
-const deliveriesTo = (path: string) => received.filter((delivery) => delivery.url === path);
+const deliveriesTo = (path: string) => hooks.deliveriesTo(path);
 
-async function nextDelivery(path: string, count: number): Promise<Delivery> {
+async function nextDelivery(path: string, count: number) {
   await waitFor(() => deliveriesTo(path).length >= count, { message: `delivery ${count} to ${path}` });
   return deliveriesTo(path)[count - 1];
 }

@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { waitFor } from '../helpers/multisite.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -11,20 +10,12 @@ import { startSite, type TestSite } from '../helpers/site.js';
  * merge_requests_events and note hooks with GitLab's payloads; events rows; the ghost user and
  * hard_delete covering merge requests.
  */
-interface Delivery {
-  readonly url: string;
-  readonly event: string | undefined;
-  readonly body: any;
-}
-
 let site: TestSite;
 let owner: TestUser;
 let developer: TestUser;
 let guest: TestUser;
 let project: any;
-let server: Server;
-let base: string;
-const received: Delivery[] = [];
+let hooks: HookReceiver;
 
 async function commit(branch: string, files: Record<string, string>, start?: string) {
   const actions = Object.entries(files).map(([file_path, content]) => ({ action: 'create', file_path, content }));
@@ -44,33 +35,23 @@ async function newMergeRequest(branch: string, body: Record<string, unknown> = {
   return response.body;
 }
 
-const deliveriesTo = (path: string) => received.filter((delivery) => delivery.url === path);
+const deliveriesTo = (path: string) => hooks.deliveriesTo(path);
 
 beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ url: req.url ?? '', event: req.headers['x-gitlab-event'] as string | undefined, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  hooks = await startHookReceiver();
   site = await startSite();
   [owner, developer, guest] = await Promise.all([createUser(site), createUser(site), createUser(site)]);
   project = await createProject(site, { name: 'mr-notes', visibility: 'public' }, owner.token);
   await addMember(site, 'projects', project.id, developer, 30, owner.token);
   const hook = (path: string, flags: Record<string, boolean>) =>
-    site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: `${base}${path}`, push_events: false, ...flags } });
+    site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: `${hooks.origin}${path}`, push_events: false, ...flags } });
   expect((await hook('/mr', { merge_requests_events: true })).status).toBe(201);
   expect((await hook('/notes', { note_events: true })).status).toBe(201);
   await commit('master', { 'README.md': 'hello\n' });
 });
 afterAll(async () => {
   await site.stop();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await hooks.stop();
 });
 
 describe('notes, discussions and award emoji on merge requests', () => {

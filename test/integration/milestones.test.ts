@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMember, createdBy, createGroup, createGroupTeam, createProject, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
@@ -8,28 +8,19 @@ import { startSite, type TestSite } from '../helpers/site.js';
  * 400/401/403/404 rows.
  */
 let site: TestSite;
-let owner: TestUser;
-let reporter: TestUser;
-let guest: TestUser;
-let outsider: TestUser;
+let owner: TestUser, reporter: TestUser, guest: TestUser, outsider: TestUser;
 let group: any;
 let project: any;
 
 const path = (projectId = project.id) => `/projects/${projectId}/milestones`;
 
-async function newMilestone(base: string, body: Record<string, unknown>, as = owner.token) {
-  const response = await site.api(base, { method: 'POST', body, as });
-  expect(response.status, response.text).toBe(201);
-  return response.body;
-}
+const newMilestone = (base: string, body: Record<string, unknown>, as = owner.token) => createdBy(site, base, body, as);
 
 beforeAll(async () => {
   site = await startSite();
-  [owner, reporter, guest, outsider] = await Promise.all([createUser(site), createUser(site), createUser(site), createUser(site)]);
-  group = await createGroup(site, { visibility: 'private' }, owner.token);
-  project = await createProject(site, { namespace_id: group.id }, owner.token);
-  await addMember(site, 'groups', group.id, reporter, 20, owner.token);
-  await addMember(site, 'groups', group.id, guest, 10, owner.token);
+  ({ owner, reporter, guest, outsider, group } = await createGroupTeam(site, async ({ group, owner }) => {
+    project = await createProject(site, { namespace_id: group.id }, owner.token);
+  }));
 });
 afterAll(() => site.stop());
 

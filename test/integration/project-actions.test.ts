@@ -1,28 +1,21 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repositoryPath } from '../../src/storage/layout.js';
-import { addMember, createGroup, createProject, createUser, type TestGroup, type TestUser } from '../helpers/factories.js';
+import { addMember, addMembers, createGroup, createProject, createUser, createUsers, type TestGroup, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const idsOf = (body: { id: number }[]) => body.map((row) => row.id);
 
 describe('project actions', () => {
   let site: TestSite;
-  let owner: TestUser;
-  let maintainer: TestUser;
-  let developer: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, maintainer: TestUser, developer: TestUser, stranger: TestUser;
   let project: any;
 
   beforeAll(async () => {
     site = await startSite();
-    owner = await createUser(site);
-    maintainer = await createUser(site);
-    developer = await createUser(site);
-    stranger = await createUser(site);
+    [owner, maintainer, developer, stranger] = await createUsers(site, 4);
     project = await createProject(site, { name: 'Acted Upon' }, owner.token);
-    await addMember(site, 'projects', project.id, maintainer, 40, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
+    await addMembers(site, 'projects', project.id, [[maintainer, 40], [developer, 30]], owner.token);
   });
   afterAll(() => site.stop());
 

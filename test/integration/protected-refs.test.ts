@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertProtectedBranchRow } from '../../src/db/tables/protected-refs.js';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMembers, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
@@ -47,9 +47,7 @@ describe('protected branches and tags', () => {
     git = gitClient(scratch);
     [owner, maintainer, developer, reporter, stranger] = await Promise.all([createUser(site), createUser(site), createUser(site), createUser(site), createUser(site)]);
     project = await createProject(site, { visibility: 'private', initialize_with_readme: true }, owner.token);
-    await addMember(site, 'projects', project.id, maintainer, 40, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
-    await addMember(site, 'projects', project.id, reporter, 20, owner.token);
+    await addMembers(site, 'projects', project.id, [[maintainer, 40], [developer, 30], [reporter, 20]], owner.token);
     work = path.join(scratch, 'work');
     await git(['clone', '--quiet', as(developer), work]);
   });

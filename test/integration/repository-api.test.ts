@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { BLANK_SHA } from '../../src/git/object-names.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMembers, createProject, createUsers, type TestUser } from '../helpers/factories.js';
 import { waitFor } from '../helpers/multisite.js';
 import { startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { startSite, type TestSite } from '../helpers/site.js';
@@ -12,11 +12,7 @@ import { startSite, type TestSite } from '../helpers/site.js';
 describe('repository API', () => {
   let site: TestSite;
   let scratch: string;
-  let owner: TestUser;
-  let developer: TestUser;
-  let reporter: TestUser;
-  let guest: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, developer: TestUser, reporter: TestUser, guest: TestUser, stranger: TestUser;
   let project: any;
   let receiver: HookReceiver;
   const repo = (suffix = '') => `/projects/${project.id}/repository${suffix}`;
@@ -24,15 +20,9 @@ describe('repository API', () => {
   beforeAll(async () => {
     site = await startSite();
     scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-repo-api-'));
-    owner = await createUser(site);
-    developer = await createUser(site);
-    reporter = await createUser(site);
-    guest = await createUser(site);
-    stranger = await createUser(site);
+    [owner, developer, reporter, guest, stranger] = await createUsers(site, 5);
     project = await createProject(site, { visibility: 'private' }, owner.token);
-    await addMember(site, 'projects', project.id, developer, 30, owner.token);
-    await addMember(site, 'projects', project.id, reporter, 20, owner.token);
-    await addMember(site, 'projects', project.id, guest, 10, owner.token);
+    await addMembers(site, 'projects', project.id, [[developer, 30], [reporter, 20], [guest, 10]], owner.token);
     // Developers write to the default branch here: its protection lets them (GitLab's "developers can push").
     const protection = await site.api(`/projects/${project.id}/protected_branches`, { method: 'POST', as: owner.token, body: { name: 'main', push_access_level: 30, merge_access_level: 30 } });
     expect(protection.status).toBe(201);

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
-import { addMember, createProject, createUser, type TestUser } from '../helpers/factories.js';
+import { addMembers, createProject, createUsers, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
 
@@ -23,10 +23,7 @@ describe('repository browsing API', () => {
   let site: TestSite;
   let scratch: string;
   let work: string;
-  let owner: TestUser;
-  let reporter: TestUser;
-  let guest: TestUser;
-  let stranger: TestUser;
+  let owner: TestUser, reporter: TestUser, guest: TestUser, stranger: TestUser;
   let project: any;
   const sha: Record<string, string> = {};
   const repo = (suffix = '') => `/projects/${project.id}/repository${suffix}`;
@@ -45,13 +42,9 @@ describe('repository browsing API', () => {
     site = await startSite();
     scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-browse-'));
     work = path.join(scratch, 'work');
-    owner = await createUser(site);
-    reporter = await createUser(site);
-    guest = await createUser(site);
-    stranger = await createUser(site);
+    [owner, reporter, guest, stranger] = await createUsers(site, 4);
     project = await createProject(site, { visibility: 'private', default_branch: 'main' }, owner.token);
-    await addMember(site, 'projects', project.id, reporter, 20, owner.token);
-    await addMember(site, 'projects', project.id, guest, 10, owner.token);
+    await addMembers(site, 'projects', project.id, [[reporter, 20], [guest, 10]], owner.token);
 
     await runGit(['init', '--quiet', '-b', 'main', work]);
     sha.first = await commit({ 'README.md': '# hello\n', 'docs/guide.md': 'guide\n', 'src/a.txt': 'a\n', 'src/lib/b.txt': 'b\n', 'bin.dat': Buffer.from([0, 1, 2, 3]) }, 'first');

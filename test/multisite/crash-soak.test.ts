@@ -12,7 +12,7 @@ import { lfsObjectPath, repositoryPath, uploadFilePath, wikiRepositoryPath } fro
 import { FAST_SYNC_ENV, postFile, registryOf } from '../helpers/geo-blobs.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { jsonOut, siteState } from '../helpers/failover.js';
-import { GEO_SECRET, ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { GEO_SECRET, ROOT_TOKEN, useCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Issue 20, item 4: a crash soak. Mixed writes of every family through the API, git pushes over
@@ -70,19 +70,16 @@ interface Project {
 }
 
 describe('crash soak: mixed writes on a primary and two secondaries, sites SIGKILLed at random points', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondaries: SiteProcess[];
   let work: string;
   const git = () => gitClient(path.join(work, 'home'), 60_000);
 
+  useCluster(2, { secondaryEnv: FAST_SYNC_ENV, timeoutMs: 60_000 }, (sites) => ({ primary, secondaries } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(2, { secondaryEnv: FAST_SYNC_ENV });
-    ({ primary, secondaries } = cluster);
     work = await mkdtemp(path.join(tmpdir(), 'geoforge-soak-'));
   }, 60_000);
   afterAll(async () => {
-    await cluster?.destroy();
     if (work) await rm(work, { recursive: true, force: true });
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { describe, expect, it } from 'vitest';
+import { sameButSiteUrl, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Epics and epic issues replicate (issue 16, item 6): an epic with labels written on the primary,
@@ -8,20 +8,10 @@ import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js
  * same order on the secondary.
  */
 describe('multi-site epics', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
-
-  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
   it('reorders epic issues through a secondary and reads the order back there', async () => {
     const suffix = randomUUID().slice(0, 8);
@@ -63,7 +53,7 @@ describe('multi-site epics', () => {
       { timeoutMs: 20_000, message: 'the new order on the secondary' },
     );
     const onPrimary = await primary.api(`${base}/issues`);
-    expect(sameBut(read.text, secondary.url, onPrimary.text, primary.url)).toBe(true);
+    expect(sameButSiteUrl(read.text, secondary.url, onPrimary.text, primary.url)).toBe(true);
     expect(read.body.map((issue: any) => issue.relative_position)).toEqual(onPrimary.body.map((issue: any) => issue.relative_position));
     const epicThere = await secondary.api(base);
     expect(epicThere.body).toMatchObject({ title: 'Replicated', labels: ['geo'], start_date: '2031-01-01' });

@@ -1,38 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { describe, expect, it } from 'vitest';
+import { readsTheSame, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Events are written by the primary alone: a write made through a secondary is forwarded, the
  * primary records its event, and the row replicates back, so both sites list the same JSON.
  */
 describe('multi-site events', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
-  /** Bodies equal but for the site's own URL in the links (web_url), which each site builds from its own. */
-  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
-
-  /** Waits until the secondary answers `path` as the primary does, and returns that body. */
-  const sameOnBoth = (path: string, as?: string) =>
-    waitFor(
-      async () => {
-        const [want, got] = await Promise.all([primary.api(path, { as }), secondary.api(path, { as })]);
-        expect(want.status).toBe(200);
-        return sameBut(got.text, secondary.url, want.text, primary.url) && want.body;
-      },
-      { timeoutMs: 15_000, message: `${path} the same on both sites` },
-    );
+  /** Waits until the secondary answers `path` as the primary does (but for each site's own URL in the links), and returns that body. */
+  const sameOnBoth = async (path: string, as?: string | null) => (await readsTheSame(primary, secondary, path, 200, { as })).body;
 
   it('records contributions made through a secondary on the primary, and lists them identically on both', async () => {
     const suffix = randomUUID().slice(0, 8);

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { refsChecksum } from '../../src/geo/repository-checksum.js';
 import { FAST_SYNC_ENV, ownStatus, postFile, registryOf } from '../helpers/geo-blobs.js';
-import { runConcurrently, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { runConcurrently, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 const REPOSITORIES = 200;
@@ -17,7 +17,6 @@ async function failuresOf(site: SiteProcess, type: string): Promise<any[]> {
 }
 
 describe('geo blob sync under faults: unreadable and corrupted files on the primary, a secondary killed mid-sync', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
   let project: any;
@@ -25,10 +24,8 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
   let corrupted: { file: string; content: Buffer };
   let grown: { file: string; content: Buffer };
 
+  useTwoSites({ secondaryEnv: FAST_SYNC_ENV, timeoutMs: 60_000 }, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
-    ({ primary } = cluster);
-    [secondary] = cluster.secondaries;
     // Few syncs at once, from the node's own settings, so the kill below lands mid-sync.
     const node = (await primary.api('/geo_nodes')).body.find((candidate: any) => candidate.name === secondary.name);
     expect((await primary.api(`/geo_nodes/${node.id}`, { method: 'PUT', body: { repos_max_capacity: 4 } })).status).toBe(200);
@@ -56,9 +53,6 @@ describe('geo blob sync under faults: unreadable and corrupted files on the prim
     grown = await upload('grown.bin', Buffer.from('short\n'));
     await writeFile(grown.file, Buffer.alloc(200_000, 7));
   }, 60_000);
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
 
   it('leaves no half-written repository at a final path when killed mid-sync, and completes after restart', async () => {
     await secondary.start();

@@ -6,27 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refsChecksum } from '../../src/geo/repository-checksum.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
 import { FAST_SYNC_ENV, ownStatus, postFile, registryOf } from '../helpers/geo-blobs.js';
-import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { ROOT_TOKEN, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 const KINDS = ['repositories', 'wikis', 'lfs_objects', 'job_artifacts', 'attachments'] as const;
 const root = { username: 'root', token: ROOT_TOKEN };
 
 describe('geo blob sync: repositories, wikis, LFS objects, uploads and job artifacts reach a secondary', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
   let scratch: string;
   const git = gitClient(tmpdir(), 60_000);
 
+  useTwoSites({ secondaryEnv: { ...FAST_SYNC_ENV, GEOFORGE_GEO_REVERIFY_SECONDS: '1' } }, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: { ...FAST_SYNC_ENV, GEOFORGE_GEO_REVERIFY_SECONDS: '1' } });
-    ({ primary } = cluster);
-    [secondary] = cluster.secondaries;
     scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-blob-sync-'));
   });
   afterAll(async () => {
-    await cluster?.destroy();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 

@@ -1,9 +1,9 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { localCopyPath } from '../../src/geo/sync/local-copy.js';
 import { FAST_SYNC_ENV, postFile, registryOf } from '../helpers/geo-blobs.js';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 type Screen = { site: Record<string, any>; nodes: any[]; failover: Record<string, any> };
 
@@ -13,7 +13,6 @@ type Screen = { site: Record<string, any>; nodes: any[]; failover: Record<string
  * failures | resync | verify` against a secondary with an attachment the primary cannot serve.
  */
 describe('geoforge geo status | failures | resync | verify on a real secondary', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
   let project: any;
@@ -26,10 +25,8 @@ describe('geoforge geo status | failures | resync | verify on a real secondary',
     return { text, json, screen: JSON.parse(json.stdout) as Screen };
   };
 
+  useTwoSites({ secondaryEnv: FAST_SYNC_ENV, timeoutMs: 90_000 }, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
-    ({ primary } = cluster);
-    [secondary] = cluster.secondaries;
     project = (await primary.api('/projects', { method: 'POST', body: { name: 'cli-ops', initialize_with_readme: true } })).body;
     const upload = async (name: string, content: string) => {
       await postFile(primary, `/projects/${project.id}/uploads`, name, Buffer.from(content));
@@ -42,9 +39,6 @@ describe('geoforge geo status | failures | resync | verify on a real secondary',
     await waitFor(() => registryOf(secondary).some((row) => row.item_type === 'attachment' && row.item_id === kept.id && row.state === 'synced'), { timeoutMs: 30_000, message: 'kept.txt synced' });
     await waitFor(() => registryOf(secondary).some((row) => row.item_type === 'repository' && row.item_id === project.id && row.state === 'synced'), { timeoutMs: 30_000, message: 'repository synced' });
   }, 90_000);
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
 
   it('exits 0 on a healthy secondary, and its --json carries every field of the screen', async () => {
     // Healthy, caught up and reported at least once (the report replicates back from the primary).

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { refsChecksum } from '../../src/geo/repository-checksum.js';
 import { FAST_SYNC_ENV, ownStatus, registryOf } from '../helpers/geo-blobs.js';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Issue 17, item 8: an empty repository whose default branch is not `master` (a project created
@@ -11,18 +11,10 @@ import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js
  * secondary's empty copy kept the HEAD its own clone chose, and no ref told it the primary's.
  */
 describe('geo: an empty repository with a default branch other than master', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
-    ({ primary } = cluster);
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({ secondaryEnv: FAST_SYNC_ENV }, (sites) => ({ primary, secondary } = sites));
 
   const rowOf = (projectId: number) => registryOf(secondary).find((row) => row.item_type === 'repository' && row.item_id === projectId);
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAST_SYNC_ENV } from '../helpers/geo-blobs.js';
 import { expectSameRepositories, expectSameTables, jsonOut, projectWithCommit, siteState } from '../helpers/failover.js';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { useCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const newUser = () => {
   const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
@@ -12,20 +12,15 @@ const newUser = () => {
 };
 
 describe('planned failover: promote secondary A, re-point B, fence and demote the old primary', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let a: SiteProcess;
   let b: SiteProcess;
   const projectIds: number[] = [];
 
-  beforeAll(async () => {
-    const env = { ...FAST_SYNC_ENV, GEOFORGE_GEO_LOG_KEEP_MIN: '100000000' };
-    cluster = await startCluster(2, { primaryEnv: env, secondaryEnv: env });
-    ({ primary } = cluster);
-    [a, b] = cluster.secondaries;
-  }, 90_000);
-  afterAll(async () => {
-    await cluster?.destroy();
+  const env = { ...FAST_SYNC_ENV, GEOFORGE_GEO_LOG_KEEP_MIN: '100000000' };
+  useCluster(2, { primaryEnv: env, secondaryEnv: env, timeoutMs: 90_000 }, (sites) => {
+    ({ primary } = sites);
+    [a, b] = sites.secondaries;
   });
 
   it('promotes A once it holds everything, B follows A, the old primary answers 503 naming A, and demoted it follows A', async () => {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSameTables, jsonOut, siteState } from '../helpers/failover.js';
 import { ownStatus } from '../helpers/geo-blobs.js';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { useCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const newUser = (prefix: string) => {
   const suffix = randomUUID().replace(/-/g, '').slice(0, 10);
@@ -11,18 +11,13 @@ const newUser = (prefix: string) => {
 };
 
 describe('two sites that both believe they are primary for a moment', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let old: SiteProcess;
   let a: SiteProcess;
   let b: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(2);
-    old = cluster.primary;
-    [a, b] = cluster.secondaries;
-  }, 90_000);
-  afterAll(async () => {
-    await cluster?.destroy();
+  useCluster(2, { timeoutMs: 90_000 }, (sites) => {
+    old = sites.primary;
+    [a, b] = sites.secondaries;
   });
 
   it('once the epoch is known only the new primary accepts writes, and no secondary applies the old epoch', async () => {

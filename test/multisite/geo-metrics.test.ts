@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 interface Sample {
   name: string;
@@ -50,14 +50,11 @@ const EVERY_NODE = [...PER_KIND, 'geo_last_event_id', 'geo_last_event_timestamp'
 const SECONDARY_ONLY = ['geo_cursor_last_event_id', 'geo_cursor_last_event_timestamp', 'geo_db_replication_lag_seconds', 'geo_cursor_lag_seconds'];
 
 describe('Geo Prometheus metrics on a primary and a secondary', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
+  useTwoSites({ primaryEnv: { GEOFORGE_GEO_STATUS_STALE_SECONDS: '3' } }, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1, { primaryEnv: { GEOFORGE_GEO_STATUS_STALE_SECONDS: '3' } });
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries as [SiteProcess];
     // The secondary's first status report has reached the primary.
     await waitFor(
       async () => {
@@ -66,9 +63,6 @@ describe('Geo Prometheus metrics on a primary and a secondary', () => {
       },
       { message: 'a status report with a cursor on the primary' },
     );
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
   });
 
   it('passes promtool check metrics on both roles', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitClient, remoteUrl } from '../helpers/git.js';
-import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { ROOT_TOKEN, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const root = { username: 'root', token: ROOT_TOKEN };
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -35,7 +35,6 @@ function withSecondaryDb<T>(site: SiteProcess, work: (db: Database.Database) => 
 }
 
 describe('reading from the nearest site: a secondary serves current copies and proxies the rest to the primary', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
   let home: string;
@@ -52,10 +51,8 @@ describe('reading from the nearest site: a secondary serves current copies and p
   const synced = (type: string, itemId: number) =>
     waitFor(() => registryRow(type, itemId)?.state === 'synced', { timeoutMs: 20_000, message: `${type} ${itemId} synced on the secondary` });
 
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries as [SiteProcess];
     home = await mkdtemp(path.join(tmpdir(), 'geoforge-read-routing-'));
     git = gitClient(home);
     const created = await primary.api('/projects', { method: 'POST', body: { name: `routing-${Date.now()}`, visibility: 'private' } });
@@ -68,7 +65,6 @@ describe('reading from the nearest site: a secondary serves current copies and p
     await git(['push', '-q', remoteUrl(primary.url, project, root), 'main', 'v1'], work);
   });
   afterAll(async () => {
-    await cluster?.destroy();
     if (home) await rm(home, { recursive: true, force: true });
   });
 

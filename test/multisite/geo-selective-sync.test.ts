@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { repositoryPath } from '../../src/storage/layout.js';
 import { projectWithCommit } from '../helpers/failover.js';
 import { FAST_SYNC_ENV, ownStatus, postFile, registryOf } from '../helpers/geo-blobs.js';
-import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { ROOT_TOKEN, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /** Which site answered a ref advertisement of the project's repository asked of `site`. */
 async function infoRefsNode(site: SiteProcess, project: { path_with_namespace: string }): Promise<{ status: number; node: unknown }> {
@@ -24,18 +24,10 @@ async function readNode(site: SiteProcess, apiPath: string): Promise<{ status: n
 const readme = (project: { id: number }) => `/projects/${project.id}/repository/files/README.md/raw?ref=master`;
 
 describe('selective sync: a secondary that selects one group of three', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
-    ({ primary } = cluster);
-    [secondary] = cluster.secondaries;
-  }, 90_000);
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({ secondaryEnv: FAST_SYNC_ENV, timeoutMs: 90_000 }, (sites) => ({ primary, secondary } = sites));
 
   it("holds only that group's repositories and files, serves the others through the primary, reports 100 %, and follows a change of selection", async () => {
     const node = await waitFor(async () => (await primary.api('/geo_nodes')).body.find((candidate: any) => candidate.name === secondary.name), { message: 'secondary registered' });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { describe, expect, it } from 'vitest';
+import { readsTheSame, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * The tracker replicates (issue 14, item 10): issues with labels, a milestone, assignees, todos,
@@ -8,32 +8,13 @@ import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js
  * forwards the write, read the same on the secondary; a deleted user's issues show the ghost user there, or are gone with hard_delete.
  */
 describe('multi-site issues', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
-
-  /** Bodies equal but for each site's own URL in the links (web_url, _links). */
-  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
   /** Waits until the secondary answers `path` as the primary does (status and JSON), and returns the primary's answer. */
-  const sameOnBoth = (path: string, as?: string | null, status = 200) =>
-    waitFor(
-      async () => {
-        const [want, got] = await Promise.all([primary.api(path, { as }), secondary.api(path, { as })]);
-        expect(want.status, want.text).toBe(status);
-        return got.status === status && sameBut(got.text, secondary.url, want.text, primary.url) && want;
-      },
-      { timeoutMs: 20_000, message: `${path} the same on both sites` },
-    );
+  const sameOnBoth = (path: string, as?: string | null, status = 200) => readsTheSame(primary, secondary, path, status, { as });
 
   async function newUser(site: SiteProcess, prefix: string) {
     const suffix = randomUUID().slice(0, 8);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runGit } from '../../src/git/cli.js';
 import { repositoryPath } from '../../src/storage/layout.js';
-import { commitFile, refOf, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { commitFile, refOf, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Merges replicate (issue 15, items 5 and 10): a merge request checked and merged on the primary
@@ -11,18 +11,10 @@ import { commitFile, refOf, startCluster, waitFor, type SiteProcess } from '../h
  * which alone checks and merges (a secondary never writes merge_status).
  */
 describe('multi-site merges', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
 
   it('a merge on the primary, and one sent to the secondary, read merged on both with the merge commit and refs in the secondary copy', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitFile, readsTheSame, refOf, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { describe, expect, it } from 'vitest';
+import { commitFile, readsTheSame, refOf, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Merge requests replicate (issue 15, item 10): a merge request created on the primary reads the
@@ -9,18 +9,10 @@ import { commitFile, readsTheSame, refOf, startCluster, waitFor, type SiteProces
  * synced. A write through the secondary (an edit, a comment) is forwarded and reads back there.
  */
 describe('multi-site merge requests', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
   const sameOnBoth = (apiPath: string) => readsTheSame(primary, secondary, apiPath);
 

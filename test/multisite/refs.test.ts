@@ -6,7 +6,7 @@ import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitClient, remoteUrl } from '../helpers/git.js';
-import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { createdOn, readsTheSame, ROOT_TOKEN, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const root = { username: 'root', token: ROOT_TOKEN };
 
@@ -16,39 +16,22 @@ const root = { username: 'root', token: ROOT_TOKEN };
  * served by the secondary's own copy under its new path, and its old path is gone there too.
  */
 describe('multi-site protected refs, tags and transfers', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
   let home: string;
   let git: ReturnType<typeof gitClient>;
 
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries as [SiteProcess];
     home = await mkdtemp(path.join(tmpdir(), 'geoforge-ms-refs-'));
     git = gitClient(home);
   });
   afterAll(async () => {
-    await cluster?.destroy();
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  const sameBut = (got: string, gotUrl: string, want: string, wantUrl: string) => got.split(gotUrl).join('<site>') === want.split(wantUrl).join('<site>');
-  const sameOnBoth = (apiPath: string, status = 200) =>
-    waitFor(
-      async () => {
-        const [want, got] = await Promise.all([primary.api(apiPath), secondary.api(apiPath)]);
-        expect(want.status, want.text).toBe(status);
-        return got.status === status && sameBut(got.text, secondary.url, want.text, primary.url) && want;
-      },
-      { timeoutMs: 20_000, message: `${apiPath} the same on both sites` },
-    );
-  const created = async (apiPath: string, body: Record<string, unknown>) => {
-    const response = await primary.api(apiPath, { method: 'POST', body });
-    expect(response.status, response.text).toBe(201);
-    return response.body;
-  };
+  const sameOnBoth = (apiPath: string, status = 200) => readsTheSame(primary, secondary, apiPath, status);
+  const created = (apiPath: string, body: Record<string, unknown>) => createdOn(primary, apiPath, body);
   const registryState = (projectId: number) => {
     const db = new Database(secondary.dbFile, { readonly: true });
     try {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readState, runConcurrently, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { describe, expect, it } from 'vitest';
+import { readState, runConcurrently, useCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /** A table the test adds to a secondary's file: one row per INSERT or UPDATE the applier makes on users. */
 const AUDIT = 'zz_multisite_apply_audit';
@@ -37,19 +37,14 @@ async function statusOf(primary: SiteProcess, nodeName: string): Promise<Record<
 }
 
 describe('multi-site replication: a primary and two secondaries as real processes', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let s1: SiteProcess;
   let s2: SiteProcess;
 
-  beforeAll(async () => {
-    // Keep the whole log: the double-apply audit below counts the primary's events.
-    cluster = await startCluster(2, { primaryEnv: { GEOFORGE_GEO_LOG_KEEP_MIN: '100000000' } });
-    ({ primary } = cluster);
-    [s1, s2] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
+  // Keep the whole log: the double-apply audit below counts the primary's events.
+  useCluster(2, { primaryEnv: { GEOFORGE_GEO_LOG_KEEP_MIN: '100000000' } }, (sites) => {
+    ({ primary } = sites);
+    [s1, s2] = sites.secondaries;
   });
 
   it('replicates users created, updated, blocked and deleted on the primary to both secondaries', async () => {

@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_SYNC_ENV } from '../helpers/geo-blobs.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
-import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { ROOT_TOKEN, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Issue 17, item 1 on a secondary: the repository browsing API (trees, blobs, archives,
@@ -13,7 +13,6 @@ import { ROOT_TOKEN, startCluster, waitFor, type SiteProcess } from '../helpers/
  * the secondary's own copies and database, and answers exactly what the primary answers.
  */
 describe('geo: the repository browsing API reads the same on a secondary', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
   let home: string;
@@ -26,10 +25,8 @@ describe('geo: the repository browsing API reads the same on a secondary', () =>
     return { status: response.statusCode, headers: response.headers, body: Buffer.from(await response.body.arrayBuffer()) };
   };
 
+  useTwoSites({ secondaryEnv: FAST_SYNC_ENV }, (sites) => ({ primary, secondary } = sites));
   beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
-    ({ primary } = cluster);
-    [secondary] = cluster.secondaries as [SiteProcess];
     home = await mkdtemp(path.join(tmpdir(), 'geoforge-browse-geo-'));
     const git = gitClient(home);
     const work = path.join(home, 'work');
@@ -58,7 +55,6 @@ describe('geo: the repository browsing API reads the same on a secondary', () =>
     );
   });
   afterAll(async () => {
-    await cluster?.destroy();
     if (home) await rm(home, { recursive: true, force: true });
   });
 

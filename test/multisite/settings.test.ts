@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createdOn, readsTheSame, startCluster, type SiteProcess } from '../helpers/multisite.js';
+import { describe, expect, it } from 'vitest';
+import { createdOn, readsTheSame, useTwoSites, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Settings replicate (issue 17, item 6): badges (rendered with the replicated repository's commit)
@@ -8,18 +8,10 @@ import { createdOn, readsTheSame, startCluster, type SiteProcess } from '../help
  * secondary; notification settings and statuses too, and their GETs write nothing there.
  */
 describe('multi-site settings', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1);
-    primary = cluster.primary;
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({}, (sites) => ({ primary, secondary } = sites));
 
   const sameOnBoth = (path: string, status = 200) => readsTheSame(primary, secondary, path, status);
   const created = createdOn;

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAST_SYNC_ENV, registryOf } from '../helpers/geo-blobs.js';
-import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js';
+import { useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 /**
  * Issue 17, item 3: a wiki page written through the API on the primary is a commit in the wiki
@@ -8,18 +8,10 @@ import { startCluster, waitFor, type SiteProcess } from '../helpers/multisite.js
  * the secondary's own copy once that is current (the primary answers until then).
  */
 describe('geo: wiki pages written through the API', () => {
-  let cluster: Awaited<ReturnType<typeof startCluster>>;
   let primary: SiteProcess;
   let secondary: SiteProcess;
 
-  beforeAll(async () => {
-    cluster = await startCluster(1, { secondaryEnv: FAST_SYNC_ENV });
-    ({ primary } = cluster);
-    [secondary] = cluster.secondaries;
-  });
-  afterAll(async () => {
-    await cluster?.destroy();
-  });
+  useTwoSites({ secondaryEnv: FAST_SYNC_ENV }, (sites) => ({ primary, secondary } = sites));
 
   const wikiRow = (projectId: number) => registryOf(secondary).find((row) => row.item_type === 'wiki' && row.item_id === projectId);
 
