@@ -306,7 +306,7 @@ describe('fuzzing every route of the route table', () => {
       const query = queryString(fuzz.query);
       const url = `/api/v4${path}${query ? `?${query}` : ''}`;
       const before = eventLogHead();
-      disk ??= diskState();
+      const baseline = (disk ??= diskState());
       let outcome: Outcome;
       try {
         outcome = await send(route.method, url, fuzz.caller, route.method === 'get' ? {} : bodyOf(fuzz));
@@ -329,7 +329,7 @@ describe('fuzzing every route of the route table', () => {
         refused++;
         if (eventLogHead() !== before) failures.push(`${tag}: refused with ${outcome.status} but wrote ${changesSince(before)}`);
         const after = diskState();
-        const changed = diskChanges(disk, after);
+        const changed = diskChanges(baseline, after);
         filesCompared += after.size;
         if (changed.length) failures.push(`${tag}: refused with ${outcome.status} but changed files ${changed.slice(0, 5).join(', ')}`);
         disk = after;

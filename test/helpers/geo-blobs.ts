@@ -17,7 +17,7 @@ export const FAST_SYNC_ENV = {
 /** A multipart POST as root (SiteProcess.api speaks JSON only). */
 export async function postFile(site: SiteProcess, apiPath: string, filename: string, content: Buffer): Promise<any> {
   const form = new FormData();
-  form.append('file', new Blob([content]), filename);
+  form.append('file', new Blob([new Uint8Array(content)]), filename);
   const response = await fetch(`${site.url}/api/v4${apiPath}`, { method: 'POST', body: form, headers: { 'private-token': ROOT_TOKEN } });
   if (response.status !== 201) throw new Error(`POST ${apiPath}: ${response.status} ${await response.text()}`);
   return response.json();
@@ -31,11 +31,20 @@ export async function ownStatus(site: SiteProcess): Promise<Record<string, any>>
   return (await site.api(`/geo_nodes/${node.id}/status`)).body;
 }
 
+/** A row of geo_registry: the columns tests read by name typed, the others as they come. */
+export interface RegistryRow {
+  readonly id: number;
+  readonly item_type: BlobType;
+  readonly item_id: number;
+  readonly path: string;
+  readonly [column: string]: any;
+}
+
 /** The secondary's registry rows, read from its file. */
-export function registryOf(site: SiteProcess): Record<string, any>[] {
+export function registryOf(site: SiteProcess): RegistryRow[] {
   const db = site.openReadOnly();
   try {
-    return db.prepare('SELECT * FROM geo_registry ORDER BY id').all() as Record<string, any>[];
+    return db.prepare('SELECT * FROM geo_registry ORDER BY id').all() as RegistryRow[];
   } finally {
     db.close();
   }

@@ -21,7 +21,7 @@ async function commitTo(site: TestSite, projectId: number, branch: string, messa
 
 function artifactForm(filename: string, content: Buffer): FormData {
   const form = new FormData();
-  form.append('file', new Blob([content]), filename);
+  form.append('file', new Blob([new Uint8Array(content)]), filename);
   return form;
 }
 

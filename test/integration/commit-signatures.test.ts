@@ -35,7 +35,7 @@ describe('commit signatures', () => {
   /** The machine's gpg on the temporary GNUPGHOME, without a passphrase or a terminal. */
   const gpg = async (args: string[]) =>
     (await exec('gpg', ['--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { env: { ...process.env, GNUPGHOME: gnupgHome } })).stdout;
-  const signature = (commit: string, as = owner.token) => site.api(`/projects/${project.id}/repository/commits/${commit}/signature`, { as });
+  const signature = (commit: string, as: string | null = owner.token) => site.api(`/projects/${project.id}/repository/commits/${commit}/signature`, { as });
 
   beforeAll(async () => {
     site = await startSite();

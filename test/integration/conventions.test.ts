@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { gzipSync } from 'node:zlib';
 import { createUser, type TestUser } from '../helpers/factories.js';
 import { ROOT_TOKEN, startSite, type TestSite } from '../helpers/site.js';
@@ -38,7 +38,7 @@ describe('conventions shared by every endpoint', () => {
       let next: string | undefined = links.next;
       let pages = 1;
       while (next) {
-        const response = await request(next, { headers: { 'private-token': ROOT_TOKEN } });
+        const response: Dispatcher.ResponseData = await request(next, { headers: { 'private-token': ROOT_TOKEN } });
         const rows = (await response.body.json()) as { id: number }[];
         rows.forEach((row) => seen.add(row.id));
         pages++;

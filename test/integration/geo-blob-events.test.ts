@@ -271,7 +271,7 @@ describe('Geo blob events, transfers and git fetch on the primary', () => {
     };
     const form = (filename: string, content: Buffer) => {
       const data = new FormData();
-      data.append('file', new Blob([content]), filename);
+      data.append('file', new Blob([new Uint8Array(content)]), filename);
       return data;
     };
 

@@ -470,7 +470,7 @@ describe('concurrent accepts', () => {
   });
 
   it('merges 20 merge requests into one branch concurrently as a linear chain of 20 merges', async () => {
-    const created = [];
+    const created: any[] = [];
     for (let i = 0; i < 20; i += 1) {
       await commit(`many-${i}`, { [`many-${i}.txt`]: `${i}\n` }, { start: 'master' });
       created.push(await openMergeRequest({ source_branch: `many-${i}`, title: `Many ${i}` }));

@@ -12,7 +12,7 @@ const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 /** What python-gitlab's `project.upload()` sends: `file` plus an empty `avatar` part (GITLAB-NOTES W10). */
 function uploadForm(filename: string, content: Buffer | string, type?: string): FormData {
   const form = new FormData();
-  form.set('file', new Blob([content], type ? { type } : {}), filename);
+  form.set('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)], type ? { type } : {}), filename);
   form.set('avatar', new Blob([]), '');
   return form;
 }

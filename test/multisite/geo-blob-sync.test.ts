@@ -111,7 +111,7 @@ describe('geo blob sync: repositories, wikis, LFS objects, uploads and job artif
         const now = registryOf(secondary);
         for (const before of [attachmentRow, codeRepository]) {
           expect(now.find((row) => row.id === before.id)).toMatchObject({ state: 'synced', checksum: before.checksum });
-          expect(now.find((row) => row.id === before.id).last_successful_sync_at).toBeGreaterThan(before.last_successful_sync_at);
+          expect(now.find((row) => row.id === before.id)!.last_successful_sync_at).toBeGreaterThan(before.last_successful_sync_at);
         }
         return true;
       },

@@ -34,7 +34,7 @@ describe('decodeFileBatch', () => {
         { type: 'lfs', id: 3, status: 404, message: '404 LFS Object Not Found', geo_code: 'FILE_NOT_FOUND' },
         { type: 'job_artifact', id: 4, size: 4, sha256: sha256(files[3]!.data!) },
       ]);
-      expect(parts.map(({ data }) => sha256(data))).toEqual([files[0]!.data, Buffer.alloc(0), Buffer.alloc(0), files[3]!.data].map(sha256));
+      expect(parts.map(({ data }) => sha256(data))).toEqual([files[0]!.data!, Buffer.alloc(0), Buffer.alloc(0), files[3]!.data!].map((data) => sha256(data)));
     }
   });
 
