@@ -1,30 +1,16 @@
-import type { GroupHookRow } from '../db/tables/group-hooks.js';
-import type { ProjectHookRow } from '../db/tables/project-hooks.js';
+import type { HookOwner, HookRow } from '../db/tables/hooks.js';
 import { flag, isoTime } from './column-values.js';
 
-/** ProjectHook (SPEC: Keys, emails, tokens, hooks; GITLAB-NOTES 2.2). The token is write-only and never shown. */
-export function projectHook(row: ProjectHookRow) {
+/**
+ * ProjectHook (SPEC: Keys, emails, tokens, hooks; GITLAB-NOTES 2.2), or GroupHook (ee) with
+ * `group_id` in place of `project_id`. The token is write-only and never shown.
+ */
+export function hook<O extends HookOwner>(owner: O, row: HookRow<O>) {
+  const ownerColumn = `${owner}_id` as const;
   return {
     id: row.id,
     url: row.url,
-    project_id: row.project_id,
-    ...hookSettings(row),
-  };
-}
-
-/** GroupHook (ee): the project hook's fields with `group_id` in place of `project_id`; the token is never shown. */
-export function groupHook(row: GroupHookRow) {
-  return {
-    id: row.id,
-    url: row.url,
-    group_id: row.group_id,
-    ...hookSettings(row),
-  };
-}
-
-/** What project and group hooks share after their owner: the events they take, SSL verification, creation time. */
-function hookSettings(row: ProjectHookRow | GroupHookRow) {
-  return {
+    [ownerColumn]: row[ownerColumn],
     push_events: flag(row.push_events),
     issues_events: flag(row.issues_events),
     confidential_issues_events: flag(row.confidential_issues_events),

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/connection.js';
 import { migrate } from '../../src/db/migrate.js';
-import { createProjectHook, type ProjectHookInput } from '../../src/services/hooks/project-hooks.js';
+import { createHook, type HookInput } from '../../src/services/hooks/hooks.js';
 import { createUser as createUserRow } from '../../src/services/users/users.js';
 import { fireProjectHooks } from '../../src/services/hooks/fire.js';
 import { BLANK_SHA } from '../../src/git/object-names.js';
@@ -440,7 +440,7 @@ describe('the delivery engine', () => {
     queue.start();
     return queue;
   };
-  const hook = (input: Partial<ProjectHookInput> & { url: string }, project = projectId, database = db) => createProjectHook(database, project, input).id;
+  const hook = (input: Partial<HookInput> & { url: string }, project = projectId, database = db) => createHook(database, 'project', project, input).id;
 
   it('retries 5xx with backoff: 500, 500, 200 makes three attempts, all logged', async () => {
     const receiver = await startReceiver((call) => (call <= 2 ? 500 : 200));

@@ -1,4 +1,4 @@
-import type { HookFlag } from '../../db/tables/project-hooks.js';
+import type { HookFlag } from '../../db/tables/hooks.js';
 
 /**
  * Every kind of event a project hook can be called for: the flag that switches it on and the

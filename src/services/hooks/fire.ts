@@ -1,6 +1,5 @@
 import type { Db } from '../../db/connection.js';
-import { groupHookIdsForProject } from '../../db/tables/group-hooks.js';
-import { listProjectHooksWithFlag } from '../../db/tables/project-hooks.js';
+import { groupHookIdsForProject, listProjectHooksWithFlag } from '../../db/tables/hooks.js';
 import { HOOK_EVENTS, type HookEvent } from './events.js';
 import type { HookQueue } from './queue.js';
 
