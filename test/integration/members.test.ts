@@ -157,6 +157,20 @@ describe('group members', () => {
     expect(await members(`/${leaver.id}`, { method: 'DELETE', as: owner.token })).toMatchObject({ status: 404, body: { message: '404 Member Not Found' } });
   });
 
+  it('answers 412 to a delete whose If-Unmodified-Since is older than the membership (SPEC "Errors")', async () => {
+    const member = await createUser(site);
+    await members('', { method: 'POST', body: { user_id: member.id, access_level: 10 }, as: owner.token });
+    const before = new Date(Date.now() - 3_600_000).toUTCString();
+    const stale = await members(`/${member.id}`, { method: 'DELETE', headers: { 'if-unmodified-since': before }, as: owner.token });
+    expect(stale).toMatchObject({ status: 412, body: { message: '412 Precondition Failed' } });
+    expect((await members(`/${member.id}`, { as: owner.token })).status).toBe(200);
+    // A date that is not an HTTP date is ignored, as GitLab ignores it; a later one lets the delete through.
+    const after = new Date(Date.now() + 3_600_000).toUTCString();
+    expect((await members(`/${member.id}`, { method: 'DELETE', headers: { 'if-unmodified-since': 'yesterday' }, as: owner.token })).status).toBe(204);
+    await members('', { method: 'POST', body: { user_id: member.id, access_level: 10 }, as: owner.token });
+    expect((await members(`/${member.id}`, { method: 'DELETE', headers: { 'if-unmodified-since': after }, as: owner.token })).status).toBe(204);
+  });
+
   it('grants access through membership: a new member sees the private group', async () => {
     const viewer = await createUser(site);
     expect((await site.api(`/groups/${group.id}`, { as: viewer.token })).status).toBe(404);

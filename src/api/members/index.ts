@@ -1,5 +1,6 @@
 import type { SourceKind } from '../../services/members/members.js';
 import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
 import {
@@ -32,7 +33,7 @@ function memberRoutes(kind: SourceKind, load: Guard, manage: Guard): Route[] {
     { method: 'get', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load], handler: showMember },
     { method: 'post', path: base, guards: [signedIn, adding, load, manage], handler: addMemberTo(adding) },
     { method: 'put', path: `${base}/:user_id`, guards: [signedIn, userIdParam, changing, load, manage], handler: editMember(changing) },
-    { method: 'delete', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load], handler: removeMemberFrom },
+    { method: 'delete', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load, unmodifiedSince], handler: removeMemberFrom },
   ];
 }
 

@@ -8,6 +8,7 @@ import { paged, sendPage } from '../pagination.js';
 import { clearable, date, int, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { paramsGuard, pathId, type ValueGuard } from '../middleware/value-guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import type { Handler } from '../routes.js';
 
 export function listDirectMembers(ctx: SiteContext, req: Request, res: Response): void {
@@ -41,7 +42,7 @@ export const editMember =
     sendJson(res, 200, member(changeMember(ctx.db, sourceOf(req), userIdParam.of(req), params.of(req)), ctx));
 
 export function removeMemberFrom(ctx: SiteContext, req: Request, res: Response): void {
-  removeMember(ctx.db, requireActor(req), sourceOf(req), userIdParam.of(req));
+  removeMember(ctx.db, requireActor(req), sourceOf(req), userIdParam.of(req), unmodifiedSince.of(req));
   sendNoContent(res);
 }
 

@@ -38,6 +38,12 @@ export function findMember(db: Db, source: MemberTable, sourceId: number, userId
   ).get(sourceId, userId) as MemberRow | undefined;
 }
 
+/** When a membership last changed (its own row, not the user's): what a conditional delete compares. */
+export function selectMembershipUpdatedAt(db: Db, source: MemberTable, sourceId: number, userId: number): string | undefined {
+  const row = prepare(db, `SELECT updated_at FROM ${source.table} WHERE ${source.column} = ? AND user_id = ?`).get(sourceId, userId) as { updated_at: string } | undefined;
+  return row?.updated_at;
+}
+
 export function insertMember(
   db: Db,
   source: MemberTable,

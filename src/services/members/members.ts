@@ -8,6 +8,7 @@ import {
   insertMember,
   membershipLockedAbove,
   selectMembers,
+  selectMembershipUpdatedAt,
   selectMembersWithInherited,
   updateMember,
   type MemberRow,
@@ -22,6 +23,7 @@ import { can } from '../permissions.js';
 import { ACCESS } from '../../db/levels.js';
 import { getUser } from '../users/users.js';
 import { recordMembership, type EventScope } from '../issuables/record-events.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 
 /** What members belong to: a group or a project, each with its own table and rules. */
 export type MemberSource = { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };
@@ -105,11 +107,15 @@ export function changeMember(db: Db, source: MemberSource, userId: number, input
   });
 }
 
-/** Removes a member: those who administer members, or the member leaving; never a group's last owner. Writes the member's `left` event. */
-export function removeMember(db: Db, actor: Actor, source: MemberSource, userId: number): void {
+/**
+ * Removes a member: those who administer members, or the member leaving; never a group's last owner
+ * (403); 412 when the membership changed after `unmodifiedSince`. Writes the member's `left` event.
+ */
+export function removeMember(db: Db, actor: Actor, source: MemberSource, userId: number, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
     const member = getMember(db, source, userId);
     if (userId !== actor.user.id) assertMayAdminMembers(db, actor, source);
+    assertUnmodifiedSince(unmodifiedSince, selectMembershipUpdatedAt(db, TABLES[source.kind], sourceId(source), userId) ?? null);
     assertNotLastOwner(db, source, member);
     deleteMember(db, TABLES[source.kind], sourceId(source), userId);
     if (!ownsProjectNamespace(db, source, userId)) recordMembership(db, userId, eventScope(source), 'left');
