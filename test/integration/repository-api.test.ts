@@ -186,6 +186,21 @@ describe('repository API', () => {
     expect((await site.api(repo('/branches/feature%2Fx'), { as: reporter.token })).status).toBe(404);
   });
 
+  it('refuses a branch or tag delete with 412 when its commit is newer than If-Unmodified-Since (SPEC "Errors")', async () => {
+    const old = { 'if-unmodified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' };
+    const later = { 'if-unmodified-since': new Date(Date.now() + 3_600_000).toUTCString() };
+    expect((await site.api(repo('/branches'), { method: 'POST', as: developer.token, body: { branch: 'guarded', ref: 'main' } })).status).toBe(201);
+    const stale = await site.api(repo('/branches/guarded'), { method: 'DELETE', headers: old, as: developer.token });
+    expect(stale).toMatchObject({ status: 412, body: { message: '412 Precondition Failed' } });
+    expect((await site.api(repo('/branches/guarded'), { as: reporter.token })).status).toBe(200);
+    expect((await site.api(repo('/branches/guarded'), { method: 'DELETE', headers: later, as: developer.token })).status).toBe(204);
+
+    expect((await site.api(repo('/tags'), { method: 'POST', as: owner.token, body: { tag_name: 'guarded-tag', ref: 'main', message: 'annotated' } })).status).toBe(201);
+    expect((await site.api(repo('/tags/guarded-tag'), { method: 'DELETE', headers: old, as: owner.token })).status).toBe(412);
+    expect((await site.api(repo('/tags/guarded-tag'), { as: reporter.token })).status).toBe(200);
+    expect((await site.api(repo('/tags/guarded-tag'), { method: 'DELETE', headers: later, as: owner.token })).status).toBe(204);
+  });
+
   it('fires a push hook for an API commit', async () => {
     const made = await site.api(repo('/files/hooked.txt'), { method: 'POST', as: developer.token, body: { branch: 'main', content: 'h', commit_message: 'hooked' } });
     expect(made.status).toBe(201);

@@ -5,6 +5,7 @@ import { setBranchProtection, unprotectBranch } from '../../services/repository/
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { paramsGuard } from '../middleware/value-guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged, sendPage } from '../pagination.js';
 import { bool, required, str } from '../params.js';
 
@@ -30,7 +31,7 @@ export async function addBranch(ctx: SiteContext, req: Request, res: Response): 
 }
 
 export async function removeBranch(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  await deleteBranch(ctx, projectOf(req), requireActor(req), String(req.params.branch));
+  await deleteBranch(ctx, projectOf(req), requireActor(req), String(req.params.branch), unmodifiedSince.of(req));
   sendNoContent(res);
 }
 

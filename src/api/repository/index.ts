@@ -1,4 +1,5 @@
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { fromCurrentCopy, type ReadRouting } from '../geo/read-routing.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
@@ -38,7 +39,7 @@ const routes: readonly Route[] = [
   { method: 'get', path: `${base}/branches`, guards: [...reader, branchListParams, paged], handler: listProjectBranches },
   { method: 'get', path: `${base}/branches/:branch`, guards: reader, handler: showBranch },
   { method: 'post', path: `${base}/branches`, guards: [...writer, branchParams], handler: addBranch },
-  { method: 'delete', path: `${base}/branches/:branch`, guards: writer, handler: removeBranch },
+  { method: 'delete', path: `${base}/branches/:branch`, guards: [...writer, unmodifiedSince], handler: removeBranch },
   { method: 'put', path: `${base}/branches/:branch/protect`, guards: [...protector, branchProtectParams], handler: protectOneBranch },
   { method: 'put', path: `${base}/branches/:branch/unprotect`, guards: protector, handler: unprotectOneBranch },
   { method: 'delete', path: `${base}/merged_branches`, guards: writer, handler: removeMergedBranches },
@@ -46,7 +47,7 @@ const routes: readonly Route[] = [
   { method: 'get', path: `${base}/tags`, guards: [...reader, tagListParams, paged], handler: listTagsOfProject },
   { method: 'get', path: `${base}/tags/:tag_name`, guards: reader, handler: showTag },
   { method: 'post', path: `${base}/tags`, guards: [...writer, tagParams], handler: addTag },
-  { method: 'delete', path: `${base}/tags/:tag_name`, guards: writer, handler: removeTag },
+  { method: 'delete', path: `${base}/tags/:tag_name`, guards: [...writer, unmodifiedSince], handler: removeTag },
   { method: 'post', path: `${base}/tags/:tag_name/release`, guards: [...writer, releaseParams], handler: addRelease },
   { method: 'put', path: `${base}/tags/:tag_name/release`, guards: [...writer, releaseParams], handler: editRelease },
 

@@ -4,6 +4,7 @@ import { createTag, deleteTag, getTag, listProjectTags, writeRelease } from '../
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { paramsGuard } from '../middleware/value-guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged, sendPage } from '../pagination.js';
 import { oneOf, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -31,7 +32,7 @@ export async function addTag(ctx: SiteContext, req: Request, res: Response): Pro
 }
 
 export async function removeTag(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  await deleteTag(ctx, projectOf(req), requireActor(req), String(req.params.tag_name));
+  await deleteTag(ctx, projectOf(req), requireActor(req), String(req.params.tag_name), unmodifiedSince.of(req));
   sendNoContent(res);
 }
 

@@ -5,11 +5,12 @@ import { GitError } from '../../git/cli.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { notifyPush } from './commit-writer.js';
-import { readCommits } from '../../git/commit-log.js';
+import { readCommit, readCommits } from '../../git/commit-log.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
 import { branchCommit, branchesMergedInto, headsMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
 import { BLANK_SHA } from '../../git/object-names.js';
 import { branchProtection, refChangeRefusal, refPolicyFor, type RefPolicy } from './ref-policy.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 
 /** GitLab's branch search: a substring, `^x` a prefix, `x$` a suffix; case-insensitive. */
 function matches(name: string, search: string): boolean {
@@ -82,10 +83,12 @@ export async function createBranch(ctx: SiteContext, project: ProjectRow, actor:
  * Deletes a branch; the default one is refused with GitLab's 405 `Cannot remove the default
  * branch`, a protected one (403) unless the caller is a maintainer (the API counts as GitLab's web).
  */
-export async function deleteBranch(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string): Promise<void> {
+export async function deleteBranch(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string, unmodifiedSince: number | null): Promise<void> {
   const repository = repositoryOf(ctx, project);
   const sha = await branchCommit(repository, name);
   if (!sha) throw notFound('Branch');
+  // GitLab compares the head commit's author date (destroy_conditionally!, last_updated: authored_date).
+  if (unmodifiedSince !== null) assertUnmodifiedSince(unmodifiedSince, (await readCommit(repository, sha)).authoredDate);
   if (name === project.default_branch) throw new AppError('not_allowed', 'Cannot remove the default branch');
   const refusal = refChangeRefusal(refPolicyFor(ctx.db, actor, project), { ref: `refs/heads/${name}`, before: sha, after: BLANK_SHA, forced: false }, 'web');
   if (refusal) throw forbidden(refusal);

@@ -4,7 +4,7 @@ import { deleteReleaseRow, findReleaseRow, insertReleaseRow, releaseRowsFor, upd
 import type { TagView } from '../../entities/tags.js';
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { GitError } from '../../git/cli.js';
-import { readCommits } from '../../git/commit-log.js';
+import { readCommit, readCommits } from '../../git/commit-log.js';
 import { repositoryOf } from '../../git/in-repository.js';
 import { BLANK_SHA } from '../../git/object-names.js';
 import { resolveCommit } from '../../git/refs.js';
@@ -14,6 +14,7 @@ import { nowIso } from '../../storage/clock.js';
 import type { Actor } from '../users/authentication.js';
 import { notifyRefChange } from './commit-writer.js';
 import { isTagProtected, refChangeRefusal, refPolicyFor } from './ref-policy.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 
 export interface TagListOptions {
   readonly orderBy: 'name' | 'updated';
@@ -94,8 +95,10 @@ export async function createTag(ctx: SiteContext, project: ProjectRow, actor: Ac
 }
 
 /** Deletes a tag and its release notes; a protected tag, or any existing tag for a developer, is refused (403) as a push of the deletion would be. */
-export async function deleteTag(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string): Promise<void> {
+export async function deleteTag(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string, unmodifiedSince: number | null): Promise<void> {
   const tag = await findTag(ctx, project, name);
+  // As for branches: the tagged commit's author date (a tag of a tree or blob has none to compare).
+  if (unmodifiedSince !== null && tag.commitId) assertUnmodifiedSince(unmodifiedSince, (await readCommit(repositoryOf(ctx, project), tag.commitId)).authoredDate);
   const refusal = refChangeRefusal(refPolicyFor(ctx.db, actor, project), { ref: `refs/tags/${name}`, before: tag.target, after: BLANK_SHA, forced: false }, 'web');
   if (refusal) throw forbidden(refusal);
   try {
