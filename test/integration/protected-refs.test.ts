@@ -219,6 +219,12 @@ describe('protected branches and tags', () => {
     expect((await site.api(base, { method: 'POST', as: maintainer.token, body: { name: 'locked', unprotect_access_level: 60 } })).status).toBe(201);
     expect((await site.api(`${base}/locked`, { method: 'DELETE', as: owner.token })).status).toBe(403);
     expect((await site.api(`${base}/locked`, { method: 'DELETE' })).status).toBe(204);
+    // SPEC "Errors": 412 when If-Unmodified-Since is older than the protection row; the row stays.
+    expect((await site.api(base, { method: 'POST', as: maintainer.token, body: { name: 'kept' } })).status).toBe(201);
+    const stale = await site.api(`${base}/kept`, { method: 'DELETE', headers: { 'if-unmodified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' }, as: maintainer.token });
+    expect(stale).toMatchObject({ status: 412, body: { message: '412 Precondition Failed' } });
+    expect((await site.api(`${base}/kept`, { as: maintainer.token })).status).toBe(200);
+    expect((await site.api(`${base}/kept`, { method: 'DELETE', headers: { 'if-unmodified-since': new Date(Date.now() + 3_600_000).toUTCString() }, as: maintainer.token })).status).toBe(204);
     const made = await site.api(base, { method: 'POST', as: maintainer.token, body: { name: 'temp-*' } });
     expect((await site.api(`${base}/${enc('temp-*')}`, { method: 'DELETE', as: maintainer.token })).status).toBe(204);
     expect(made.body.push_access_levels[0].access_level).toBe(40);
@@ -316,6 +322,8 @@ describe('protected branches and tags', () => {
     await commitFile('tagmove.txt', 't\n');
     await git(['tag', '-f', 'free-tag'], work);
     expect(await gitFails(['push', '--force', 'origin', 'refs/tags/free-tag'], work)).toContain('You are not allowed to change existing tags on this project.');
+    const stale = await site.api(`${base}/${enc('rel-*')}`, { method: 'DELETE', headers: { 'if-unmodified-since': 'Sat, 01 Jan 2000 00:00:00 GMT' }, as: maintainer.token });
+    expect(stale).toMatchObject({ status: 412, body: { message: '412 Precondition Failed' } });
     expect((await site.api(`${base}/${enc('rel-*')}`, { method: 'DELETE', as: maintainer.token })).status).toBe(204);
     expect((await site.api(base, { as: maintainer.token })).body).toEqual([]);
   });

@@ -50,7 +50,7 @@ export async function unprotectOneBranch(ctx: SiteContext, req: Request, res: Re
   const project = projectOf(req);
   const name = String(req.params.branch);
   await getBranch(ctx, project, req.actor ?? null, name);
-  unprotectBranch(ctx.db, requireActor(req), project, name, 'ignore');
+  unprotectBranch(ctx.db, requireActor(req), project, name, 'ignore', null);
   sendJson(res, 200, branchEntity(await getBranch(ctx, project, req.actor ?? null, name)));
 }
 

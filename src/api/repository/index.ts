@@ -54,11 +54,11 @@ const routes: readonly Route[] = [
   { method: 'get', path: '/projects/:id/protected_branches', guards: [...protector, paged], handler: listProjectProtectedBranches },
   { method: 'get', path: '/projects/:id/protected_branches/:name', guards: protector, handler: showProtectedBranch },
   { method: 'post', path: '/projects/:id/protected_branches', guards: [...protector, protectedBranchParams], handler: addProtectedBranch },
-  { method: 'delete', path: '/projects/:id/protected_branches/:name', guards: protector, handler: removeProtectedBranch },
+  { method: 'delete', path: '/projects/:id/protected_branches/:name', guards: [...protector, unmodifiedSince], handler: removeProtectedBranch },
   { method: 'get', path: '/projects/:id/protected_tags', guards: [...protector, paged], handler: listProjectProtectedTags },
   { method: 'get', path: '/projects/:id/protected_tags/:name', guards: protector, handler: showProtectedTag },
   { method: 'post', path: '/projects/:id/protected_tags', guards: [...protector, protectedTagParams], handler: addProtectedTag },
-  { method: 'delete', path: '/projects/:id/protected_tags/:name', guards: protector, handler: removeProtectedTag },
+  { method: 'delete', path: '/projects/:id/protected_tags/:name', guards: [...protector, unmodifiedSince], handler: removeProtectedTag },
 
   { method: 'get', path: `${base}/files/:file_path/raw`, guards: [...reader, rawFileParams], handler: showRawFile },
   { method: 'get', path: `${base}/files/:file_path/blame`, guards: [...reader, fileRefParams], handler: showFileBlame },

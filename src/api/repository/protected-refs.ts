@@ -14,6 +14,7 @@ import {
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { paramsGuard } from '../middleware/value-guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged, sendPage } from '../pagination.js';
 import { int, required, str, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -59,7 +60,7 @@ export async function addProtectedBranch(ctx: SiteContext, req: Request, res: Re
 }
 
 export function removeProtectedBranch(ctx: SiteContext, req: Request, res: Response): void {
-  unprotectBranch(ctx.db, requireActor(req), projectOf(req), String(req.params.name), 'fail');
+  unprotectBranch(ctx.db, requireActor(req), projectOf(req), String(req.params.name), 'fail', unmodifiedSince.of(req));
   sendNoContent(res);
 }
 
@@ -79,6 +80,6 @@ export async function addProtectedTag(ctx: SiteContext, req: Request, res: Respo
 }
 
 export function removeProtectedTag(ctx: SiteContext, req: Request, res: Response): void {
-  unprotectTag(ctx.db, projectOf(req), String(req.params.name));
+  unprotectTag(ctx.db, projectOf(req), String(req.params.name), unmodifiedSince.of(req));
   sendNoContent(res);
 }

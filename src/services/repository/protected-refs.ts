@@ -18,6 +18,7 @@ import { isValidBranchName } from '../../git/refs.js';
 import { nowIso } from '../../storage/clock.js';
 import { protectedRefLevels } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 
 /** GitLab's default branch protection (default_branch_protection 2, "fully protected"): maintainers push and merge. */
 export const DEFAULT_BRANCH_PROTECTION = { push: 40, merge: 40, unprotect: 40 } as const;
@@ -95,7 +96,7 @@ export function setBranchProtection(db: Db, actor: Actor, project: ProjectRow, n
  * /protected_branches/:name), `'ignore'` does nothing (unprotect). The actor must reach the row's
  * unprotect_access_level (ee: 60 leaves it to admins), else 403.
  */
-export function unprotectBranch(db: Db, actor: Actor, project: ProjectRow, name: string, missing: 'fail' | 'ignore'): void {
+export function unprotectBranch(db: Db, actor: Actor, project: ProjectRow, name: string, missing: 'fail' | 'ignore', unmodifiedSince: number | null): void {
   inTransaction(db, () => {
     const row = findProtectedBranchRow(db, project.id, name);
     if (!row) {
@@ -103,6 +104,7 @@ export function unprotectBranch(db: Db, actor: Actor, project: ProjectRow, name:
       return;
     }
     if (!protectedRefLevels(db, actor, project).reaches(row.unprotect_access_level)) throw forbidden();
+    assertUnmodifiedSince(unmodifiedSince, row.updated_at);
     deleteProtectedBranchRow(db, row.id);
   });
 }
@@ -148,10 +150,12 @@ export async function protectTag(db: Db, project: ProjectRow, name: string, crea
   });
 }
 
-export function unprotectTag(db: Db, project: ProjectRow, name: string): void {
+/** Removes a tag's protection row: 404 without one, 412 when it changed after `unmodifiedSince`. */
+export function unprotectTag(db: Db, project: ProjectRow, name: string, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
     const row = findProtectedTagRow(db, project.id, name);
     if (!row) throw notFound();
+    assertUnmodifiedSince(unmodifiedSince, row.updated_at);
     deleteProtectedTagRow(db, row.id);
   });
 }
