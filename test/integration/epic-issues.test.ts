@@ -163,6 +163,18 @@ describe('reordering and removing', () => {
     expect([...positions].sort((x, y) => x - y)).toEqual(positions);
   });
 
+  it('pages the list in order, with the pagination headers', async () => {
+    const first = await site.api(`${issuesPath(epic)}?per_page=2`, { as: owner.token });
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers).toMatchObject({ 'x-total': '5', 'x-total-pages': '3', 'x-per-page': '2', 'x-page': '1', 'x-next-page': '2' });
+    const last = await site.api(`${issuesPath(epic, '/-/epics')}?per_page=2&page=3`, { as: owner.token });
+    expect([...first.body, ...(await site.api(`${issuesPath(epic)}?per_page=2&page=2`, { as: owner.token })).body, ...last.body].map((issue: any) => issue.epic_issue_id)).toEqual(
+      await order(epic),
+    );
+    expect(last.headers['x-next-page']).toBe('');
+    expect((await site.api(`${issuesPath(epic)}?per_page=abc`, { as: owner.token })).status).toBe(400);
+  });
+
   it('move_after_id Y puts the item right before Y (on the dashed path too)', async () => {
     const [a, b, c, d, e] = links;
     const response = await move(epic, e, { move_after_id: b }, '/-/epics');

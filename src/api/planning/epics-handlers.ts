@@ -3,12 +3,12 @@ import type { EpicRow } from '../../db/tables/epics.js';
 import { issueBasic, issueView } from '../../entities/issues.js';
 import { epicView } from '../../entities/epics.js';
 import { loadIssueRelations } from '../../services/issuables/issue-relations.js';
-import { assignEpicIssue, findEpicIssue, listEpicIssues, moveEpicIssue, removeEpicIssue, type EpicIssue } from '../../services/planning/epic-issues.js';
+import { allEpicIssues, assignEpicIssue, findEpicIssue, listEpicIssues, moveEpicIssue, removeEpicIssue, type EpicIssue } from '../../services/planning/epic-issues.js';
 import { loadEpicRelations } from '../../services/planning/epic-relations.js';
 import { createEpic, deleteEpic, listEpics, updateEpic } from '../../services/planning/epics.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, requireActor } from '../middleware/guards.js';
-import { sendPage } from '../pagination.js';
+import { paged, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { epicCreateParams, epicIssueId, epicIssueMoveParams, epicListParams, epicUpdateParams, issueId, namedEpic } from './epics-params.js';
 
@@ -41,15 +41,10 @@ export function removeEpic(ctx: SiteContext, req: Request, res: Response): void 
   sendNoContent(res);
 }
 
-/** The epic's issues as the Issue entity with `epic_issue_id` and `relative_position`, in order; unpaged, as GitLab lists them. */
-function sendEpicIssues(ctx: SiteContext, req: Request, res: Response): void {
-  const items = listEpicIssues(ctx.db, req.actor, namedEpic.of(req));
+/** The epic's issues as the Issue entity with `epic_issue_id` and `relative_position`. */
+function epicIssuesView(ctx: SiteContext, req: Request, items: readonly EpicIssue[]) {
   const rel = loadIssueRelations(ctx.db, req.actor, items.map((item) => item.issue), { withSubscriptions: true });
-  sendJson(
-    res,
-    200,
-    items.map(({ link, issue }) => ({ ...issueView(issue, rel, ctx), epic_issue_id: link.id, relative_position: link.relative_position })),
-  );
+  return items.map(({ link, issue }) => ({ ...issueView(issue, rel, ctx), epic_issue_id: link.id, relative_position: link.relative_position }));
 }
 
 /** Assign and remove answer the association: `{id, epic, issue}`. */
@@ -58,8 +53,11 @@ function sendAssociation(ctx: SiteContext, req: Request, res: Response, status: 
   sendJson(res, status, { id: item.link.id, relative_position: item.link.relative_position, epic: epicJson(ctx, namedEpic.of(req)), issue: issueBasic(item.issue, rel, ctx) });
 }
 
+/** In order, paged (GitLab 10.x sent the whole list; later versions and the SPEC page it). */
 export function listEpicIssuesOf(ctx: SiteContext, req: Request, res: Response): void {
-  sendEpicIssues(ctx, req, res);
+  const page = paged.of(req);
+  const result = listEpicIssues(ctx.db, req.actor, namedEpic.of(req), page);
+  sendPage(req, res, ctx.externalUrl, page, epicIssuesView(ctx, req, result.rows), result.total);
 }
 
 export function addEpicIssue(ctx: SiteContext, req: Request, res: Response): void {
@@ -69,7 +67,7 @@ export function addEpicIssue(ctx: SiteContext, req: Request, res: Response): voi
 export function moveEpicIssueOf(ctx: SiteContext, req: Request, res: Response): void {
   const epic = namedEpic.of(req);
   moveEpicIssue(ctx.db, epic, findEpicIssue(ctx.db, epic, epicIssueId.of(req)).link, epicIssueMoveParams.of(req));
-  sendEpicIssues(ctx, req, res);
+  sendJson(res, 200, epicIssuesView(ctx, req, allEpicIssues(ctx.db, req.actor, epic)));
 }
 
 export function removeEpicIssueOf(ctx: SiteContext, req: Request, res: Response): void {

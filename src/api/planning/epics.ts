@@ -2,6 +2,7 @@ import { epicNoteable } from '../../services/issuables/noteables.js';
 import { noteableRoutes } from '../issuables/note-routes.js';
 import { groupOf, loadGroup, requireAbility, signedIn } from '../middleware/guards.js';
 import { valueGuard } from '../middleware/value-guards.js';
+import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { addEpic, addEpicIssue, editEpic, listEpicIssuesOf, listGroupEpics, moveEpicIssueOf, removeEpic, removeEpicIssueOf, showEpic } from './epics-handlers.js';
 import { epicCreateParams, epicIid, epicIssueId, epicIssueMoveParams, epicListParams, epicsAvailable, epicUpdateParams, issueId, namedEpic } from './epics-params.js';
@@ -24,7 +25,7 @@ function epicRoutesAt(base: string): Route[] {
     { method: 'put', path: epic, guards: [epicsAvailable, signedIn, epicIid, epicUpdateParams, ...group('admin_epic'), namedEpic], handler: editEpic },
     { method: 'delete', path: epic, guards: [epicsAvailable, signedIn, epicIid, ...group('destroy_epic'), namedEpic], handler: removeEpic },
 
-    { method: 'get', path: `${epic}/issues`, guards: [epicsAvailable, signedIn, epicIid, ...group('read_epic'), namedEpic], handler: listEpicIssuesOf },
+    { method: 'get', path: `${epic}/issues`, guards: [epicsAvailable, signedIn, epicIid, paged, ...group('read_epic'), namedEpic], handler: listEpicIssuesOf },
     { method: 'post', path: `${epic}/issues/:issue_id`, guards: [epicsAvailable, signedIn, epicIid, issueId, ...group('admin_epic'), namedEpic], handler: addEpicIssue },
     {
       method: 'put',

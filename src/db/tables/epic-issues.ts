@@ -1,5 +1,6 @@
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
+import { selectPage, type Page, type Paged } from '../page.js';
 
 export interface EpicIssueRow {
   id: number;
@@ -24,16 +25,21 @@ export function epicIssuesInOrder(db: Db, epicId: number): EpicIssueRow[] {
   return prepare(db, 'SELECT * FROM epic_issues WHERE epic_id = ? ORDER BY relative_position, id').all(epicId) as EpicIssueRow[];
 }
 
-/**
- * The epic's associations in order whose issues `i` (of projects `p`) pass `readable`: the caller's
- * visibility rule as SQL with its named parameters, so a list costs one query whatever its size.
- */
-export function readableEpicIssuesInOrder(db: Db, epicId: number, readable: { readonly sql: string; readonly params: Record<string, unknown> }): EpicIssueRow[] {
-  return prepare(
-    db,
-    `SELECT ei.* FROM epic_issues ei JOIN issues i ON i.id = ei.issue_id JOIN projects p ON p.id = i.project_id
-     WHERE ei.epic_id = @epic_id AND ${readable.sql} ORDER BY ei.relative_position, ei.id`,
-  ).all({ ...readable.params, epic_id: epicId }) as EpicIssueRow[];
+/** The caller's visibility rule for issues `i` of projects `p`, as SQL with its named parameters. */
+type Readable = { readonly sql: string; readonly params: Record<string, unknown> };
+
+const readableInEpic = (readable: Readable) =>
+  `FROM epic_issues ei JOIN issues i ON i.id = ei.issue_id JOIN projects p ON p.id = i.project_id WHERE ei.epic_id = @epic_id AND ${readable.sql}`;
+const EPIC_ORDER = 'ei.relative_position, ei.id';
+
+/** The epic's associations in order whose issues pass `readable`: one query whatever the epic's size. */
+export function readableEpicIssuesInOrder(db: Db, epicId: number, readable: Readable): EpicIssueRow[] {
+  return prepare(db, `SELECT ei.* ${readableInEpic(readable)} ORDER BY ${EPIC_ORDER}`).all({ ...readable.params, epic_id: epicId }) as EpicIssueRow[];
+}
+
+/** One page of those associations, in the same order, and their total (index epic_issues_epic_position). */
+export function readableEpicIssuesPage(db: Db, epicId: number, readable: Readable, page: Page): Paged<EpicIssueRow> {
+  return selectPage(db, 'ei.*', readableInEpic(readable), EPIC_ORDER, [{ ...readable.params, epic_id: epicId }], page);
 }
 
 /** The largest position in the epic, null when it has no issue. */

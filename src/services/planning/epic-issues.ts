@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
+import type { Page, Paged } from '../../db/page.js';
 import {
   deleteEpicIssueRow,
   epicIssuesInOrder,
@@ -11,6 +12,7 @@ import {
   setEpicIssueIssue,
   epicIssueIdsOfProjectOutside,
   readableEpicIssuesInOrder,
+  readableEpicIssuesPage,
   type EpicIssueRow,
 } from '../../db/tables/epic-issues.js';
 import { findEpicById, type EpicRow } from '../../db/tables/epics.js';
@@ -31,11 +33,21 @@ export interface EpicIssue {
 }
 
 /**
- * The epic's issues in order (relative_position, then association id), those the actor may read
- * only (GitLab's EpicIssues::ListService), filtered in SQL: two queries whatever the epic's size.
+ * One page of the epic's issues in order (relative_position, then association id), those the actor
+ * may read only (GitLab's EpicIssues::ListService), filtered and paged in SQL.
  */
-export function listEpicIssues(db: Db, actor: Actor | null, epic: EpicRow): EpicIssue[] {
-  const links = readableEpicIssuesInOrder(db, epic.id, readableIssuesAnywhere(actor));
+export function listEpicIssues(db: Db, actor: Actor | null, epic: EpicRow, page: Page): Paged<EpicIssue> {
+  const links = readableEpicIssuesPage(db, epic.id, readableIssuesAnywhere(actor), page);
+  return { rows: withIssues(db, links.rows), total: links.total };
+}
+
+/** All of the epic's issues the actor may read, in order: what a reorder answers (SPEC, GITLAB-NOTES 2.6). */
+export function allEpicIssues(db: Db, actor: Actor | null, epic: EpicRow): EpicIssue[] {
+  return withIssues(db, readableEpicIssuesInOrder(db, epic.id, readableIssuesAnywhere(actor)));
+}
+
+/** The associations with their issues, one query for all. */
+function withIssues(db: Db, links: EpicIssueRow[]): EpicIssue[] {
   const issues = new Map(issuesByIds(db, links.map((link) => link.issue_id)).map((issue) => [issue.id, issue]));
   return links.flatMap((link) => {
     const issue = issues.get(link.issue_id);
