@@ -1,6 +1,7 @@
 import { AppError, badRequest } from '../../errors.js';
 import type { IssueUpdate } from '../../services/issuables/issues.js';
-import { ISSUE_ORDERS, type IssueFilters, type Presence } from '../../services/issuables/issue-lists.js';
+import type { Presence } from '../../services/issuables/issuable-lists.js';
+import { ISSUE_ORDERS, type IssueFilters } from '../../services/issuables/issue-lists.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
 import { bool, clearable, date, given, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
