@@ -3,21 +3,8 @@ import { countUpTo, type Page, type Paged } from '../../db/page.js';
 import { issuePage, type IssueRow } from '../../db/tables/issues.js';
 import { readableIssuesAnywhere, readableIssuesInProject } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
-import {
-  authorCondition,
-  dateConditions,
-  IssuableListConditions,
-  labelConditions,
-  milestoneCondition,
-  reactionAndSearchConditions,
-  sourceConditions,
-  stateAndIidConditions,
-  whereOf,
-  type IssuableFilters,
-  type IssuableListQuery,
-  type IssuableListSource,
-  type IssuableTable,
-} from './issuable-lists.js';
+import { authorCondition, dateConditions, IssuableListConditions, labelConditions, milestoneCondition, reactionAndSearchConditions, sourceConditions, stateAndIidConditions, whereOf } from './issuable-lists.js';
+import type { IssuableFilters, IssuableListQuery, IssuableListSource, IssuableTable } from './issuable-lists.js';
 
 export const ISSUE_ORDERS = ['created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due', 'popularity', 'weight'] as const;
 export type IssueOrder = (typeof ISSUE_ORDERS)[number];

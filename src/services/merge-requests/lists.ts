@@ -1,21 +1,8 @@
 import type { Db } from '../../db/connection.js';
 import { COUNT_LIMIT, countUpTo, type Page, type Paged } from '../../db/page.js';
 import { mergeRequestPage, type MergeRequestRow } from '../../db/tables/merge-requests.js';
-import {
-  authorCondition,
-  dateConditions,
-  IssuableListConditions,
-  labelConditions,
-  milestoneCondition,
-  reactionAndSearchConditions,
-  sourceConditions,
-  stateAndIidConditions,
-  whereOf,
-  type IssuableFilters,
-  type IssuableListQuery,
-  type IssuableListSource,
-  type IssuableTable,
-} from '../issuables/issuable-lists.js';
+import { authorCondition, dateConditions, IssuableListConditions, labelConditions, milestoneCondition, reactionAndSearchConditions, sourceConditions, stateAndIidConditions, whereOf } from '../issuables/issuable-lists.js';
+import type { IssuableFilters, IssuableListQuery, IssuableListSource, IssuableTable } from '../issuables/issuable-lists.js';
 import { readableMergeRequestsAnywhere } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 
