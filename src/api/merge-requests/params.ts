@@ -1,7 +1,7 @@
 import type { MergeRequestInput } from '../../services/merge-requests/attributes.js';
 import type { MergeRequestFilters } from '../../services/merge-requests/lists.js';
 import type { MergeRequestCreate, MergeRequestUpdate } from '../../services/merge-requests/merge-requests.js';
-import { orPresence, SCOPES } from '../issuables/issue-params.js';
+import { issuableFiltersOf, orPresence, SCOPES } from '../issuables/list-params.js';
 import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
 import { bool, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
@@ -90,24 +90,12 @@ const MERGE_REQUEST_LIST_PARAMS = {
 function mergeRequestListOf(params: Parsed<typeof MERGE_REQUEST_LIST_PARAMS>, defaultScope: MergeRequestFilters['scope']) {
   const labels = Array.isArray(params.labels) ? params.labels.map((title) => title.trim()).filter(Boolean) : params.labels;
   const filters: MergeRequestFilters = {
+    ...issuableFiltersOf(params, labels, defaultScope),
     state: params.state === 'all' ? undefined : params.state,
-    labels: Array.isArray(labels) && !labels.length ? undefined : labels,
-    milestone: params.milestone || undefined,
-    iids: params.iids,
-    scope: (params.scope?.replace(/-/g, '_') as MergeRequestFilters['scope']) ?? defaultScope,
-    authorId: params.author_id,
-    assigneeId: params.assignee_id,
-    myReactionEmoji: params.my_reaction_emoji || undefined,
-    search: params.search || undefined,
     sourceBranch: params.source_branch || undefined,
     targetBranch: params.target_branch || undefined,
     wip: params.wip,
-    createdAfter: params.created_after,
-    createdBefore: params.created_before,
-    updatedAfter: params.updated_after,
-    updatedBefore: params.updated_before,
     orderBy: params.order_by,
-    sort: params.sort,
   };
   return { filters, simple: params.view === 'simple', page: pageOf(params) };
 }
