@@ -52,11 +52,11 @@ export function participantsOf(db: Db, subject: Participable, canRead: (user: Us
   return out;
 }
 
-/** Whether the user takes part in the issue. */
-export const isParticipant = (db: Db, user: UserRow, issue: IssueRow, assigneeIds: readonly number[]): boolean => takesPart(db, user, { type: 'Issue', row: issue, assigneeIds });
+/** An issue as participation and subscriptions read it, with its assignees. */
+export const issueParticipable = (issue: IssueRow, assigneeIds: readonly number[]): Participable => ({ type: 'Issue', row: issue, assigneeIds });
 
 /** The participants of an issue: a confidential issue's are those who see it. */
 export function issueParticipants(db: Db, project: ProjectRow, issue: IssueRow, assigneeIds: readonly number[]): UserRow[] {
   const ref = { author_id: issue.author_id, confidential: issue.confidential, assigneeIds };
-  return participantsOf(db, { type: 'Issue', row: issue, assigneeIds }, (user) => userCanReadIssue(db, user, project, ref));
+  return participantsOf(db, issueParticipable(issue, assigneeIds), (user) => userCanReadIssue(db, user, project, ref));
 }
