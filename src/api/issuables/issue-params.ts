@@ -5,7 +5,7 @@ import { ISSUE_ORDERS, type IssueFilters } from '../../services/issuables/issue-
 import { paramsGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
 import { bool, clearable, date, given, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
-import { issuableFiltersOf, orPresence, SCOPES } from './list-params.js';
+import { CREATED_UPDATED_PARAMS, issuableFiltersOf, orPresence, SCOPES } from './list-params.js';
 
 /** An integer or None/Any; anything else is `does not have a valid value`, as Grape's values check answers. */
 const idOrPresence: Reader<number | Presence | undefined> = (raw, name) => {
@@ -27,10 +27,7 @@ const ISSUE_LIST_PARAMS = {
   assignee_id: idOrPresence,
   my_reaction_emoji: orPresence(str()),
   search: str(),
-  created_after: datetime(),
-  created_before: datetime(),
-  updated_after: datetime(),
-  updated_before: datetime(),
+  ...CREATED_UPDATED_PARAMS,
   confidential: bool(),
   order_by: oneOf(ISSUE_ORDERS),
   sort: oneOf(['asc', 'desc'] as const),

@@ -1,5 +1,5 @@
 import type { IssuableFilters, Presence } from '../../services/issuables/issuable-lists.js';
-import type { Reader } from '../params.js';
+import { datetime, type Reader } from '../params.js';
 
 /** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
 export function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
@@ -11,6 +11,9 @@ export function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presenc
 
 /** A list's `scope`, with GitLab's dashed spellings. */
 export const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
+
+/** The creation and update time bounds of an issue or merge request list. */
+export const CREATED_UPDATED_PARAMS = { created_after: datetime(), created_before: datetime(), updated_after: datetime(), updated_before: datetime() };
 
 /** The list parameters issues and merge requests read alike, as their readers typed them. */
 type IssuableListParams = Partial<
