@@ -1,10 +1,8 @@
 import type { IssueRow } from '../db/tables/issues.js';
-import type { LabelRow } from '../db/tables/labels.js';
-import type { MilestoneRow } from '../db/tables/milestones.js';
 import type { UserRow } from '../db/tables/users.js';
 import { flag, isoTime } from './column-values.js';
 import { labelBasic } from './labels.js';
-import { milestoneView } from './milestones.js';
+import { issuableHead, milestoneOf, projectPathOf, userOf, type IssuableRelations } from './issuables.js';
 import { timeStats } from './time-stats.js';
 import { userBasic, type EntityContext } from './users.js';
 
@@ -12,19 +10,8 @@ import { userBasic, type EntityContext } from './users.js';
  * Everything the issue views need beyond the row, loaded by services/issuables/issue-relations.ts
  * for a whole page, one query per kind: entities never query.
  */
-export interface IssueRelations {
-  /** Authors and closers, by user id. */
-  readonly users: ReadonlyMap<number, UserRow>;
+export interface IssueRelations extends IssuableRelations {
   readonly assignees: ReadonlyMap<number, readonly UserRow[]>;
-  readonly labels: ReadonlyMap<number, readonly LabelRow[]>;
-  readonly milestones: ReadonlyMap<number, MilestoneRow>;
-  /** Full paths of the issues' projects, and of the groups of group milestones, by id. */
-  readonly projectPaths: ReadonlyMap<number, string>;
-  readonly groupPaths: ReadonlyMap<number, string>;
-  readonly userNotesCounts: ReadonlyMap<number, number>;
-  readonly votes: ReadonlyMap<number, { readonly upvotes: number; readonly downvotes: number }>;
-  /** The issues the caller follows; loaded for the single-issue view only, as GitLab does. */
-  readonly subscribed: ReadonlySet<number>;
 }
 
 export interface IssueViewOptions {
@@ -46,24 +33,7 @@ export function taskCompletion(text: string | null): { count: number; completed_
   return { count, completed_count: completed };
 }
 
-function pathOf(row: IssueRow, rel: IssueRelations): string {
-  const path = rel.projectPaths.get(row.project_id);
-  if (path === undefined) throw new Error(`issue ${row.id}: project ${row.project_id} was not preloaded`);
-  return path;
-}
-
-function userOf(id: number | null, rel: IssueRelations, ctx: EntityContext) {
-  if (id === null) return null;
-  const user = rel.users.get(id);
-  return user ? userBasic(user, ctx) : null;
-}
-
-function milestoneOf(row: IssueRow, rel: IssueRelations, ctx: EntityContext) {
-  const milestone = row.milestone_id === null ? undefined : rel.milestones.get(row.milestone_id);
-  if (!milestone) return null;
-  const ownerPath = milestone.project_id !== null ? rel.projectPaths.get(milestone.project_id) : rel.groupPaths.get(milestone.group_id!);
-  return milestoneView(milestone, ownerPath ?? '', ctx);
-}
+const pathOf = (row: IssueRow, rel: IssueRelations) => projectPathOf(row.project_id, rel, `issue ${row.id}`);
 
 /**
  * IssueBasic (ENT IssueBasic, EE fields included): the list view. `merge_requests_count` stays 0
@@ -74,14 +44,7 @@ export function issueBasic(row: IssueRow, rel: IssueRelations, ctx: EntityContex
   const assignees = (rel.assignees.get(row.id) ?? []).map((user) => userBasic(user, ctx));
   const votes = rel.votes.get(row.id);
   return {
-    id: row.id,
-    iid: row.iid,
-    project_id: row.project_id,
-    title: row.title,
-    description: row.description,
-    state: row.state,
-    created_at: isoTime(row.created_at),
-    updated_at: isoTime(row.updated_at),
+    ...issuableHead(row, row.project_id),
     closed_at: isoTime(row.closed_at),
     closed_by: userOf(row.closed_by_id, rel, ctx),
     labels: options.labelsDetails ? labels.map(labelBasic) : labels.map((label) => label.title),

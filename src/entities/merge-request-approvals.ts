@@ -2,7 +2,8 @@ import type { MergeRequestRow } from '../db/tables/merge-requests.js';
 import type { ProjectApprovalSettingsRow } from '../db/tables/merge-request-approvals.js';
 import type { UserRow } from '../db/tables/users.js';
 import type { ApprovalState } from '../services/merge-requests/approvals.js';
-import { flag, isoTime } from './column-values.js';
+import { flag } from './column-values.js';
+import { mergeRequestHead } from './merge-requests.js';
 import { userBasic, type EntityContext } from './users.js';
 
 /** Who approved, as GitLab lists them (`{user: UserBasic}`), from users preloaded by id. */
@@ -26,14 +27,7 @@ export function mergeRequestApprovalsView(
   leftKey: 'approvals_missing' | 'approvals_left',
 ) {
   return {
-    id: row.id,
-    iid: row.iid,
-    project_id: row.target_project_id,
-    title: row.title,
-    description: row.description,
-    state: row.state,
-    created_at: isoTime(row.created_at),
-    updated_at: isoTime(row.updated_at),
+    ...mergeRequestHead(row),
     merge_status: row.merge_status,
     approvals_required: state.required,
     [leftKey]: state.left,

@@ -1,30 +1,16 @@
 import type { PipelineRow } from '../db/tables/ci.js';
-import type { LabelRow } from '../db/tables/labels.js';
 import type { MergeRequestDiffCommitRow, MergeRequestDiffFileRow, MergeRequestDiffRow } from '../db/tables/merge-request-diffs.js';
 import type { MergeRequestRow } from '../db/tables/merge-requests.js';
-import type { MilestoneRow } from '../db/tables/milestones.js';
-import type { UserRow } from '../db/tables/users.js';
 import { flag, isoTime } from './column-values.js';
-import { milestoneView } from './milestones.js';
+import { issuableHead, milestoneOf, projectPathOf, userOf, type IssuableRelations } from './issuables.js';
 import { timeStats } from './time-stats.js';
-import { userBasic, type EntityContext } from './users.js';
+import type { EntityContext } from './users.js';
 
 /**
  * Everything the merge request views need beyond the row, loaded by
  * services/merge-requests/relations.ts for a whole page, one query per kind: entities never query.
  */
-export interface MergeRequestRelations {
-  /** Authors, assignees, mergers and closers, by user id. */
-  readonly users: ReadonlyMap<number, UserRow>;
-  readonly labels: ReadonlyMap<number, readonly LabelRow[]>;
-  readonly milestones: ReadonlyMap<number, MilestoneRow>;
-  /** Full paths of the target projects (and of the projects of project milestones), and of the groups of group milestones, by id. */
-  readonly projectPaths: ReadonlyMap<number, string>;
-  readonly groupPaths: ReadonlyMap<number, string>;
-  readonly userNotesCounts: ReadonlyMap<number, number>;
-  readonly votes: ReadonlyMap<number, { readonly upvotes: number; readonly downvotes: number }>;
-  /** The merge requests the caller follows; loaded for the single views only, as GitLab does. */
-  readonly subscribed: ReadonlySet<number>;
+export interface MergeRequestRelations extends IssuableRelations {
   /** Latest diff versions by id (single views: `changes_count`). */
   readonly diffs: ReadonlyMap<number, MergeRequestDiffRow>;
   /** Head pipelines by merge request id (single views: `pipeline`), only for callers who may read them. */
@@ -39,38 +25,17 @@ export const isWorkInProgress = (title: string): boolean => WIP_PREFIX.test(titl
 /** The number of changed files as GitLab shows it: a string, `1000+` over the cap (SPEC "changes_count"). */
 export const CHANGES_COUNT_CAP = 1000;
 
-function pathOf(row: MergeRequestRow, rel: MergeRequestRelations): string {
-  const path = rel.projectPaths.get(row.target_project_id);
-  if (path === undefined) throw new Error(`merge request ${row.id}: project ${row.target_project_id} was not preloaded`);
-  return path;
-}
+const pathOf = (row: MergeRequestRow, rel: MergeRequestRelations) => projectPathOf(row.target_project_id, rel, `merge request ${row.id}`);
 
-function userOf(id: number | null, rel: MergeRequestRelations, ctx: EntityContext) {
-  if (id === null) return null;
-  const user = rel.users.get(id);
-  return user ? userBasic(user, ctx) : null;
-}
-
-function milestoneOf(row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) {
-  const milestone = row.milestone_id === null ? undefined : rel.milestones.get(row.milestone_id);
-  if (!milestone) return null;
-  const ownerPath = milestone.project_id !== null ? rel.projectPaths.get(milestone.project_id) : rel.groupPaths.get(milestone.group_id!);
-  return milestoneView(milestone, ownerPath ?? '', ctx);
-}
+/** The fields every merge request view opens with (its project: the target). */
+export const mergeRequestHead = (row: MergeRequestRow) => issuableHead(row, row.target_project_id);
 
 const webUrl = (row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) => `${ctx.externalUrl}/${pathOf(row, rel)}/merge_requests/${row.iid}`;
 
 /** MergeRequestSimple (`view=simple` in lists): id, iid, project, title, description, state, times and URL. */
 export function mergeRequestSimple(row: MergeRequestRow, rel: MergeRequestRelations, ctx: EntityContext) {
   return {
-    id: row.id,
-    iid: row.iid,
-    project_id: row.target_project_id,
-    title: row.title,
-    description: row.description,
-    state: row.state,
-    created_at: isoTime(row.created_at),
-    updated_at: isoTime(row.updated_at),
+    ...mergeRequestHead(row),
     web_url: webUrl(row, rel, ctx),
   };
 }
@@ -80,14 +45,7 @@ export function mergeRequestBasic(row: MergeRequestRow, rel: MergeRequestRelatio
   const votes = rel.votes.get(row.id);
   const forFork = row.source_project_id !== row.target_project_id;
   return {
-    id: row.id,
-    iid: row.iid,
-    project_id: row.target_project_id,
-    title: row.title,
-    description: row.description,
-    state: row.state,
-    created_at: isoTime(row.created_at),
-    updated_at: isoTime(row.updated_at),
+    ...mergeRequestHead(row),
     target_branch: row.target_branch,
     source_branch: row.source_branch,
     upvotes: votes?.upvotes ?? 0,

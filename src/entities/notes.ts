@@ -1,18 +1,14 @@
 import type { NoteRow } from '../db/tables/notes.js';
 import type { UserRow } from '../db/tables/users.js';
 import { flag, isoTime } from './column-values.js';
-import { userBasic, type EntityContext } from './users.js';
+import { userOf } from './issuables.js';
+import type { EntityContext } from './users.js';
 
 /** What the note views read beside the rows: the authors and resolvers of a page, and the noteable's iid. */
 export interface NoteRelations {
   readonly users: ReadonlyMap<number, UserRow>;
   /** Issues and merge requests have one; GitLab shows null for anything else. */
   readonly noteableIid: number | null;
-}
-
-function userOf(id: number | null, rel: NoteRelations, ctx: EntityContext) {
-  const user = id === null ? undefined : rel.users.get(id);
-  return user ? userBasic(user, ctx) : null;
 }
 
 /**

@@ -1,17 +1,11 @@
 import { AppError, badRequest } from '../../errors.js';
 import type { IssueUpdate } from '../../services/issuables/issues.js';
-import { ISSUE_ORDERS, type IssueFilters, type Presence } from '../../services/issuables/issue-lists.js';
+import type { Presence } from '../../services/issuables/issuable-lists.js';
+import { ISSUE_ORDERS, type IssueFilters } from '../../services/issuables/issue-lists.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
 import { bool, clearable, date, given, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
-
-/** `None` and `Any`, in any case, as GitLab's finders read them; anything else is the reader's value. */
-export function orPresence<T>(reader: Reader<T | undefined>): Reader<T | Presence | undefined> {
-  return (raw, name) => {
-    if (typeof raw === 'string' && /^(none|any)$/i.test(raw.trim())) return raw.trim().toLowerCase() as Presence;
-    return reader(raw, name);
-  };
-}
+import { CREATED_UPDATED_PARAMS, issuableFiltersOf, orPresence, SCOPES } from './list-params.js';
 
 /** An integer or None/Any; anything else is `does not have a valid value`, as Grape's values check answers. */
 const idOrPresence: Reader<number | Presence | undefined> = (raw, name) => {
@@ -21,9 +15,6 @@ const idOrPresence: Reader<number | Presence | undefined> = (raw, name) => {
     throw badRequest(`${name} does not have a valid value`);
   }
 };
-
-/** A list's `scope`, with GitLab's dashed spellings. */
-export const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assigned-to-me'] as const;
 
 /** The filters and page of an issue list (GitLab's issues_params), read before the project or group is found. */
 const ISSUE_LIST_PARAMS = {
@@ -36,10 +27,7 @@ const ISSUE_LIST_PARAMS = {
   assignee_id: idOrPresence,
   my_reaction_emoji: orPresence(str()),
   search: str(),
-  created_after: datetime(),
-  created_before: datetime(),
-  updated_after: datetime(),
-  updated_before: datetime(),
+  ...CREATED_UPDATED_PARAMS,
   confidential: bool(),
   order_by: oneOf(ISSUE_ORDERS),
   sort: oneOf(['asc', 'desc'] as const),
@@ -50,22 +38,10 @@ const ISSUE_LIST_PARAMS = {
 function issueListOf(params: Parsed<typeof ISSUE_LIST_PARAMS>, defaultScope: IssueFilters['scope']) {
   const labels = Array.isArray(params.labels) ? params.labels.filter(Boolean) : params.labels;
   const filters: IssueFilters = {
+    ...issuableFiltersOf(params, labels, defaultScope),
     state: params.state === 'all' ? undefined : params.state,
-    labels: Array.isArray(labels) && !labels.length ? undefined : labels,
-    milestone: params.milestone || undefined,
-    iids: params.iids,
-    scope: ((params.scope?.replace(/-/g, '_') as IssueFilters['scope']) ?? defaultScope),
-    authorId: params.author_id,
-    assigneeId: params.assignee_id,
-    myReactionEmoji: params.my_reaction_emoji || undefined,
-    search: params.search || undefined,
-    createdAfter: params.created_after,
-    createdBefore: params.created_before,
-    updatedAfter: params.updated_after,
-    updatedBefore: params.updated_before,
     confidential: params.confidential,
     orderBy: params.order_by,
-    sort: params.sort,
   };
   return { filters, labelsDetails: params.with_labels_details === true, page: pageOf(params) };
 }

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { createIssue, deleteIssue, updateIssue } from '../../services/issuables/issues.js';
-import { listIssues, type IssueListSource } from '../../services/issuables/issue-lists.js';
+import type { IssuableListSource } from '../../services/issuables/issuable-lists.js';
+import { listIssues } from '../../services/issuables/issue-lists.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
 import { sendNoContent } from '../respond.js';
@@ -8,7 +9,7 @@ import { editableIssue, namedIssue, readableIssue } from './issue-guards.js';
 import { issueCreateParams, issueListParams, issueUpdateParams, myIssueListParams } from './issue-params.js';
 import { sendIssue, sendIssuePage } from './issue-response.js';
 
-function sendList(ctx: SiteContext, req: Request, res: Response, source: IssueListSource, read: ReturnType<typeof issueListParams.of>): void {
+function sendList(ctx: SiteContext, req: Request, res: Response, source: IssuableListSource, read: ReturnType<typeof issueListParams.of>): void {
   const result = listIssues(ctx.db, req.actor, source, read.filters, read.page);
   sendIssuePage(ctx, req, res, read.page, result, read.labelsDetails);
 }

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { listMergeRequests, type MergeRequestListSource } from '../../services/merge-requests/lists.js';
+import type { IssuableListSource } from '../../services/issuables/issuable-lists.js';
+import { listMergeRequests } from '../../services/merge-requests/lists.js';
 import { createMergeRequest, deleteMergeRequest, updateMergeRequest } from '../../services/merge-requests/merge-requests.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
@@ -8,7 +9,7 @@ import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from '.
 import { mergeRequestCreateParams, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams } from './params.js';
 import { sendMergeRequest, sendMergeRequestPage } from './response.js';
 
-function sendList(ctx: SiteContext, req: Request, res: Response, source: MergeRequestListSource, read: ReturnType<typeof mergeRequestListParams.of>): void {
+function sendList(ctx: SiteContext, req: Request, res: Response, source: IssuableListSource, read: ReturnType<typeof mergeRequestListParams.of>): void {
   sendMergeRequestPage(ctx, req, res, read.page, listMergeRequests(ctx.db, req.actor, source, read.filters, read.page), read.simple);
 }
 

@@ -1,10 +1,10 @@
 import type { MergeRequestInput } from '../../services/merge-requests/attributes.js';
 import type { MergeRequestFilters } from '../../services/merge-requests/lists.js';
 import type { MergeRequestCreate, MergeRequestUpdate } from '../../services/merge-requests/merge-requests.js';
-import { orPresence, SCOPES } from '../issuables/issue-params.js';
+import { CREATED_UPDATED_PARAMS, issuableFiltersOf, orPresence, SCOPES } from '../issuables/list-params.js';
 import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
-import { bool, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
+import { bool, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
 
 /** The `:merge_request_iid` of a route (400 `merge_request_iid is invalid`), read before the project is found, as Grape does. */
 export const mergeRequestIid = pathId('merge_request_iid');
@@ -71,10 +71,7 @@ const MERGE_REQUEST_LIST_PARAMS = {
   milestone: orPresence(str()),
   view: oneOf(['simple'] as const),
   labels: orPresence(list(str())),
-  created_after: datetime(),
-  created_before: datetime(),
-  updated_after: datetime(),
-  updated_before: datetime(),
+  ...CREATED_UPDATED_PARAMS,
   scope: oneOf(SCOPES),
   author_id: int(),
   assignee_id: orPresence(int()),
@@ -90,24 +87,12 @@ const MERGE_REQUEST_LIST_PARAMS = {
 function mergeRequestListOf(params: Parsed<typeof MERGE_REQUEST_LIST_PARAMS>, defaultScope: MergeRequestFilters['scope']) {
   const labels = Array.isArray(params.labels) ? params.labels.map((title) => title.trim()).filter(Boolean) : params.labels;
   const filters: MergeRequestFilters = {
+    ...issuableFiltersOf(params, labels, defaultScope),
     state: params.state === 'all' ? undefined : params.state,
-    labels: Array.isArray(labels) && !labels.length ? undefined : labels,
-    milestone: params.milestone || undefined,
-    iids: params.iids,
-    scope: (params.scope?.replace(/-/g, '_') as MergeRequestFilters['scope']) ?? defaultScope,
-    authorId: params.author_id,
-    assigneeId: params.assignee_id,
-    myReactionEmoji: params.my_reaction_emoji || undefined,
-    search: params.search || undefined,
     sourceBranch: params.source_branch || undefined,
     targetBranch: params.target_branch || undefined,
     wip: params.wip,
-    createdAfter: params.created_after,
-    createdBefore: params.created_before,
-    updatedAfter: params.updated_after,
-    updatedBefore: params.updated_before,
     orderBy: params.order_by,
-    sort: params.sort,
   };
   return { filters, simple: params.view === 'simple', page: pageOf(params) };
 }

@@ -3,7 +3,7 @@ import type { LabelListRow } from '../../db/tables/board-lists.js';
 import type { BoardOwner, BoardRow } from '../../db/tables/boards.js';
 import type { LabelRow } from '../../db/tables/labels.js';
 import { groupLabelScope, groupMilestoneScope, projectLabelScope, projectMilestoneScope } from '../../services/issuables/scopes.js';
-import type { IssueListSource } from '../../services/issuables/issue-lists.js';
+import type { IssuableListSource } from '../../services/issuables/issuable-lists.js';
 import { availableLabel, findBoardList } from '../../services/planning/board-lists.js';
 import { findBoard, type BoardScopes } from '../../services/planning/boards.js';
 import type { SiteContext } from '../../site-context.js';
@@ -40,7 +40,7 @@ export function boardParent(ctx: SiteContext, req: Request, kind: BoardKind): Bo
 }
 
 /** Which issues a list of the board shows: its project's, or its group's and its subgroups'. */
-export function issueSource(req: Request, kind: BoardKind): IssueListSource {
+export function issueSource(req: Request, kind: BoardKind): IssuableListSource {
   return kind === 'project' ? { project: projectOf(req) } : { group: groupOf(req) };
 }
 

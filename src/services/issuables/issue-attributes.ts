@@ -1,13 +1,13 @@
 import type { Db } from '../../db/connection.js';
 import type { IssueColumns, IssueRow } from '../../db/tables/issues.js';
 import type { LabelRow } from '../../db/tables/labels.js';
-import { findMilestoneInScope } from '../../db/tables/milestones.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { usersByIds } from '../../db/tables/project-relations.js';
 import { invalid, type FieldErrors } from '../../errors.js';
 import { userCanReadIssue } from '../permissions.js';
+import { titleAndDescriptionColumns, usableMilestoneId } from './issuable-attributes.js';
 import { findOrCreateProjectLabels } from './labels.js';
-import { projectLabelScope, projectMilestoneScope } from './scopes.js';
+import { projectLabelScope } from './scopes.js';
 
 /** What a create or an edit of an issue may set (GitLab's issue_params); absent keeps the current value. */
 export interface IssueInput {
@@ -48,9 +48,6 @@ export interface ResolvedIssueInput {
   readonly assigneeIds: number[] | null;
 }
 
-const TITLE_MAX = 255;
-const DESCRIPTION_MAX = 1_000_000;
-
 /**
  * Resolves an input for a new issue (`current` null) or an edit. Attributes the caller may not
  * set are dropped, not refused, as GitLab's IssuableBaseService#filter_params does; an unknown
@@ -67,17 +64,7 @@ export function resolveIssueInput(
   powers: IssuePowers,
 ): ResolvedIssueInput {
   const errors: FieldErrors = {};
-  const columns: IssueColumns = {};
-  if (input.title !== undefined) {
-    const title = input.title.trim();
-    if (!title) errors.title = ["can't be blank"];
-    else if (title.length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
-    columns.title = title;
-  }
-  if (input.description !== undefined) {
-    if (input.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
-    columns.description = input.description;
-  }
+  const columns: IssueColumns = titleAndDescriptionColumns(input, errors);
   if (input.weight !== undefined && input.weight !== null && input.weight < 0) errors.weight = ['must be greater than or equal to 0'];
   if (Object.keys(errors).length) throw invalid(errors);
   if (powers.backdate && input.created_at !== undefined && current === null) columns.created_at = input.created_at;
@@ -88,10 +75,7 @@ export function resolveIssueInput(
   if (input.confidential !== undefined) columns.confidential = input.confidential ? 1 : 0;
   if (input.discussion_locked !== undefined) columns.discussion_locked = input.discussion_locked ? 1 : 0;
   if (input.weight !== undefined) columns.weight = input.weight;
-  if (input.milestone_id !== undefined) {
-    const milestone = input.milestone_id === 0 ? undefined : findMilestoneInScope(db, projectMilestoneScope(db, project), input.milestone_id);
-    columns.milestone_id = milestone?.id ?? null;
-  }
+  if (input.milestone_id !== undefined) columns.milestone_id = usableMilestoneId(db, project, input.milestone_id);
   return { columns, labels: resolveLabels(db, project, currentLabels, input), assigneeIds: resolveAssignees(db, project, current, currentAssigneeIds, input) };
 }
 

@@ -1,16 +1,16 @@
 import { assigneesOfIssues } from '../../db/tables/issue-assignees.js';
 import { labelsOfTargets } from '../../db/tables/label-links.js';
 import { findIssueById, type IssueRow } from '../../db/tables/issues.js';
-import type { LabelRow } from '../../db/tables/labels.js';
 import type { NoteRow } from '../../db/tables/notes.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { UserRow } from '../../db/tables/users.js';
 import { usersByIds } from '../../db/tables/project-relations.js';
 import type { SiteContext } from '../../site-context.js';
 import { fireProjectHooks } from '../hooks/fire.js';
-import { issueNotePayload, issuePayload, type HookLabel } from '../hooks/payloads.js';
+import { issueNotePayload, issuePayload } from '../hooks/payloads.js';
 import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import type { IssueChange } from './changes.js';
+import { hookLabel, labelHookChanges } from './hook-labels.js';
 import type { NoteChange } from './note-changes.js';
 
 /**
@@ -29,10 +29,7 @@ export function issueHooks(ctx: SiteContext, change: IssueChange): void {
   const labels = labelsOfTargets(db, 'Issue', [issue.id]).get(issue.id) ?? [];
   const assignees = (assigneesOfIssues(db, [issue.id]).get(issue.id) ?? []).map((user) => hookUserOf(ctx, user));
   const changes: Record<string, readonly [unknown, unknown]> = { ...change.changes };
-  if (change.labels.added.length || change.labels.removed.length) {
-    const previous = [...labels.filter((label) => !change.labels.added.some((added) => added.id === label.id)), ...change.labels.removed];
-    changes.labels = [previous.map(hookLabel), labels.map(hookLabel)];
-  }
+  if (change.labels.added.length || change.labels.removed.length) changes.labels = labelHookChanges(labels, change.labels);
   if (change.assignees && change.previous) {
     const users = usersByIds(db, [...change.assignees.previous, ...change.assignees.current]);
     const attrs = (ids: readonly number[]) => ids.flatMap((id) => (users.has(id) ? [hookUserOf(ctx, users.get(id)!)] : []));
@@ -49,8 +46,6 @@ export function issueHooks(ctx: SiteContext, change: IssueChange): void {
   });
   fireProjectHooks(ctx, change.project, issue.confidential ? 'confidential_issue' : 'issue', payload);
 }
-
-const hookLabel = (label: LabelRow): HookLabel => ({ ...label });
 
 function hookAction(change: IssueChange): 'open' | 'close' | 'reopen' | 'update' | null {
   switch (change.action) {

@@ -1,16 +1,12 @@
 import { epicIdsOfGroups } from '../../db/tables/epics.js';
 import { removeEpicRows } from '../planning/epics.js';
 import type { Db } from '../../db/connection.js';
-import { deleteAwardsOf } from '../../db/tables/award-emoji.js';
-import { deleteEventsOfTargets } from '../../db/tables/events.js';
 import { deleteIssueRow, issueIdsOfProject } from '../../db/tables/issues.js';
-import { deleteLabelLinksOfTargets } from '../../db/tables/label-links.js';
 import { labelIdsOfGroups, labelIdsOfProject } from '../../db/tables/labels.js';
-import { deleteNotesOf, noteIdsOf } from '../../db/tables/notes.js';
 import { deleteSubscriptionsOf } from '../../db/tables/subscriptions.js';
-import { deleteTodosOfTargets } from '../../db/tables/todos.js';
 import { deleteUserAgentDetailsOf } from '../../db/tables/user-agent-details.js';
 import { removeProjectMergeRequests } from '../merge-requests/removal.js';
+import { deletePolymorphicRows } from './polymorphic-rows.js';
 
 /**
  * Deletes issues with every row that points at them by type and id, which no foreign key removes:
@@ -20,17 +16,7 @@ import { removeProjectMergeRequests } from '../merge-requests/removal.js';
  */
 export function removeIssueRows(db: Db, issueIds: readonly number[]): void {
   if (!issueIds.length) return;
-  const noteIds = noteIdsOf(db, 'Issue', issueIds);
-  if (noteIds.length) {
-    deleteAwardsOf(db, 'Note', noteIds);
-    for (const type of ['Note', 'DiscussionNote', 'DiffNote'] as const) deleteEventsOfTargets(db, type, noteIds);
-    deleteNotesOf(db, 'Issue', issueIds);
-  }
-  deleteLabelLinksOfTargets(db, 'Issue', issueIds);
-  deleteAwardsOf(db, 'Issue', issueIds);
-  deleteTodosOfTargets(db, 'Issue', issueIds);
-  deleteSubscriptionsOf(db, 'Issue', issueIds);
-  deleteEventsOfTargets(db, 'Issue', issueIds);
+  deletePolymorphicRows(db, 'Issue', issueIds);
   deleteUserAgentDetailsOf(db, 'Issue', issueIds);
   for (const id of issueIds) deleteIssueRow(db, id);
 }

@@ -3,8 +3,7 @@ import { inTransaction } from '../../db/connection.js';
 import { nextInternalId } from '../../db/tables/internal-ids.js';
 import { assigneeIdsOf, setIssueAssignees } from '../../db/tables/issue-assignees.js';
 import { addOpenIssuesCount, findIssueById, findIssueByIid, insertIssue, updateIssueRow, type IssueColumns, type IssueRow } from '../../db/tables/issues.js';
-import { addLabelLink, labelsOfTargets, removeLabelLink } from '../../db/tables/label-links.js';
-import type { LabelRow } from '../../db/tables/labels.js';
+import { labelsOfTargets } from '../../db/tables/label-links.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { findUserAgentDetail, insertUserAgentDetail, type UserAgentDetailRow } from '../../db/tables/user-agent-details.js';
 import { forbidden, notFound } from '../../errors.js';
@@ -15,6 +14,7 @@ import type { Actor } from '../users/authentication.js';
 import { announceIssueChange, changedColumns, type IssueChange } from './changes.js';
 import { resolveIssueInput, type IssueInput } from './issue-attributes.js';
 import { removeIssueRows } from './issue-removal.js';
+import { replaceLabelLinks } from './label-links.js';
 
 /** An issue with its assignee ids, as the permission rules read it. */
 export interface LoadedIssue {
@@ -55,15 +55,6 @@ export function keepOpenIssuesCount(db: Db, projectId: number, before: IssueRow 
   addOpenIssuesCount(db, projectId, countsAsOpen(after) - countsAsOpen(before));
 }
 
-/** Makes the issue's labels exactly `labels`; returns those added and removed. */
-export function replaceIssueLabels(db: Db, issueId: number, current: readonly LabelRow[], labels: readonly LabelRow[], now: string) {
-  const added = labels.filter((label) => !current.some((old) => old.id === label.id));
-  const removed = current.filter((old) => !labels.some((label) => label.id === old.id));
-  for (const label of added) addLabelLink(db, 'Issue', issueId, label.id, now);
-  for (const label of removed) removeLabelLink(db, 'Issue', issueId, label.id);
-  return { added, removed };
-}
-
 /**
  * Opens an issue in the project with the project's next iid, allocated in this transaction (so
  * concurrent creates get distinct, consecutive iids). Attributes beyond title and description
@@ -85,7 +76,7 @@ export function createIssue(ctx: SiteContext, actor: Actor, project: ProjectRow,
       created_at: createdAt,
       updated_at: createdAt,
     });
-    const labels = replaceIssueLabels(db, id, [], resolved.labels ?? [], now);
+    const labels = replaceLabelLinks(db, 'Issue', id, [], resolved.labels ?? [], now);
     const assigneeIds = resolved.assigneeIds ?? [];
     setIssueAssignees(db, id, assigneeIds);
     if (origin) insertUserAgentDetail(db, 'Issue', id, origin.userAgent, origin.ipAddress, now);
@@ -122,7 +113,7 @@ export function updateIssue(ctx: SiteContext, actor: Actor, project: ProjectRow,
     const columns: IssueColumns = { ...resolved.columns };
     if (input.state_event === 'close' && before.state === 'opened') Object.assign(columns, { state: 'closed', closed_at: now, closed_by_id: actor.user.id });
     if (input.state_event === 'reopen' && before.state === 'closed') Object.assign(columns, { state: 'opened', closed_at: null, closed_by_id: null });
-    const labels = resolved.labels ? replaceIssueLabels(db, before.id, currentLabels, resolved.labels, now) : { added: [], removed: [] };
+    const labels = resolved.labels ? replaceLabelLinks(db, 'Issue', before.id, currentLabels, resolved.labels, now) : { added: [], removed: [] };
     let assignees: IssueChange['assignees'] = null;
     if (resolved.assigneeIds && !sameIds(resolved.assigneeIds, loaded.assigneeIds)) {
       setIssueAssignees(db, before.id, resolved.assigneeIds);

@@ -18,7 +18,8 @@ import { nowIso } from '../../storage/clock.js';
 import { can } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { announceIssueChange } from './changes.js';
-import { issueChange, keepOpenIssuesCount, replaceIssueLabels, type LoadedIssue } from './issues.js';
+import { issueChange, keepOpenIssuesCount, type LoadedIssue } from './issues.js';
+import { replaceLabelLinks } from './label-links.js';
 import { projectLabelScope, projectMilestoneScope } from './scopes.js';
 
 const NO_PERMISSION = 'Cannot move issue due to insufficient permissions!';
@@ -46,7 +47,7 @@ export function moveIssue(ctx: SiteContext, actor: Actor, project: ProjectRow, l
       updated_at: now,
     });
     const oldLabels = labelsOfTargets(db, 'Issue', [old.id]).get(old.id) ?? [];
-    const labels = replaceIssueLabels(db, newId, [], findLabelsByTitles(db, projectLabelScope(db, target), [...new Set(oldLabels.map((label) => label.title))]), now);
+    const labels = replaceLabelLinks(db, 'Issue', newId, [], findLabelsByTitles(db, projectLabelScope(db, target), [...new Set(oldLabels.map((label) => label.title))]), now);
     setIssueAssignees(db, newId, loaded.assigneeIds);
     copyThread(db, old.id, target.id, newId);
     const created = findIssueById(db, newId)!;

@@ -6,20 +6,24 @@ import { explicitSubscription, setSubscription, subscribedIds } from '../../db/t
 import { AppError } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
 import type { Actor } from '../users/authentication.js';
-import { isParticipant } from './participants.js';
+import { issueParticipable, takesPart, type Participable } from './participants.js';
 
-/** Whether the actor follows the issue: their explicit choice, else whether they take part in it (GitLab's Subscribable). */
-export function isIssueSubscribed(db: Db, actor: Actor, issue: IssueRow, assigneeIds: readonly number[]): boolean {
-  return explicitSubscription(db, actor.user.id, 'Issue', issue.id, null) ?? isParticipant(db, actor.user, issue, assigneeIds);
+/** Whether the actor follows the issue or merge request: their explicit choice, else whether they take part in it (GitLab's Subscribable). */
+export function isSubscribed(db: Db, actor: Actor, subject: Participable): boolean {
+  return explicitSubscription(db, actor.user.id, subject.type, subject.row.id, null) ?? takesPart(db, actor.user, subject);
 }
 
-/** Subscribes or unsubscribes the actor; 304 when that is already so (lib/api/subscriptions.rb). */
-export function setIssueSubscription(db: Db, actor: Actor, issue: IssueRow, assigneeIds: readonly number[], subscribed: boolean): void {
+/** Subscribes or unsubscribes the actor to the issue or merge request; 304 when that is already so (lib/api/subscriptions.rb). */
+export function setSubscribed(db: Db, actor: Actor, subject: Participable, subscribed: boolean): void {
   inTransaction(db, () => {
-    if (isIssueSubscribed(db, actor, issue, assigneeIds) === subscribed) throw new AppError('not_modified');
-    setSubscription(db, actor.user.id, 'Issue', issue.id, null, subscribed, nowIso());
+    if (isSubscribed(db, actor, subject) === subscribed) throw new AppError('not_modified');
+    setSubscription(db, actor.user.id, subject.type, subject.row.id, null, subscribed, nowIso());
   });
 }
+
+export const isIssueSubscribed = (db: Db, actor: Actor, issue: IssueRow, assigneeIds: readonly number[]): boolean => isSubscribed(db, actor, issueParticipable(issue, assigneeIds));
+
+export const setIssueSubscription = (db: Db, actor: Actor, issue: IssueRow, assigneeIds: readonly number[], subscribed: boolean): void => setSubscribed(db, actor, issueParticipable(issue, assigneeIds), subscribed);
 
 /** Of these labels, those the user follows site-wide or, given a project, in that project. */
 export function subscribedLabelIds(db: Db, actor: Actor | null, labels: readonly LabelRow[], projectId: number | null): Set<number> {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
-import { moveAwardsToUser, deleteAwardsOf } from '../../db/tables/award-emoji.js';
-import { deleteEventsOfTargets, moveEventsToAuthor } from '../../db/tables/events.js';
+import { moveAwardsToUser } from '../../db/tables/award-emoji.js';
+import { moveEventsToAuthor } from '../../db/tables/events.js';
 import { epicIdsAuthoredBy, moveEpicsToAuthor } from '../../db/tables/epics.js';
 import { issuesAuthoredBy, moveIssuesToAuthor } from '../../db/tables/issues.js';
 import { moveNotesToAuthor, noteIdsAuthoredBy } from '../../db/tables/notes.js';
@@ -10,6 +10,7 @@ import { removeMergeRequestRows } from '../merge-requests/removal.js';
 import { removeEpicRows } from '../planning/epics.js';
 import { removeIssueRows } from './issue-removal.js';
 import { keepOpenIssuesCount } from './issues.js';
+import { deleteNoteAwardsAndEvents } from './polymorphic-rows.js';
 
 /**
  * What the tracker does with a deleted user's contributions (services/users calls these in the
@@ -42,7 +43,5 @@ export function removeTrackerContributions(db: Db, userId: number): void {
   removeMergeRequestRows(db, mergeRequestsAuthoredBy(db, userId).map((mergeRequest) => mergeRequest.id));
   removeEpicRows(db, epicIdsAuthoredBy(db, userId));
   const noteIds = noteIdsAuthoredBy(db, userId);
-  if (!noteIds.length) return;
-  deleteAwardsOf(db, 'Note', noteIds);
-  for (const type of ['Note', 'DiscussionNote', 'DiffNote'] as const) deleteEventsOfTargets(db, type, noteIds);
+  if (noteIds.length) deleteNoteAwardsAndEvents(db, noteIds);
 }

@@ -1,12 +1,12 @@
 import type { Db } from '../../db/connection.js';
 import type { LabelRow } from '../../db/tables/labels.js';
 import type { MergeRequestColumns } from '../../db/tables/merge-requests.js';
-import { findMilestoneInScope } from '../../db/tables/milestones.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { usersByIds } from '../../db/tables/project-relations.js';
 import { invalid, type FieldErrors } from '../../errors.js';
+import { titleAndDescriptionColumns, usableMilestoneId } from '../issuables/issuable-attributes.js';
 import { findOrCreateProjectLabels } from '../issuables/labels.js';
-import { projectLabelScope, projectMilestoneScope } from '../issuables/scopes.js';
+import { projectLabelScope } from '../issuables/scopes.js';
 import { userCanReadMergeRequest } from '../permissions.js';
 
 /** What a create or an edit of a merge request may set (GitLab's merge request params); absent keeps the current value. */
@@ -33,9 +33,6 @@ export interface ResolvedMergeRequestInput {
   readonly labels: LabelRow[] | null;
 }
 
-const TITLE_MAX = 255;
-const DESCRIPTION_MAX = 1_000_000;
-
 /**
  * Resolves an input against the target project, for a create or an edit. Labels, milestone, assignee and locking need admin_merge_request (`admin`) and are dropped
  * without it, as GitLab's IssuableBaseService#filter_params does; an unknown label title creates a
@@ -44,17 +41,7 @@ const DESCRIPTION_MAX = 1_000_000;
  */
 export function resolveMergeRequestInput(db: Db, project: ProjectRow, input: MergeRequestInput, admin: boolean): ResolvedMergeRequestInput {
   const errors: FieldErrors = {};
-  const columns: MergeRequestColumns = {};
-  if (input.title !== undefined) {
-    const title = input.title.trim();
-    if (!title) errors.title = ["can't be blank"];
-    else if (title.length > TITLE_MAX) errors.title = [`is too long (maximum is ${TITLE_MAX} characters)`];
-    columns.title = title;
-  }
-  if (input.description !== undefined) {
-    if (input.description.length > DESCRIPTION_MAX) errors.description = [`is too long (maximum is ${DESCRIPTION_MAX} characters)`];
-    columns.description = input.description;
-  }
+  const columns: MergeRequestColumns = titleAndDescriptionColumns(input, errors);
   if (input.target_branch !== undefined) {
     if (!input.target_branch.trim()) errors.target_branch = ["can't be blank"];
     columns.target_branch = input.target_branch;
@@ -66,10 +53,7 @@ export function resolveMergeRequestInput(db: Db, project: ProjectRow, input: Mer
   if (!admin) return { columns, labels: null };
 
   if (input.discussion_locked !== undefined) columns.discussion_locked = input.discussion_locked ? 1 : 0;
-  if (input.milestone_id !== undefined) {
-    const milestone = input.milestone_id === 0 ? undefined : findMilestoneInScope(db, projectMilestoneScope(db, project), input.milestone_id);
-    columns.milestone_id = milestone?.id ?? null;
-  }
+  if (input.milestone_id !== undefined) columns.milestone_id = usableMilestoneId(db, project, input.milestone_id);
   if (input.assignee_id !== undefined) {
     const user = input.assignee_id === 0 ? undefined : usersByIds(db, [input.assignee_id]).get(input.assignee_id);
     if (input.assignee_id === 0) columns.assignee_id = null;

@@ -1,5 +1,4 @@
 import { labelsOfTargets } from '../../db/tables/label-links.js';
-import type { LabelRow } from '../../db/tables/labels.js';
 import { diffCommitsOf } from '../../db/tables/merge-request-diffs.js';
 import type { MergeRequestRow } from '../../db/tables/merge-requests.js';
 import type { NoteRow } from '../../db/tables/notes.js';
@@ -9,7 +8,8 @@ import type { UserRow } from '../../db/tables/users.js';
 import { isWorkInProgress } from '../../entities/merge-requests.js';
 import type { SiteContext } from '../../site-context.js';
 import { fireProjectHooks } from '../hooks/fire.js';
-import { mergeRequestNotePayload, mergeRequestPayload, type HookLabel, type MergeRequestHookInput } from '../hooks/payloads.js';
+import { mergeRequestNotePayload, mergeRequestPayload, type MergeRequestHookInput } from '../hooks/payloads.js';
+import { hookLabel, labelHookChanges } from '../issuables/hook-labels.js';
 import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import type { MergeRequestChange } from './changes.js';
 
@@ -61,8 +61,6 @@ function hookInput(ctx: SiteContext, actor: UserRow, project: ProjectRow, mergeR
   };
 }
 
-const hookLabel = (label: LabelRow): HookLabel => ({ ...label });
-
 const HOOK_ACTIONS: Readonly<Record<MergeRequestChange['action'], string | null>> = {
   opened: 'open',
   updated: 'update',
@@ -98,8 +96,7 @@ export function mergeRequestHooks(ctx: SiteContext, change: MergeRequestChange):
   const changes: Record<string, readonly [unknown, unknown]> = { ...change.changes };
   if (change.labels.added.length || change.labels.removed.length) {
     const labels = labelsOfTargets(ctx.db, 'MergeRequest', [change.mergeRequest.id]).get(change.mergeRequest.id) ?? [];
-    const previous = [...labels.filter((label) => !change.labels.added.some((added) => added.id === label.id)), ...change.labels.removed];
-    changes.labels = [previous.map(hookLabel), labels.map(hookLabel)];
+    changes.labels = labelHookChanges(labels, change.labels);
   }
   const oldrev = change.action === 'pushed' ? (change.previous?.head_sha ?? null) : null;
   fireMergeRequestHooks(ctx, change.actor, change.project, change.mergeRequest, action, change.previous ? changes : {}, oldrev);

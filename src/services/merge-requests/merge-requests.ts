@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { nextInternalId } from '../../db/tables/internal-ids.js';
-import { addLabelLink, labelsOfTargets, removeLabelLink } from '../../db/tables/label-links.js';
+import { labelsOfTargets } from '../../db/tables/label-links.js';
 import type { LabelRow } from '../../db/tables/labels.js';
 import {
   addMergeRequestsCount,
@@ -24,6 +24,7 @@ import { can, canReadMergeRequest, canUpdateMergeRequest } from '../permissions.
 import type { Actor } from '../users/authentication.js';
 import { resolveMergeRequestInput, type MergeRequestInput } from './attributes.js';
 import { changedColumns } from '../issuables/changes.js';
+import { replaceLabelLinks } from '../issuables/label-links.js';
 import { announceMergeRequestChange, mergeRequestChange } from './changes.js';
 import { cacheClosingIssues } from './closing-issues.js';
 import { refreshMergeRequestHead } from './heads.js';
@@ -80,15 +81,6 @@ function approvalsBeforeMerge(target: ProjectRow, asked: number | undefined): nu
   return target.approvals_before_merge > 0 && asked > target.approvals_before_merge ? asked : null;
 }
 
-/** Makes the merge request's labels exactly `labels`; returns those added and removed. */
-function replaceMergeRequestLabels(db: Db, mergeRequestId: number, current: readonly LabelRow[], labels: readonly LabelRow[], now: string) {
-  const added = labels.filter((label) => !current.some((old) => old.id === label.id));
-  const removed = current.filter((old) => !labels.some((label) => label.id === old.id));
-  for (const label of added) addLabelLink(db, 'MergeRequest', mergeRequestId, label.id, now);
-  for (const label of removed) removeLabelLink(db, 'MergeRequest', mergeRequestId, label.id);
-  return { added, removed };
-}
-
 /**
  * Opens a merge request from a branch of `source` (the caller checked create_merge_request_from)
  * into a branch of the same project or of the project it was forked from. The branches are
@@ -127,7 +119,7 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
       updated_at: now,
     });
     addMergeRequestsCount(db, target.id, 1);
-    const labels = replaceMergeRequestLabels(db, id, [], resolved.labels ?? [], now);
+    const labels = replaceLabelLinks(db, 'MergeRequest', id, [], resolved.labels ?? [], now);
     const mergeRequest = findMergeRequestById(db, id)!;
     // GitLab subscribes the author and the assignee at once (GITLAB-NOTES 2.3 Subscribe).
     for (const userId of new Set([mergeRequest.author_id, ...(mergeRequest.assignee_id === null ? [] : [mergeRequest.assignee_id])])) {
@@ -195,7 +187,7 @@ export async function updateMergeRequest(ctx: SiteContext, actor: Actor, project
     const targetMoved = columns.target_branch !== undefined && columns.target_branch !== before.target_branch;
     if (targetMoved && before.state === 'opened') Object.assign(columns, { merge_status: 'unchecked' });
     if ((columns.state ?? before.state) === 'opened') assertNoOpenDuplicate(db, before, columns.target_branch ?? before.target_branch);
-    const labels = resolved.labels ? replaceMergeRequestLabels(db, before.id, currentLabels, resolved.labels, now) : { added: [], removed: [] };
+    const labels = resolved.labels ? replaceLabelLinks(db, 'MergeRequest', before.id, currentLabels, resolved.labels, now) : { added: [], removed: [] };
     const changed = Object.keys(changedColumns(before, { ...before, ...columns })).length > 0 || labels.added.length + labels.removed.length > 0;
     if (changed) updateMergeRequestRow(db, before.id, { ...columns, updated_at: now, last_edited_at: now, last_edited_by_id: actor.user.id });
     const after = findMergeRequestById(db, before.id)!;

@@ -1,13 +1,10 @@
 import type { Db } from '../../db/connection.js';
-import { voteCounts } from '../../db/tables/award-emoji.js';
 import { findLatestPipelineForSha, type PipelineRow } from '../../db/tables/ci.js';
-import { labelsOfTargets } from '../../db/tables/label-links.js';
 import { findMergeRequestDiffById, type MergeRequestDiffRow } from '../../db/tables/merge-request-diffs.js';
 import type { MergeRequestRow } from '../../db/tables/merge-requests.js';
-import { milestonesByIds } from '../../db/tables/milestones.js';
-import { userNotesCounts } from '../../db/tables/notes.js';
-import { namespacesByIds, projectFullPaths, projectsByIds, usersByIds } from '../../db/tables/project-relations.js';
+import { projectsByIds } from '../../db/tables/project-relations.js';
 import type { MergeRequestRelations } from '../../entities/merge-requests.js';
+import { loadIssuableRelations } from '../issuables/issuable-relations.js';
 import { can } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import { isMergeRequestSubscribed } from './subscriptions.js';
@@ -19,10 +16,6 @@ import { isMergeRequestSubscribed } from './subscriptions.js';
  * `changes_count`) and its head pipeline (for callers who may read pipelines).
  */
 export function loadMergeRequestRelations(db: Db, actor: Actor | null, rows: readonly MergeRequestRow[], options: { single?: boolean } = {}): MergeRequestRelations {
-  const ids = rows.map((row) => row.id);
-  const milestones = milestonesByIds(db, [...new Set(rows.flatMap((row) => (row.milestone_id === null ? [] : [row.milestone_id])))]);
-  const projectIds = [...rows.map((row) => row.target_project_id), ...[...milestones.values()].flatMap((m) => (m.project_id === null ? [] : [m.project_id]))];
-  const groupIds = [...milestones.values()].flatMap((m) => (m.group_id === null ? [] : [m.group_id]));
   const userIds = rows.flatMap((row) => [row.author_id, row.assignee_id, row.merged_by_id, row.closed_by_id].filter((id): id is number => id !== null));
   const diffs = new Map<number, MergeRequestDiffRow>();
   const pipelines = new Map<number, PipelineRow>();
@@ -38,13 +31,7 @@ export function loadMergeRequestRelations(db: Db, actor: Actor | null, rows: rea
     }
   }
   return {
-    users: usersByIds(db, userIds),
-    labels: labelsOfTargets(db, 'MergeRequest', ids),
-    milestones,
-    projectPaths: projectFullPaths(db, projectIds),
-    groupPaths: new Map([...namespacesByIds(db, groupIds).values()].map((group) => [group.id, group.full_path])),
-    userNotesCounts: userNotesCounts(db, 'MergeRequest', ids),
-    votes: voteCounts(db, 'MergeRequest', ids),
+    ...loadIssuableRelations(db, 'MergeRequest', rows, rows.map((row) => row.target_project_id), userIds),
     subscribed: options.single && actor ? new Set(rows.filter((row) => isMergeRequestSubscribed(db, actor, row)).map((row) => row.id)) : new Set(),
     diffs,
     pipelines,

@@ -1,11 +1,6 @@
 import type { Db } from '../../db/connection.js';
-import { deleteAwardsOf } from '../../db/tables/award-emoji.js';
-import { deleteEventsOfTargets } from '../../db/tables/events.js';
-import { deleteLabelLinksOfTargets } from '../../db/tables/label-links.js';
 import { addMergeRequestsCount, deleteMergeRequestResourceRows, deleteMergeRequestRow, mergeRequestIdsOfProject, mergeRequestsByIds } from '../../db/tables/merge-requests.js';
-import { deleteNotesOf, noteIdsOf } from '../../db/tables/notes.js';
-import { deleteSubscriptionsOf } from '../../db/tables/subscriptions.js';
-import { deleteTodosOfTargets } from '../../db/tables/todos.js';
+import { deletePolymorphicRows } from '../issuables/polymorphic-rows.js';
 
 /**
  * Deletes merge requests with every row that points at them by type and id, which no foreign key
@@ -15,17 +10,7 @@ import { deleteTodosOfTargets } from '../../db/tables/todos.js';
  */
 export function removeMergeRequestRows(db: Db, ids: readonly number[]): void {
   if (!ids.length) return;
-  const noteIds = noteIdsOf(db, 'MergeRequest', ids);
-  if (noteIds.length) {
-    deleteAwardsOf(db, 'Note', noteIds);
-    for (const type of ['Note', 'DiscussionNote', 'DiffNote'] as const) deleteEventsOfTargets(db, type, noteIds);
-    deleteNotesOf(db, 'MergeRequest', ids);
-  }
-  deleteLabelLinksOfTargets(db, 'MergeRequest', ids);
-  deleteAwardsOf(db, 'MergeRequest', ids);
-  deleteTodosOfTargets(db, 'MergeRequest', ids);
-  deleteSubscriptionsOf(db, 'MergeRequest', ids);
-  deleteEventsOfTargets(db, 'MergeRequest', ids);
+  deletePolymorphicRows(db, 'MergeRequest', ids);
   deleteMergeRequestResourceRows(db, ids);
   for (const row of mergeRequestsByIds(db, ids)) {
     addMergeRequestsCount(db, row.target_project_id, -1);

@@ -17,7 +17,8 @@ import type { IssueRow } from '../../db/tables/issues.js';
 import { findLabelInScope, labelsByIds, type LabelRow, type LabelScope } from '../../db/tables/labels.js';
 import { apiError, invalid, notFound } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
-import { listIssues, type IssueListSource } from '../issuables/issue-lists.js';
+import type { IssuableListSource } from '../issuables/issuable-lists.js';
+import { listIssues } from '../issuables/issue-lists.js';
 import type { Actor } from '../users/authentication.js';
 
 /** A label list with its label, as the List view shows it. */
@@ -96,6 +97,6 @@ export function deleteBoardList(db: Db, board: BoardRow, list: LabelListRow): vo
  * the actor may read (confidential ones by the issue list's rule), ordered by relative_position,
  * unpositioned ones last.
  */
-export function listIssuesOfList(db: Db, actor: Actor | null, source: IssueListSource, list: LabelListRow, page: Page): Paged<IssueRow> {
+export function listIssuesOfList(db: Db, actor: Actor | null, source: IssuableListSource, list: LabelListRow, page: Page): Paged<IssueRow> {
   return listIssues(db, actor, source, { state: 'opened', labelIds: [list.label_id], orderBy: 'relative_position', sort: 'asc' }, page);
 }

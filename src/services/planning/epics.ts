@@ -1,20 +1,16 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import type { Page, Paged } from '../../db/page.js';
-import { deleteAwardsOf } from '../../db/tables/award-emoji.js';
 import { deleteEpicRow, epicsPage, findEpicById, findEpicByIid, insertEpic, updateEpicRow, type EpicColumns, type EpicListFilter, type EpicRow } from '../../db/tables/epics.js';
 import { selfAndAncestorGroupIds } from '../../db/tables/groups.js';
 import { nextInternalId } from '../../db/tables/internal-ids.js';
-import { addLabelLink, deleteLabelLinksOfTargets, labelsOfTargets, removeLabelLink } from '../../db/tables/label-links.js';
+import { addLabelLink, labelsOfTargets, removeLabelLink } from '../../db/tables/label-links.js';
 import { findLabelsByTitles } from '../../db/tables/labels.js';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
-import { deleteNotesOf, noteIdsOf } from '../../db/tables/notes.js';
-import { deleteSubscriptionsOf } from '../../db/tables/subscriptions.js';
-import { deleteTodosOfTargets } from '../../db/tables/todos.js';
-import { deleteEventsOfTargets } from '../../db/tables/events.js';
 import { invalid, notFound } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
 import { findOrCreateGroupLabels } from '../issuables/labels.js';
+import { deletePolymorphicRows } from '../issuables/polymorphic-rows.js';
 import type { Actor } from '../users/authentication.js';
 
 /** GitLab's Epic validates its title as issues do: present, at most 255 characters. */
@@ -124,17 +120,7 @@ export function updateEpic(db: Db, epic: EpicRow, input: EpicInput): EpicRow {
  */
 export function removeEpicRows(db: Db, epicIds: readonly number[]): void {
   if (!epicIds.length) return;
-  const noteIds = noteIdsOf(db, 'Epic', epicIds);
-  if (noteIds.length) {
-    deleteAwardsOf(db, 'Note', noteIds);
-    for (const type of ['Note', 'DiscussionNote'] as const) deleteEventsOfTargets(db, type, noteIds);
-    deleteNotesOf(db, 'Epic', epicIds);
-  }
-  deleteLabelLinksOfTargets(db, 'Epic', epicIds);
-  deleteAwardsOf(db, 'Epic', epicIds);
-  deleteTodosOfTargets(db, 'Epic', epicIds);
-  deleteSubscriptionsOf(db, 'Epic', epicIds);
-  deleteEventsOfTargets(db, 'Epic', epicIds);
+  deletePolymorphicRows(db, 'Epic', epicIds);
   for (const id of epicIds) deleteEpicRow(db, id);
 }
 
