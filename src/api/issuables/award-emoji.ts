@@ -5,6 +5,7 @@ import { awardEmoji, getAward, listAwards, removeAward, type AwardTarget } from 
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
 import { pathId, type ValueGuard } from '../middleware/value-guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { awardParams } from './note-params.js';
@@ -30,7 +31,7 @@ export function awardHandlers(target: ValueGuard<AwardTarget>) {
       one(ctx, res, 201, awardEmoji(ctx, requireActor(req), target.of(req), awardParams.of(req)));
     },
     remove(ctx: SiteContext, req: Request, res: Response): void {
-      removeAward(ctx, requireActor(req), target.of(req), awardId.of(req));
+      removeAward(ctx, requireActor(req), target.of(req), awardId.of(req), unmodifiedSince.of(req));
       sendNoContent(res);
     },
   };

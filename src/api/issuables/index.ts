@@ -2,6 +2,7 @@ import { badRequest, forbidden } from '../../errors.js';
 import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import {
   addSpentTime,
   estimateTime,
@@ -44,7 +45,7 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/issues', guards: [signedIn, issueCreateParams, loadProject(), requireAbility('create_issue')], handler: addIssue },
   { method: 'get', path: '/projects/:id/issues/:issue_iid', guards: oneIssue, handler: showIssue },
   { method: 'put', path: '/projects/:id/issues/:issue_iid', guards: [signedIn, issueIid, issueUpdateParams, loadProject(), requireAbility('read_issue'), editableIssue], handler: editIssue },
-  { method: 'delete', path: '/projects/:id/issues/:issue_iid', guards: [signedIn, issueIid, loadProject(), requireAbility('read_issue'), namedIssue, requireAbility('destroy_issue')], handler: removeIssue },
+  { method: 'delete', path: '/projects/:id/issues/:issue_iid', guards: [signedIn, issueIid, loadProject(), requireAbility('read_issue'), namedIssue, requireAbility('destroy_issue'), unmodifiedSince], handler: removeIssue },
 
   { method: 'get', path: '/projects/:id/issues/:issue_iid/time_stats', guards: oneIssue, handler: showTimeStats },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/time_estimate', guards: timeTracking(durationParams), handler: estimateTime },
@@ -61,22 +62,22 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'get', path: '/projects/:id/labels', guards: [signedIn, labelListParams, loadProject()], handler: projectLabels.list },
   { method: 'post', path: '/projects/:id/labels', guards: [signedIn, labelCreateParams, loadProject(), requireAbility('admin_label')], handler: projectLabels.create },
   { method: 'put', path: '/projects/:id/labels', guards: [signedIn, projectLabels.bodyUpdate, loadProject(), requireAbility('admin_label')], handler: projectLabels.updateByBody },
-  { method: 'delete', path: '/projects/:id/labels', guards: [signedIn, labelBodyRef, loadProject(), requireAbility('admin_label')], handler: projectLabels.removeByBody },
+  { method: 'delete', path: '/projects/:id/labels', guards: [signedIn, labelBodyRef, loadProject(), requireAbility('admin_label'), unmodifiedSince], handler: projectLabels.removeByBody },
   ...labelPromotionRoutes('/projects/:id/labels/promote'),
   ...labelPromotionRoutes('/projects/:id/labels/:name/promote'),
   { method: 'get', path: '/projects/:id/labels/:name', guards: [signedIn, loadProject()], handler: projectLabels.show },
   { method: 'put', path: '/projects/:id/labels/:name', guards: [signedIn, projectLabels.pathUpdate, loadProject(), requireAbility('admin_label')], handler: projectLabels.updateByPath },
-  { method: 'delete', path: '/projects/:id/labels/:name', guards: [signedIn, loadProject(), requireAbility('admin_label')], handler: projectLabels.removeByPath },
+  { method: 'delete', path: '/projects/:id/labels/:name', guards: [signedIn, loadProject(), requireAbility('admin_label'), unmodifiedSince], handler: projectLabels.removeByPath },
   { method: 'post', path: '/projects/:id/labels/:name/subscribe', guards: [signedIn, loadProject()], handler: projectLabels.subscriber(true) },
   { method: 'post', path: '/projects/:id/labels/:name/unsubscribe', guards: [signedIn, loadProject()], handler: projectLabels.subscriber(false) },
 
   { method: 'get', path: '/groups/:id/labels', guards: [signedIn, labelListParams, loadGroup()], handler: groupLabels.list },
   { method: 'post', path: '/groups/:id/labels', guards: [signedIn, labelCreateParams, loadGroup(), requireAbility('admin_group_label')], handler: groupLabels.create },
   { method: 'put', path: '/groups/:id/labels', guards: [signedIn, groupLabels.bodyUpdate, loadGroup(), requireAbility('admin_group_label')], handler: groupLabels.updateByBody },
-  { method: 'delete', path: '/groups/:id/labels', guards: [signedIn, labelBodyRef, loadGroup(), requireAbility('admin_group_label')], handler: groupLabels.removeByBody },
+  { method: 'delete', path: '/groups/:id/labels', guards: [signedIn, labelBodyRef, loadGroup(), requireAbility('admin_group_label'), unmodifiedSince], handler: groupLabels.removeByBody },
   { method: 'get', path: '/groups/:id/labels/:name', guards: [signedIn, loadGroup()], handler: groupLabels.show },
   { method: 'put', path: '/groups/:id/labels/:name', guards: [signedIn, groupLabels.pathUpdate, loadGroup(), requireAbility('admin_group_label')], handler: groupLabels.updateByPath },
-  { method: 'delete', path: '/groups/:id/labels/:name', guards: [signedIn, loadGroup(), requireAbility('admin_group_label')], handler: groupLabels.removeByPath },
+  { method: 'delete', path: '/groups/:id/labels/:name', guards: [signedIn, loadGroup(), requireAbility('admin_group_label'), unmodifiedSince], handler: groupLabels.removeByPath },
   { method: 'post', path: '/groups/:id/labels/:name/subscribe', guards: [signedIn, loadGroup()], handler: groupLabels.subscriber(true) },
   { method: 'post', path: '/groups/:id/labels/:name/unsubscribe', guards: [signedIn, loadGroup()], handler: groupLabels.subscriber(false) },
 

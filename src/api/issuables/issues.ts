@@ -3,6 +3,8 @@ import { createIssue, deleteIssue, updateIssue } from '../../services/issuables/
 import type { IssuableListSource } from '../../services/issuables/issuable-lists.js';
 import { listIssues } from '../../services/issuables/issue-lists.js';
 import type { SiteContext } from '../../site-context.js';
+import { assertUnmodifiedSince } from '../../services/unmodified-since.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
 import { sendNoContent } from '../respond.js';
 import { editableIssue, namedIssue, readableIssue } from './issue-guards.js';
@@ -42,6 +44,8 @@ export function editIssue(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function removeIssue(ctx: SiteContext, req: Request, res: Response): void {
-  deleteIssue(ctx, requireActor(req), projectOf(req), namedIssue.of(req));
+  const issue = namedIssue.of(req);
+  assertUnmodifiedSince(unmodifiedSince.of(req), issue.issue.updated_at);
+  deleteIssue(ctx, requireActor(req), projectOf(req), issue);
   sendNoContent(res);
 }

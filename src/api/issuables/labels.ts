@@ -7,6 +7,8 @@ import { createLabel, deleteLabel, findLabel, listLabels, updateLabel, withLabel
 import { groupLabelScope, projectLabelScope } from '../../services/issuables/scopes.js';
 import { setLabelSubscription } from '../../services/issuables/subscriptions.js';
 import type { SiteContext } from '../../site-context.js';
+import { assertUnmodifiedSince } from '../../services/unmodified-since.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
 import { paramsGuard, valueGuard, type ValueGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
@@ -80,6 +82,12 @@ export const labelBodyRef = paramsGuard('labelBodyRef', LABEL_REF, labelRefOf);
 export const labelHandlers = (kind: LabelParentKind) => {
   const bodyUpdate = labelBodyUpdateParams(kind);
   const pathUpdate = labelPathUpdateParams(kind);
+  /** GitLab's destroy_conditionally!: 412 when the label changed after If-Unmodified-Since. */
+  const remove = (ctx: SiteContext, req: Request, ref: string) => {
+    const label = findLabel(ctx.db, scopeOf(ctx, req, kind, false), ref);
+    assertUnmodifiedSince(unmodifiedSince.of(req), label.updated_at);
+    deleteLabel(ctx.db, label);
+  };
   return {
     bodyUpdate,
     pathUpdate,
@@ -106,11 +114,11 @@ export const labelHandlers = (kind: LabelParentKind) => {
       sendLabel(ctx, req, res, kind, 200, updateLabel(ctx.db, label, kind === 'project' ? projectOf(req).id : null, update));
     },
     removeByBody(ctx: SiteContext, req: Request, res: Response): void {
-      deleteLabel(ctx.db, findLabel(ctx.db, scopeOf(ctx, req, kind, false), labelBodyRef.of(req)));
+      remove(ctx, req, labelBodyRef.of(req));
       sendNoContent(res);
     },
     removeByPath(ctx: SiteContext, req: Request, res: Response): void {
-      deleteLabel(ctx.db, findLabel(ctx.db, scopeOf(ctx, req, kind, false), String(req.params.name)));
+      remove(ctx, req, String(req.params.name));
       sendNoContent(res);
     },
     subscriber(subscribed: boolean) {

@@ -2,6 +2,7 @@ import type { AwardTarget } from '../../services/issuables/award-emoji.js';
 import { issueNoteable, type Noteable } from '../../services/issuables/noteables.js';
 import { getNote } from '../../services/issuables/notes.js';
 import { loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { valueGuard, type ValueGuard } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
@@ -64,11 +65,11 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
     { method: 'get', path: `${base}/award_emoji`, guards: [...gate, signedIn, ...load, ownAward, paged], handler: awards.list },
     { method: 'post', path: `${base}/award_emoji`, guards: [...gate, signedIn, awardParams, ...load, ownAward], handler: awards.create },
     { method: 'get', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward], handler: awards.show },
-    { method: 'delete', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward], handler: awards.remove },
+    { method: 'delete', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward, unmodifiedSince], handler: awards.remove },
     { method: 'get', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, ...load, noteAward, paged], handler: noteAwards.list },
     { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, awardParams, ...load, noteAward], handler: noteAwards.create },
     { method: 'get', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.show },
-    { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.remove },
+    { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward, unmodifiedSince], handler: noteAwards.remove },
   ];
   if (!scope.resourceEvents) return routes;
   return [

@@ -6,6 +6,7 @@ import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
 import { eeRoute, loadGroup, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import {
   listClosesIssues,
   listCommits,
@@ -59,7 +60,7 @@ export const mergeRequestsRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/merge_requests', guards: [signedIn, mergeRequestCreateParams, loadProject(), requireAbility('create_merge_request_from')], handler: addMergeRequest },
   { method: 'get', path: base, guards: oneMergeRequest, handler: showMergeRequest },
   { method: 'put', path: base, guards: [signedIn, mergeRequestIid, mergeRequestUpdateParams, loadProject(), requireAbility('read_merge_request'), editableMergeRequest], handler: editMergeRequest },
-  { method: 'delete', path: base, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest, requireAbility('destroy_merge_request')], handler: removeMergeRequest },
+  { method: 'delete', path: base, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), readableMergeRequest, requireAbility('destroy_merge_request'), unmodifiedSince], handler: removeMergeRequest },
   { method: 'get', path: `${base}/participants`, guards: [...oneMergeRequest, paged], handler: listParticipants },
   { method: 'get', path: `${base}/commits`, guards: [...oneMergeRequest, paged], handler: listCommits },
   { method: 'get', path: `${base}/changes`, guards: oneMergeRequest, handler: showChanges },

@@ -3,9 +3,11 @@ import type { IssuableListSource } from '../../services/issuables/issuable-lists
 import { listMergeRequests } from '../../services/merge-requests/lists.js';
 import { createMergeRequest, deleteMergeRequest, updateMergeRequest } from '../../services/merge-requests/merge-requests.js';
 import type { SiteContext } from '../../site-context.js';
+import { assertUnmodifiedSince } from '../../services/unmodified-since.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { groupOf, projectOf, requireActor } from '../middleware/guards.js';
 import { sendNoContent } from '../respond.js';
-import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
+import { editableMergeRequest, readableMergeRequest } from './guards.js';
 import { mergeRequestCreateParams, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams } from './params.js';
 import { sendMergeRequest, sendMergeRequestPage } from './response.js';
 
@@ -40,6 +42,8 @@ export async function editMergeRequest(ctx: SiteContext, req: Request, res: Resp
 }
 
 export function removeMergeRequest(ctx: SiteContext, req: Request, res: Response): void {
-  deleteMergeRequest(ctx, requireActor(req), projectOf(req), namedMergeRequest.of(req));
+  const mergeRequest = readableMergeRequest.of(req);
+  assertUnmodifiedSince(unmodifiedSince.of(req), mergeRequest.updated_at);
+  deleteMergeRequest(ctx, requireActor(req), projectOf(req), mergeRequest);
   sendNoContent(res);
 }

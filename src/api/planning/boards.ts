@@ -5,6 +5,8 @@ import { boardList, boardView } from '../../entities/boards.js';
 import { createBoard, deleteBoard, listBoards, loadBoardRelations } from '../../services/planning/boards.js';
 import { createBoardList, deleteBoardList, listBoardLists, listIssuesOfList, moveBoardList, withLabels } from '../../services/planning/board-lists.js';
 import type { SiteContext } from '../../site-context.js';
+import { assertUnmodifiedSince } from '../../services/unmodified-since.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { sendIssuePage } from '../issuables/issue-response.js';
@@ -53,6 +55,7 @@ export function boardHandlers(kind: BoardKind) {
     addList: (ctx: SiteContext, req: Request, res: Response) => sendList(ctx, res, 201, createBoardList(ctx.db, board.of(req), label.of(req))),
     moveList: (ctx: SiteContext, req: Request, res: Response) => sendList(ctx, res, 200, moveBoardList(ctx.db, board.of(req), list.of(req), listMoveParams.of(req).position)),
     removeList: (ctx: SiteContext, req: Request, res: Response) => {
+      assertUnmodifiedSince(unmodifiedSince.of(req), list.of(req).updated_at);
       deleteBoardList(ctx.db, board.of(req), list.of(req));
       sendNoContent(res);
     },

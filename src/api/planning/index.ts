@@ -1,6 +1,7 @@
 import { eeRoute, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { boardIdParam, listCreateParams, listIdParam, listMoveParams, boardCreateParams } from './board-guards.js';
 import { boardHandlers } from './boards.js';
 import { epicsRoutes } from './epics.js';
@@ -32,7 +33,7 @@ export const planningRoutes: readonly Route[] = [
   { method: 'post', path: '/projects/:id/boards/:board_id/lists', guards: [signedIn, boardIdParam, listCreateParams, loadProject(), requireAbility('read_board'), project.board, project.label, requireAbility('admin_list')], handler: project.addList },
   { method: 'get', path: '/projects/:id/boards/:board_id/lists/:list_id', guards: projectList, handler: project.showList },
   { method: 'put', path: '/projects/:id/boards/:board_id/lists/:list_id', guards: [signedIn, boardIdParam, listIdParam, listMoveParams, loadProject(), requireAbility('read_board'), project.board, project.list, requireAbility('admin_list')], handler: project.moveList },
-  { method: 'delete', path: '/projects/:id/boards/:board_id/lists/:list_id', guards: [...projectList, requireAbility('destroy_list')], handler: project.removeList },
+  { method: 'delete', path: '/projects/:id/boards/:board_id/lists/:list_id', guards: [...projectList, requireAbility('destroy_list'), unmodifiedSince], handler: project.removeList },
   { method: 'get', path: '/projects/:id/boards/:board_id/lists/:list_id/issues', guards: [...projectList, paged], handler: project.listListIssues },
 
   { method: 'get', path: '/groups/:id/boards', guards: [...groupReader, paged], handler: group.listBoards },
@@ -43,7 +44,7 @@ export const planningRoutes: readonly Route[] = [
   { method: 'post', path: '/groups/:id/boards/:board_id/lists', guards: [eeRoute, signedIn, boardIdParam, listCreateParams, loadGroup(), group.board, group.label, requireAbility('admin_group_list')], handler: group.addList },
   { method: 'get', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: groupList, handler: group.showList },
   { method: 'put', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: [eeRoute, signedIn, boardIdParam, listIdParam, listMoveParams, loadGroup(), group.board, group.list, requireAbility('admin_group_list')], handler: group.moveList },
-  { method: 'delete', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: [...groupList, requireAbility('destroy_group_list')], handler: group.removeList },
+  { method: 'delete', path: '/groups/:id/boards/:board_id/lists/:list_id', guards: [...groupList, requireAbility('destroy_group_list'), unmodifiedSince], handler: group.removeList },
   { method: 'get', path: '/groups/:id/boards/:board_id/lists/:list_id/issues', guards: [...groupList, paged], handler: group.listListIssues },
 
   ...epicsRoutes,

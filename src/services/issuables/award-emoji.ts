@@ -7,6 +7,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
 import { canAwardEmoji, isAdmin } from '../permissions.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import type { Actor } from '../users/authentication.js';
 import { normalizeEmojiName } from './emoji-names.js';
 import { noteHomeOf, type Noteable } from './noteables.js';
@@ -59,8 +60,9 @@ export function awardEmoji(ctx: SiteContext, actor: Actor, target: AwardTarget, 
 }
 
 /** Takes an award back: its giver or an admin; anyone else gets GitLab's 401 (`unauthorized!`). */
-export function removeAward(ctx: SiteContext, actor: Actor, target: AwardTarget, awardId: number): void {
+export function removeAward(ctx: SiteContext, actor: Actor, target: AwardTarget, awardId: number, unmodifiedSince: number | null): void {
   const award = getAward(ctx.db, target, awardId);
   if (award.user_id !== actor.user.id && !isAdmin(actor)) throw new AppError('unauthorized');
+  assertUnmodifiedSince(unmodifiedSince, award.updated_at);
   inTransaction(ctx.db, () => deleteAwardRow(ctx.db, award.id));
 }
