@@ -24,10 +24,10 @@ import type { Handler, Route } from '../routes.js';
  */
 export function geoNodeRoutes(sources: StatusSources, promote: Promote | null): readonly Route[] {
   return [
-    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin, nodeIdParam, promoteParams], handler: promoteNode(promote) },
+    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin, nodeIdParam, geoPromoteParams], handler: promoteNode(promote) },
     { method: 'get', path: '/geo_nodes', guards: [admin, paged], handler: listNodes },
     { method: 'get', path: '/geo_nodes/status', guards: [admin, paged], handler: listNodeStatuses(sources) },
-    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin, failureParams, paged], handler: listFailures },
+    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin, geoFailureParams, paged], handler: listFailures },
     { method: 'get', path: '/geo_nodes/:id', guards: [admin, nodeIdParam], handler: showNode },
     { method: 'get', path: '/geo_nodes/:id/status', guards: [admin, nodeIdParam], handler: showNodeStatus(sources) },
     { method: 'post', path: '/geo_nodes', guards: [admin, nodeCreateParams], handler: addNode },
@@ -53,9 +53,9 @@ const SETTINGS = {
 /** The settings with namespace_ids folded into selective_sync_namespace_ids. */
 const nodeCreateParams = paramsGuard('nodeCreateParams', { url: required(str({ max: 2048 })), primary: bool(), ...SETTINGS }, selection);
 const nodeEditParams = paramsGuard('nodeEditParams', { url: str({ max: 2048 }), ...SETTINGS }, selection);
-const failureParams = paramsGuard('failureParams', { type: oneOf(FAILURE_TYPES), failure_type: oneOf(FAILURE_KINDS) });
+const geoFailureParams = paramsGuard('geoFailureParams', { type: oneOf(FAILURE_TYPES), failure_type: oneOf(FAILURE_KINDS) });
 const nodeIdParam = pathId('id');
-const promoteParams = paramsGuard('promoteParams', { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
+const geoPromoteParams = paramsGuard('geoPromoteParams', { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
 
 function selection<T extends { selective_sync_namespace_ids?: number[]; namespace_ids?: number[] }>(input: T): Omit<T, 'namespace_ids'> {
   const { namespace_ids: alias, ...rest } = input;
@@ -83,7 +83,7 @@ function listNodeStatuses(sources: StatusSources): Handler {
 }
 
 function listFailures(ctx: SiteContext, req: Request, res: Response): void {
-  const filters = failureParams.of(req);
+  const filters = geoFailureParams.of(req);
   const page = paged.of(req);
   const result = listCurrentNodeFailures(ctx.db, ctx.nodeName, filters, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows, result.total);
@@ -131,7 +131,7 @@ export type Promote = (options: PromoteOptions, progress: (line: PromotionProgre
 function promoteNode(promote: Promote | null): Handler {
   return async (ctx, req, res) => {
     const node = getGeoNode(ctx.db, nodeIdParam.of(req));
-    const { force, timeout_ms: timeoutMs } = promoteParams.of(req);
+    const { force, timeout_ms: timeoutMs } = geoPromoteParams.of(req);
     if (!promote) throw badRequest(node.name === ctx.nodeName ? 'This node is the primary already' : `Promote a secondary on that secondary: ${node.url}`);
     if (node.name !== ctx.nodeName) throw badRequest(`Promote a secondary on that secondary: this site is ${ctx.nodeName}, the node is at ${node.url}`);
     const by = req.actor?.user.username ?? 'unknown';

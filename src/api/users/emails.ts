@@ -6,7 +6,7 @@ import { paged, sendPage } from '../pagination.js';
 import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { required, str } from '../params.js';
 
-export const emailParams = paramsGuard('emailParams', { email: required(str()) });
+export const userEmailParams = paramsGuard('userEmailParams', { email: required(str()) });
 export const emailIdParam = pathId('email_id');
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
@@ -25,7 +25,7 @@ export function showUserEmail(ctx: SiteContext, req: Request, res: Response): vo
 
 export function addUserEmail(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  const params = emailParams.of(req);
+  const params = userEmailParams.of(req);
   sendJson(res, 201, email(addEmail(ctx.db, userId, params.email)));
 }
 

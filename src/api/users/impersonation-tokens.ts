@@ -13,7 +13,7 @@ import { date, list, oneOf, required, str } from '../params.js';
 
 export const impersonationListParams = paramsGuard('impersonationListParams', { state: oneOf(['all', 'active', 'inactive'] as const) });
 /** A new token's name, scopes and expiry (impersonation and personal access tokens alike). */
-export const tokenParams = paramsGuard('tokenParams', { name: required(str()), scopes: required(list(str())), expires_at: date() });
+export const userTokenParams = paramsGuard('userTokenParams', { name: required(str()), scopes: required(list(str())), expires_at: date() });
 /** The `:user_id` of `/users/:user_id/impersonation_tokens` and `/users/:user_id/personal_access_tokens`. */
 export const tokenUserIdParam = pathId('user_id');
 export const impersonationTokenIdParam = pathId('impersonation_token_id');
@@ -32,7 +32,7 @@ export function showToken(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function addToken(ctx: SiteContext, req: Request, res: Response): void {
-  const params = tokenParams.of(req);
+  const params = userTokenParams.of(req);
   const { row, token } = createImpersonationToken(ctx.db, tokenUserIdParam.of(req), {
     name: params.name,
     scopes: params.scopes,

@@ -4,12 +4,12 @@ import { avatarFile } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { userIdParam } from './account-owner.js';
-import { addUserEmail, emailIdParam, emailParams, listUserEmails, removeUserEmail, showUserEmail } from './emails.js';
+import { addUserEmail, emailIdParam, userEmailParams, listUserEmails, removeUserEmail, showUserEmail } from './emails.js';
 import { addUserGpgKey, gpgKeyIdParam, gpgKeyParams, listUserGpgKeys, removeUserGpgKey, revokeUserGpgKey, showUserGpgKey } from './gpg-keys.js';
 import { removeUserIdentity } from './identities.js';
-import { addToken, impersonationListParams, impersonationTokenIdParam, listTokens, revokeToken, showToken, tokenParams, tokenUserIdParam } from './impersonation-tokens.js';
+import { addToken, impersonationListParams, impersonationTokenIdParam, listTokens, revokeToken, showToken, userTokenParams, tokenUserIdParam } from './impersonation-tokens.js';
 import { addUserPersonalToken, listPersonalTokens, personalTokenIdParam, personalTokenListParams, revokePersonalToken, showPersonalToken } from './personal-access-tokens.js';
-import { addUserKey, anyKeyIdParam, fingerprintParams, sshKeyIdParam, findKeyByFingerprint, listUserKeys, sshKeyParams, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
+import { addUserKey, anyKeyIdParam, sshKeyFingerprintParams, sshKeyIdParam, findKeyByFingerprint, listUserKeys, sshKeyParams, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
 import {
   addUser,
   blockAccount,
@@ -21,7 +21,7 @@ import {
   showUser,
   unblockAccount,
   userAttributes,
-  activityParams,
+  userActivityParams,
   userCreateParams,
   userDeleteParams,
   userEditParams,
@@ -50,7 +50,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'post', path: '/users/:id/unblock', guards: [signedIn, userIdParam, admin], handler: unblockAccount },
   { method: 'delete', path: '/users/:id/identities/:provider', guards: [signedIn, userIdParam, admin], handler: removeUserIdentity },
   { method: 'get', path: '/user', guards: [signedIn], handler: showCurrentUser },
-  { method: 'get', path: '/user/activities', guards: [admin, activityParams, paged], handler: listUserActivities },
+  { method: 'get', path: '/user/activities', guards: [admin, userActivityParams, paged], handler: listUserActivities },
 
   { method: 'get', path: '/user/keys', guards: [signedIn, paged], handler: listUserKeys },
   { method: 'get', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam], handler: showUserKey },
@@ -60,7 +60,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: showUserKey },
   { method: 'post', path: '/users/:id/keys', guards: [signedIn, userIdParam, admin, sshKeyParams], handler: addUserKey },
   { method: 'delete', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: removeUserKey },
-  { method: 'get', path: '/keys', guards: [admin, fingerprintParams], handler: findKeyByFingerprint },
+  { method: 'get', path: '/keys', guards: [admin, sshKeyFingerprintParams], handler: findKeyByFingerprint },
   { method: 'get', path: '/keys/:id', guards: [signedIn, anyKeyIdParam, admin], handler: showKeyWithOwner },
 
   { method: 'get', path: '/user/gpg_keys', guards: [signedIn, paged], handler: listUserGpgKeys },
@@ -76,19 +76,19 @@ export const usersRoutes: readonly Route[] = [
 
   { method: 'get', path: '/user/emails', guards: [signedIn, paged], handler: listUserEmails },
   { method: 'get', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam], handler: showUserEmail },
-  { method: 'post', path: '/user/emails', guards: [signedIn, emailParams], handler: addUserEmail },
+  { method: 'post', path: '/user/emails', guards: [signedIn, userEmailParams], handler: addUserEmail },
   { method: 'delete', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam], handler: removeUserEmail },
   { method: 'get', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, paged], handler: listUserEmails },
   { method: 'get', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin], handler: showUserEmail },
-  { method: 'post', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, emailParams], handler: addUserEmail },
+  { method: 'post', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, userEmailParams], handler: addUserEmail },
   { method: 'delete', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin], handler: removeUserEmail },
 
   { method: 'get', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, impersonationListParams, paged], handler: listTokens },
   { method: 'get', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam], handler: showToken },
-  { method: 'post', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, tokenParams], handler: addToken },
+  { method: 'post', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, userTokenParams], handler: addToken },
   { method: 'delete', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam], handler: revokeToken },
 
-  { method: 'post', path: '/users/:user_id/personal_access_tokens', guards: [admin, tokenUserIdParam, tokenParams], handler: addUserPersonalToken },
+  { method: 'post', path: '/users/:user_id/personal_access_tokens', guards: [admin, tokenUserIdParam, userTokenParams], handler: addUserPersonalToken },
   { method: 'get', path: '/personal_access_tokens', guards: [signedIn, personalTokenListParams, paged], handler: listPersonalTokens },
   { method: 'get', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: showPersonalToken },
   { method: 'delete', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: revokePersonalToken },

@@ -11,7 +11,7 @@ import { requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
 import { paramsGuard, valueGuard } from '../middleware/value-guards.js';
 import { bool, date, datetime, int, oneOf, pathInt, str } from '../params.js';
-import { tokenParams, tokenUserIdParam } from './impersonation-tokens.js';
+import { userTokenParams, tokenUserIdParam } from './impersonation-tokens.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** `:id` is a token id or the keyword `self` (the token the request came with): pathId(:id) but for `self`. */
@@ -64,7 +64,7 @@ export function revokePersonalToken(ctx: SiteContext, req: Request, res: Respons
 
 /** POST /users/:user_id/personal_access_tokens (admins): the secret is in this answer only. */
 export function addUserPersonalToken(ctx: SiteContext, req: Request, res: Response): void {
-  const params = tokenParams.of(req);
+  const params = userTokenParams.of(req);
   const { row, token } = createUserPersonalAccessToken(ctx.db, tokenUserIdParam.of(req), {
     name: params.name,
     scopes: params.scopes,

@@ -7,7 +7,7 @@ import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { required, str } from '../params.js';
 
 export const sshKeyParams = paramsGuard('sshKeyParams', { title: required(str()), key: required(str()) });
-export const fingerprintParams = paramsGuard('fingerprintParams', { fingerprint: required(str()) });
+export const sshKeyFingerprintParams = paramsGuard('sshKeyFingerprintParams', { fingerprint: required(str()) });
 export const sshKeyIdParam = pathId('key_id');
 /** The `:id` of `/keys/:id`: a key of any user (admins). */
 export const anyKeyIdParam = pathId('id');
@@ -40,7 +40,7 @@ export function removeUserKey(ctx: SiteContext, req: Request, res: Response): vo
 
 /** GET /keys?fingerprint=: the key with that fingerprint and its owner. */
 export function findKeyByFingerprint(ctx: SiteContext, req: Request, res: Response): void {
-  const { fingerprint } = fingerprintParams.of(req);
+  const { fingerprint } = sshKeyFingerprintParams.of(req);
   const { key, user, identities } = getSshKeyWithOwner(ctx.db, { fingerprint });
   sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
 }

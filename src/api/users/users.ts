@@ -74,7 +74,7 @@ export function showCurrentUser(ctx: SiteContext, req: Request, res: Response): 
 }
 
 export function listUserActivities(ctx: SiteContext, req: Request, res: Response): void {
-  const { from } = activityParams.of(req);
+  const { from } = userActivityParams.of(req);
   const page = paged.of(req);
   const result = listActivities(ctx.db, from ?? monthsAgo(6), page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(userActivity), result.total);
@@ -95,7 +95,7 @@ function withIdentities<T>(ctx: SiteContext, users: readonly UserRow[], view: Us
 }
 
 export const userDeleteParams = paramsGuard('userDeleteParams', { hard_delete: bool() });
-export const activityParams = paramsGuard('activityParams', { from: date() });
+export const userActivityParams = paramsGuard('userActivityParams', { from: date() });
 
 /** GITLAB-NOTES 2.8: anonymous callers must name a username; some filters are for admins only. */
 export const userListParams = paramsGuard(
