@@ -9,13 +9,13 @@ import {
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard, valueGuard } from '../middleware/value-guards.js';
-import { bool, date, datetime, int, oneOf, pathInt, str } from '../params.js';
+import { paramsGuard, pathIdOrSelf } from '../middleware/value-guards.js';
+import { bool, date, datetime, int, oneOf, str } from '../params.js';
 import { userTokenParams, tokenUserIdParam } from './impersonation-tokens.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
-/** `:id` is a token id or the keyword `self` (the token the request came with): pathId(:id) but for `self`. */
-export const personalTokenIdParam = valueGuard('pathIdOrSelf(:id)', (_ctx, req): number | 'self' => (req.params.id === 'self' ? 'self' : pathInt(req.params.id, 'id')));
+/** `:id` is a token id or the keyword `self` (the token the request came with). */
+export const personalTokenIdParam = pathIdOrSelf('id');
 
 export const personalTokenListParams = paramsGuard('personalTokenListParams', {
   user_id: int({ min: 1 }),
