@@ -6,7 +6,7 @@ import { startSite, type TestSite } from '../helpers/site.js';
  * Numeric path ids are read by pathId route guards, where GitLab's Grape validates them: after
  * sign-in (401) and before the endpoint finds (404) or authorizes (403), unless the family
  * authorizes in a `before` block (hooks, deploy keys, Geo nodes, tokens), which runs ahead of the
- * validation. A request with a bad id and a second fault answers what GitLab answers first.
+ * validation, or does not declare the id (GET /keys/:id). A request with a bad id and a second fault answers what GitLab answers first.
  */
 let site: TestSite;
 let user: TestUser;
@@ -33,7 +33,6 @@ describe('a bad numeric path id', () => {
       ['POST', '/users/abc/block', 'id'],
       ['GET', '/users/1/gpg_keys/abc', 'key_id'],
       ['POST', '/users/abc/emails', 'id'],
-      ['GET', '/keys/abc', 'id'],
       ['POST', '/projects/user/abc', 'user_id'],
     ]) {
       const response = await site.api(path!, { method, as: user.token, body: {} });
@@ -55,6 +54,8 @@ describe('a bad numeric path id', () => {
       ['GET', '/geo_nodes/abc', 403],
       ['POST', '/users/abc/impersonation_tokens', 403],
       ['GET', '/users/abc/custom_attributes', 403],
+      // keys.rb declares no `id` on GET /keys/:id: authenticated_as_admin! is the first check after sign-in.
+      ['GET', '/keys/abc', 403],
     ] as const) {
       const response = await site.api(path, { method, as: user.token, body: {} });
       expect(response.status, `${method} ${path}`).toBe(status);

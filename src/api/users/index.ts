@@ -37,8 +37,8 @@ export { signInRouter } from './sign-in.js';
  * twice: under `/user` for the caller (401 anonymous) and under `/users/:id` for admins; accountOwnerId
  * tells the handler which account it addresses. Path ids are read in GitLab's order (users.rb): sign-in
  * (401), then the declared Integer ids (400), then authenticated_as_admin! (403) in the endpoint; where
- * GitLab authorizes in a `before` block (tokens, custom attributes) or declares the id a String
- * (`GET :user_id/keys`), the id is read after the admin guard.
+ * GitLab authorizes in a `before` block (tokens, custom attributes), declares the id a String
+ * (`GET :user_id/keys`) or not at all (keys.rb `GET /keys/:id`), the id is read after the admin guard.
  */
 export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/users', guards: [paged, userListParams], handler: searchUsers },
@@ -61,7 +61,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'post', path: '/users/:id/keys', guards: [signedIn, userIdParam, admin, sshKeyParams], handler: addUserKey },
   { method: 'delete', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: removeUserKey },
   { method: 'get', path: '/keys', guards: [admin, sshKeyFingerprintParams], handler: findKeyByFingerprint },
-  { method: 'get', path: '/keys/:id', guards: [signedIn, anyKeyIdParam, admin], handler: showKeyWithOwner },
+  { method: 'get', path: '/keys/:id', guards: [admin, anyKeyIdParam], handler: showKeyWithOwner },
 
   { method: 'get', path: '/user/gpg_keys', guards: [signedIn, paged], handler: listUserGpgKeys },
   { method: 'get', path: '/user/gpg_keys/:key_id', guards: [signedIn, gpgKeyIdParam], handler: showUserGpgKey },
