@@ -11,7 +11,7 @@ import { admin } from './middleware/guards.js';
 import { paramsGuard } from './middleware/value-guards.js';
 import { required, str } from './params.js';
 
-const attributeParams = paramsGuard('attributeParams', { value: required(str()) });
+const customAttributeParams = paramsGuard('customAttributeParams', { value: required(str()) });
 import { sendJson, sendNoContent } from './respond.js';
 import type { Guard, Handler, Route } from './routes.js';
 
@@ -30,7 +30,7 @@ export function customAttributesRoutes(base: string, loaders: readonly Guard[], 
   return [
     { method: 'get', path: `${base}/custom_attributes`, guards, handler: listAttributes(subject) },
     { method: 'get', path: `${base}/custom_attributes/:key`, guards, handler: showAttribute(subject) },
-    { method: 'put', path: `${base}/custom_attributes/:key`, guards: [...guards, attributeParams], handler: setAttribute(subject) },
+    { method: 'put', path: `${base}/custom_attributes/:key`, guards: [...guards, customAttributeParams], handler: setAttribute(subject) },
     { method: 'delete', path: `${base}/custom_attributes/:key`, guards, handler: removeAttribute(subject) },
   ];
 }
@@ -50,7 +50,7 @@ const setAttribute =
   ({ owner, ownerId }: AttributeSubject): Handler =>
   (ctx, req, res) => {
     const id = ownerId(ctx, req);
-    const { value } = attributeParams.of(req);
+    const { value } = customAttributeParams.of(req);
     sendJson(res, 200, setCustomAttribute(ctx.db, owner, id, String(req.params.key), value));
   };
 

@@ -142,7 +142,11 @@ export function readParams<S extends Schema>(input: Input, schema: S): Parsed<S>
   return out as Parsed<S>;
 }
 
-/** A path id that must be an integer: 400 `<name> is invalid` otherwise, as Grape answers. */
+/**
+ * A path id that must be an integer: 400 `<name> is invalid` otherwise, as Grape answers. Routes of
+ * the route table read their ids through the pathId guard (middleware/value-guards.ts), which calls
+ * this; only routers outside the table (avatars, the site-to-site Geo API) call it themselves.
+ */
 export function pathInt(raw: unknown, name: string): number {
   if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw)) throw invalidParam(name);
   return Number(raw);

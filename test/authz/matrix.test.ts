@@ -459,7 +459,8 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     }
     if (onUser) {
       if (name === 'key_id') return memberValues[path.includes('gpg_keys') ? 'gpg_key_id' : 'key_id'];
-      if (name === 'email_id' || name === 'token_id') return memberValues[name];
+      if (name === 'email_id') return memberValues.email_id;
+      if (name === 'impersonation_token_id') return memberValues.token_id;
     }
     if (path === '/keys/:id' && name === 'id') return memberValues.key_id;
     if (path === '/personal_access_tokens/:id' && name === 'id') return otherTokenId;

@@ -12,8 +12,8 @@ import { bool, oneOf, required, str } from '../params.js';
 import { sendJson } from '../respond.js';
 
 /** The status to set, read before push_code is asked. */
-export const statusParams = paramsGuard(
-  'statusParams',
+export const commitStatusParams = paramsGuard(
+  'commitStatusParams',
   {
     state: required(oneOf(STATUS_STATES)),
     ref: str({ max: 255 }),
@@ -28,7 +28,7 @@ export const statusParams = paramsGuard(
 
 /** The list's filters and page, read before read_build is asked. */
 // `all` keeps retried statuses too; a status here is updated in place, so nothing is ever retried.
-export const statusQuery = paramsGuard('statusQuery', { ref: str(), stage: str(), name: str(), all: bool(), ...PAGE_PARAMS }, (params) => ({
+export const commitStatusQuery = paramsGuard('commitStatusQuery', { ref: str(), stage: str(), name: str(), all: bool(), ...PAGE_PARAMS }, (params) => ({
   filters: { ref: params.ref || undefined, stage: params.stage || undefined, name: params.name || undefined },
   page: pageOf(params),
 }));
@@ -36,7 +36,7 @@ export const statusQuery = paramsGuard('statusQuery', { ref: str(), stage: str()
 /** A commit status is a job of the commit's pipeline (GITLAB-NOTES 5, "Commit statuses / pipelines"). */
 export async function addStatus(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const project = projectOf(req);
-  const { job, pipeline } = await createCommitStatus(ctx.db, ctx.config.dataDir, requireActor(req), project, String(req.params.sha), statusParams.of(req));
+  const { job, pipeline } = await createCommitStatus(ctx.db, ctx.config.dataDir, requireActor(req), project, String(req.params.sha), commitStatusParams.of(req));
   // A pipeline that succeeded merges the merge requests waiting for it, in the background (issue 15, item 6).
   pipelineStatusChanged(ctx, pipeline);
   const rel = await loadCiRelations(ctx.db, ctx.config.dataDir, project, { jobs: [job] });
@@ -45,7 +45,7 @@ export async function addStatus(ctx: SiteContext, req: Request, res: Response): 
 
 export async function listStatuses(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const project = projectOf(req);
-  const { filters, page } = statusQuery.of(req);
+  const { filters, page } = commitStatusQuery.of(req);
   const result = listCommitStatuses(ctx.db, project, String(req.params.sha), filters, page);
   const rel = await loadCiRelations(ctx.db, ctx.config.dataDir, project, { jobs: result.rows });
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((job) => commitStatusView(job, rel, ctx)), result.total);

@@ -2,7 +2,7 @@ import type { ReadRouting } from '../geo/read-routing.js';
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { Route } from '../routes.js';
 import { artifactFile, downloadArtifact, removeArtifacts, uploadArtifact } from './artifacts.js';
-import { addStatus, listStatuses, statusParams, statusQuery } from './commit-statuses.js';
+import { addStatus, listStatuses, commitStatusParams, commitStatusQuery } from './commit-statuses.js';
 import { jobId, jobQuery, listJobs, loadJob, showJob } from './jobs.js';
 import { listPipelines, pipelineId, pipelineQuery, showPipeline } from './pipelines.js';
 
@@ -18,8 +18,8 @@ export function ciRoutes(reads: ReadRouting | null): readonly Route[] {
   const readBuilds = requireAbility('read_build');
   const updateBuilds = requireAbility('push_code');
   return [
-    { method: 'post', path: '/projects/:id/statuses/:sha', guards: [signedIn, project, statusParams, updateBuilds], handler: addStatus },
-    { method: 'get', path: '/projects/:id/repository/commits/:sha/statuses', guards: [project, statusQuery, readBuilds], handler: listStatuses },
+    { method: 'post', path: '/projects/:id/statuses/:sha', guards: [signedIn, project, commitStatusParams, updateBuilds], handler: addStatus },
+    { method: 'get', path: '/projects/:id/repository/commits/:sha/statuses', guards: [project, commitStatusQuery, readBuilds], handler: listStatuses },
 
     { method: 'get', path: '/projects/:id/pipelines', guards: [project, pipelineQuery, readBuilds], handler: listPipelines },
     { method: 'get', path: '/projects/:id/pipelines/:pipeline_id', guards: [project, pipelineId, readBuilds], handler: showPipeline },

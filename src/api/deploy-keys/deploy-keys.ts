@@ -12,8 +12,8 @@ import {
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard } from '../middleware/value-guards.js';
-import { bool, pathInt, requireAtLeastOne, required, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { bool, requireAtLeastOne, required, str } from '../params.js';
 
 export const deployKeyListParams = paramsGuard('deployKeyListParams', { public: bool() });
 export const deployKeyParams = paramsGuard('deployKeyParams', { key: required(str()), title: required(str()), can_push: bool() });
@@ -23,7 +23,7 @@ export const deployKeyEditParams = paramsGuard('deployKeyEditParams', { title: s
 });
 import { sendJson, sendNoContent } from '../respond.js';
 
-const keyIdOf = (req: Request) => pathInt(req.params.key_id, 'key_id');
+export const deployKeyIdParam = pathId('key_id');
 
 export function listAllDeployKeys(ctx: SiteContext, req: Request, res: Response): void {
   const params = deployKeyListParams.of(req);
@@ -39,7 +39,7 @@ export function listKeys(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function showKey(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 200, projectDeployKey(getProjectDeployKey(ctx.db, projectOf(req), keyIdOf(req))));
+  sendJson(res, 200, projectDeployKey(getProjectDeployKey(ctx.db, projectOf(req), deployKeyIdParam.of(req))));
 }
 
 export function addKey(ctx: SiteContext, req: Request, res: Response): void {
@@ -49,17 +49,17 @@ export function addKey(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function editKey(ctx: SiteContext, req: Request, res: Response): void {
-  const keyId = keyIdOf(req);
+  const keyId = deployKeyIdParam.of(req);
   const params = deployKeyEditParams.of(req);
   const row = updateProjectDeployKey(ctx.db, requireActor(req), projectOf(req), keyId, { title: params.title, canPush: params.can_push });
   sendJson(res, 200, projectDeployKey(row));
 }
 
 export function enableKey(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, deployKey(enableDeployKey(ctx.db, requireActor(req), projectOf(req), keyIdOf(req))));
+  sendJson(res, 201, deployKey(enableDeployKey(ctx.db, requireActor(req), projectOf(req), deployKeyIdParam.of(req))));
 }
 
 export function removeKey(ctx: SiteContext, req: Request, res: Response): void {
-  removeProjectDeployKey(ctx.db, projectOf(req), keyIdOf(req));
+  removeProjectDeployKey(ctx.db, projectOf(req), deployKeyIdParam.of(req));
   sendNoContent(res);
 }

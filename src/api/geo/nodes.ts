@@ -11,29 +11,29 @@ import type { PromoteOptions, PromotionProgress, PromotionReport } from '../../g
 import { badRequest } from '../../errors.js';
 import { admin } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard } from '../middleware/value-guards.js';
-import { bool, int, list, oneOf, pathInt, required, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { bool, int, list, oneOf, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import type { Handler, Route } from '../routes.js';
 
 /**
  * Geo nodes (SPEC: Geo nodes; GITLAB-NOTES 2.7), admin only, on every site: a secondary reads its
  * replicated copy of the tables and its writes reach the primary through write forwarding.
- * `status` and `current/failures` are declared before `:id`, which must be an integer. The
- * statuses come from `sources`: the serving site's live figures, or the reports nodes sent.
+ * `status` and `current/failures` are declared before `:id`, which must be an integer (read after
+ * `admin`: geo_nodes.rb authorizes in a `before` block). The statuses come from `sources`: the serving site's live figures, or the reports nodes sent.
  */
 export function geoNodeRoutes(sources: StatusSources, promote: Promote | null): readonly Route[] {
   return [
-    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin, promoteParams], handler: promoteNode(promote) },
+    { method: 'post', path: '/geo_nodes/:id/promote', guards: [admin, nodeIdParam, geoPromoteParams], handler: promoteNode(promote) },
     { method: 'get', path: '/geo_nodes', guards: [admin, paged], handler: listNodes },
     { method: 'get', path: '/geo_nodes/status', guards: [admin, paged], handler: listNodeStatuses(sources) },
-    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin, failureParams, paged], handler: listFailures },
-    { method: 'get', path: '/geo_nodes/:id', guards: [admin], handler: showNode },
-    { method: 'get', path: '/geo_nodes/:id/status', guards: [admin], handler: showNodeStatus(sources) },
+    { method: 'get', path: '/geo_nodes/current/failures', guards: [admin, geoFailureParams, paged], handler: listFailures },
+    { method: 'get', path: '/geo_nodes/:id', guards: [admin, nodeIdParam], handler: showNode },
+    { method: 'get', path: '/geo_nodes/:id/status', guards: [admin, nodeIdParam], handler: showNodeStatus(sources) },
     { method: 'post', path: '/geo_nodes', guards: [admin, nodeCreateParams], handler: addNode },
-    { method: 'put', path: '/geo_nodes/:id', guards: [admin, nodeEditParams], handler: editNode },
-    { method: 'delete', path: '/geo_nodes/:id', guards: [admin], handler: removeNode },
-    { method: 'post', path: '/geo_nodes/:id/repair', guards: [admin], handler: repairNode },
+    { method: 'put', path: '/geo_nodes/:id', guards: [admin, nodeIdParam, nodeEditParams], handler: editNode },
+    { method: 'delete', path: '/geo_nodes/:id', guards: [admin, nodeIdParam], handler: removeNode },
+    { method: 'post', path: '/geo_nodes/:id/repair', guards: [admin, nodeIdParam], handler: repairNode },
   ];
 }
 
@@ -53,8 +53,9 @@ const SETTINGS = {
 /** The settings with namespace_ids folded into selective_sync_namespace_ids. */
 const nodeCreateParams = paramsGuard('nodeCreateParams', { url: required(str({ max: 2048 })), primary: bool(), ...SETTINGS }, selection);
 const nodeEditParams = paramsGuard('nodeEditParams', { url: str({ max: 2048 }), ...SETTINGS }, selection);
-const failureParams = paramsGuard('failureParams', { type: oneOf(FAILURE_TYPES), failure_type: oneOf(FAILURE_KINDS) });
-const promoteParams = paramsGuard('promoteParams', { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
+const geoFailureParams = paramsGuard('geoFailureParams', { type: oneOf(FAILURE_TYPES), failure_type: oneOf(FAILURE_KINDS) });
+const nodeIdParam = pathId('id');
+const geoPromoteParams = paramsGuard('geoPromoteParams', { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
 
 function selection<T extends { selective_sync_namespace_ids?: number[]; namespace_ids?: number[] }>(input: T): Omit<T, 'namespace_ids'> {
   const { namespace_ids: alias, ...rest } = input;
@@ -82,19 +83,19 @@ function listNodeStatuses(sources: StatusSources): Handler {
 }
 
 function listFailures(ctx: SiteContext, req: Request, res: Response): void {
-  const filters = failureParams.of(req);
+  const filters = geoFailureParams.of(req);
   const page = paged.of(req);
   const result = listCurrentNodeFailures(ctx.db, ctx.nodeName, filters, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows, result.total);
 }
 
 function showNode(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 200, nodeView(ctx, req, getGeoNode(ctx.db, pathInt(req.params.id, 'id'))));
+  sendJson(res, 200, nodeView(ctx, req, getGeoNode(ctx.db, nodeIdParam.of(req))));
 }
 
 function showNodeStatus(sources: StatusSources): Handler {
   return (ctx, req, res) => {
-    const node = getGeoNode(ctx.db, pathInt(req.params.id, 'id'));
+    const node = getGeoNode(ctx.db, nodeIdParam.of(req));
     const status = statusOfNode(node, node.name === ctx.nodeName, sources);
     if (!status) throw notFound('Status for Geo node');
     sendJson(res, 200, status);
@@ -106,17 +107,17 @@ function addNode(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 function editNode(ctx: SiteContext, req: Request, res: Response): void {
-  const id = pathInt(req.params.id, 'id');
+  const id = nodeIdParam.of(req);
   sendJson(res, 200, nodeView(ctx, req, updateGeoNode(ctx.db, id, nodeEditParams.of(req), servingNode(ctx, req))));
 }
 
 function removeNode(ctx: SiteContext, req: Request, res: Response): void {
-  deleteGeoNode(ctx.db, pathInt(req.params.id, 'id'), servingNode(ctx, req));
+  deleteGeoNode(ctx.db, nodeIdParam.of(req), servingNode(ctx, req));
   sendNoContent(res);
 }
 
 function repairNode(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, nodeView(ctx, req, repairGeoNode(ctx.db, pathInt(req.params.id, 'id'))));
+  sendJson(res, 201, nodeView(ctx, req, repairGeoNode(ctx.db, nodeIdParam.of(req))));
 }
 
 /** A secondary's promotion (geo/runtime.ts); null on a primary. */
@@ -129,8 +130,8 @@ export type Promote = (options: PromoteOptions, progress: (line: PromotionProgre
  */
 function promoteNode(promote: Promote | null): Handler {
   return async (ctx, req, res) => {
-    const node = getGeoNode(ctx.db, pathInt(req.params.id, 'id'));
-    const { force, timeout_ms: timeoutMs } = promoteParams.of(req);
+    const node = getGeoNode(ctx.db, nodeIdParam.of(req));
+    const { force, timeout_ms: timeoutMs } = geoPromoteParams.of(req);
     if (!promote) throw badRequest(node.name === ctx.nodeName ? 'This node is the primary already' : `Promote a secondary on that secondary: ${node.url}`);
     if (node.name !== ctx.nodeName) throw badRequest(`Promote a secondary on that secondary: this site is ${ctx.nodeName}, the node is at ${node.url}`);
     const by = req.actor?.user.username ?? 'unknown';

@@ -31,14 +31,14 @@ const UPDATABLE = [
 ] as const;
 
 export async function searchGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { filters, statistics } = listParams.of(req);
+  const { filters, statistics } = groupListParams.of(req);
   const page = paged.of(req);
   const result = listGroups(ctx.db, req.actor, filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
 }
 
 export async function listChildGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { filters, statistics } = listParams.of(req);
+  const { filters, statistics } = groupListParams.of(req);
   const page = paged.of(req);
   const result = listSubgroups(ctx.db, req.actor, groupOf(req), filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
@@ -46,7 +46,7 @@ export async function listChildGroups(ctx: SiteContext, req: Request, res: Respo
 
 /** GET /groups/:id/descendant_groups: the groups below it at any depth, as subgroups lists its children. */
 export async function listGroupDescendants(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { filters, statistics } = listParams.of(req);
+  const { filters, statistics } = groupListParams.of(req);
   const page = paged.of(req);
   const result = listDescendantGroups(ctx.db, req.actor, groupOf(req), filters, page);
   sendPage(req, res, ctx.externalUrl, page, await groupViews(ctx, result.rows, statistics), result.total);
@@ -58,13 +58,13 @@ export function showGroup(ctx: SiteContext, req: Request, res: Response): void {
 
 export function addGroup(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  const input = createParams.of(req) as GroupInput & { name: string; path: string };
+  const input = groupCreateParams.of(req) as GroupInput & { name: string; path: string };
   sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input)));
 }
 
 export function editGroup(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), editParams.of(req))));
+  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), groupEditParams.of(req))));
 }
 
 export async function removeGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
@@ -77,8 +77,8 @@ export async function removeGroup(ctx: SiteContext, req: Request, res: Response)
  * where the group is invisible (404) or not the caller's to change (403): these guards read them
  * ahead of loadGroup.
  */
-export const listParams = paramsGuard(
-  'listParams',
+export const groupListParams = paramsGuard(
+  'groupListParams',
   {
     all_available: bool(),
     skip_groups: list(int()),
@@ -121,10 +121,10 @@ const groupParams = (creating: boolean): Schema => {
 
 const groupInputOf = (params: Record<string, unknown>): GroupInput => given(params) as GroupInput;
 
-export const createParams = paramsGuard('groupCreateParams', groupParams(true), groupInputOf);
+export const groupCreateParams = paramsGuard('groupCreateParams', groupParams(true), groupInputOf);
 
 /** PUT /groups/:id: the group's new attributes, at least one of them (Grape's `at_least_one_of`). */
-export const editParams = paramsGuard('editParams', groupParams(false), (params) => {
+export const groupEditParams = paramsGuard('groupEditParams', groupParams(false), (params) => {
   const edits = groupInputOf(params);
   requireAtLeastOne(edits as Record<string, unknown>, UPDATABLE);
   return edits;

@@ -3,13 +3,13 @@ import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../midd
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { listGroupProjects, transferProjectToGroup } from './group-projects.js';
-import { addGroup, createParams, editGroup, editParams, groupAttributes, listChildGroups, listGroupDescendants, listParams, removeGroup, searchGroups, showGroup } from './groups.js';
+import { addGroup, groupCreateParams, editGroup, groupEditParams, groupAttributes, listChildGroups, listGroupDescendants, groupListParams, removeGroup, searchGroups, showGroup } from './groups.js';
 import { groupTransferParams, namespaceExistsParams, showNamespaceExists, transferGroupHandler } from './transfer.js';
 import {
   addLink,
   ldapConfigured,
-  linkParams,
-  linkQueryParams,
+  ldapGroupLinkParams,
+  ldapGroupLinkQueryParams,
   listLinks,
   removeLinkByCn,
   removeLinkByProviderAndCn,
@@ -28,12 +28,12 @@ const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
  * then a group that is missing or invisible (404), then the ability (403).
  */
 export const groupsRoutes: readonly Route[] = [
-  { method: 'get', path: '/groups', guards: [listParams, paged], handler: searchGroups },
-  { method: 'get', path: '/groups/:id/subgroups', guards: [listParams, loadGroup(), paged], handler: listChildGroups },
-  { method: 'get', path: '/groups/:id/descendant_groups', guards: [listParams, loadGroup(), paged], handler: listGroupDescendants },
+  { method: 'get', path: '/groups', guards: [groupListParams, paged], handler: searchGroups },
+  { method: 'get', path: '/groups/:id/subgroups', guards: [groupListParams, loadGroup(), paged], handler: listChildGroups },
+  { method: 'get', path: '/groups/:id/descendant_groups', guards: [groupListParams, loadGroup(), paged], handler: listGroupDescendants },
   { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
-  { method: 'post', path: '/groups', guards: [signedIn, createParams], handler: addGroup },
-  { method: 'put', path: '/groups/:id', guards: [signedIn, editParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
+  { method: 'post', path: '/groups', guards: [signedIn, groupCreateParams], handler: addGroup },
+  { method: 'put', path: '/groups/:id', guards: [signedIn, groupEditParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
   { method: 'delete', path: '/groups/:id', guards: [signedIn, loadGroup(), requireAbility('remove_group')], handler: removeGroup },
 
   { method: 'get', path: '/groups/:id/projects', guards: [loadGroup(), projectListParams], handler: listGroupProjects },
@@ -43,8 +43,8 @@ export const groupsRoutes: readonly Route[] = [
 
   { method: 'post', path: '/groups/:id/ldap_sync', guards: [signedIn, ldapConfigured, loadGroup(), requireAbility('admin_group')], handler: syncGroupWithLdap },
   { method: 'get', path: '/groups/:id/ldap_group_links', guards: groupAdmin, handler: listLinks },
-  { method: 'post', path: '/groups/:id/ldap_group_links', guards: [signedIn, linkParams, loadGroup(), requireAbility('admin_group')], handler: addLink },
-  { method: 'delete', path: '/groups/:id/ldap_group_links', guards: [signedIn, linkQueryParams, loadGroup(), requireAbility('admin_group')], handler: removeLinkByQuery },
+  { method: 'post', path: '/groups/:id/ldap_group_links', guards: [signedIn, ldapGroupLinkParams, loadGroup(), requireAbility('admin_group')], handler: addLink },
+  { method: 'delete', path: '/groups/:id/ldap_group_links', guards: [signedIn, ldapGroupLinkQueryParams, loadGroup(), requireAbility('admin_group')], handler: removeLinkByQuery },
   { method: 'delete', path: '/groups/:id/ldap_group_links/:cn', guards: groupAdmin, handler: removeLinkByCn },
   { method: 'delete', path: '/groups/:id/ldap_group_links/:provider/:cn', guards: groupAdmin, handler: removeLinkByProviderAndCn },
 

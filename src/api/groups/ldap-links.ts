@@ -32,12 +32,12 @@ export function listLinks(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function addLink(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, ldapGroupLink(createLdapLink(ctx.db, groupOf(req).id, linkParams.of(req))));
+  sendJson(res, 201, ldapGroupLink(createLdapLink(ctx.db, groupOf(req).id, ldapGroupLinkParams.of(req))));
 }
 
 /** python-gitlab's modern form: DELETE /groups/:id/ldap_group_links?cn=...&provider=... */
 export function removeLinkByQuery(ctx: SiteContext, req: Request, res: Response): void {
-  const { cn, provider } = linkQueryParams.of(req);
+  const { cn, provider } = ldapGroupLinkQueryParams.of(req);
   deleteLdapLink(ctx.db, groupOf(req).id, cn, provider ?? null);
   sendNoContent(res);
 }
@@ -53,8 +53,8 @@ export function removeLinkByProviderAndCn(ctx: SiteContext, req: Request, res: R
 }
 
 /** Grape validates parameters before the endpoint finds its group: these read them ahead of loadGroup (400 before 404 and 403). */
-export const linkParams = paramsGuard('linkParams', { cn: required(str()), group_access: required(accessLevel()), provider: required(str()) });
-export const linkQueryParams = paramsGuard('linkQueryParams', { cn: required(str()), provider: str() });
+export const ldapGroupLinkParams = paramsGuard('ldapGroupLinkParams', { cn: required(str()), group_access: required(accessLevel()), provider: required(str()) });
+export const ldapGroupLinkQueryParams = paramsGuard('ldapGroupLinkQueryParams', { cn: required(str()), provider: str() });
 
 const LINK_LEVELS: readonly number[] = [ACCESS.guest, ACCESS.reporter, ACCESS.developer, ACCESS.maintainer, ACCESS.owner];
 

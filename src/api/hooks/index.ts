@@ -2,22 +2,26 @@ import type { HookOwner } from '../../db/tables/hooks.js';
 import { eeRoute, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
-import { hookHandlers, hookParams } from './hooks.js';
+import { hookHandlers, hookIdParam, hookParams } from './hooks.js';
 
 /** Project hooks (SPEC: Projects; GITLAB-NOTES 2.2): signed in (401), a visible project (404), admin_project on it (403). */
 const maintainer = [signedIn, loadProject(), requireAbility('admin_project')];
 /** Group hooks (ee; ce answers as for an unknown route): signed in (401), a visible group (404), admin_group, its owners (403). */
 const groupOwner = [eeRoute, signedIn, loadGroup(), requireAbility('admin_group')];
 
-/** The five hook routes of one owner under `base` (`/projects/:id/hooks` or `/groups/:id/hooks`), each behind `guards`. */
+/**
+ * The five hook routes of one owner under `base` (`/projects/:id/hooks` or `/groups/:id/hooks`), each
+ * behind `guards`; `:hook_id` is read after them, as GitLab authorizes in a `before` block
+ * (project_hooks.rb `before { authorize_admin_project }`) and validates `hook_id` after it.
+ */
 function hookRoutes(owner: HookOwner, base: string, guards: readonly Guard[]): Route[] {
   const handlers = hookHandlers(owner);
   return [
     { method: 'get', path: base, guards: [...guards, paged], handler: handlers.list },
-    { method: 'get', path: `${base}/:hook_id`, guards, handler: handlers.show },
+    { method: 'get', path: `${base}/:hook_id`, guards: [...guards, hookIdParam], handler: handlers.show },
     { method: 'post', path: base, guards: [...guards, hookParams], handler: handlers.add },
-    { method: 'put', path: `${base}/:hook_id`, guards: [...guards, hookParams], handler: handlers.edit },
-    { method: 'delete', path: `${base}/:hook_id`, guards, handler: handlers.remove },
+    { method: 'put', path: `${base}/:hook_id`, guards: [...guards, hookIdParam, hookParams], handler: handlers.edit },
+    { method: 'delete', path: `${base}/:hook_id`, guards: [...guards, hookIdParam], handler: handlers.remove },
   ];
 }
 

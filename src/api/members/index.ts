@@ -9,7 +9,7 @@ import {
   listDirectMembers,
   listInheritedMembers,
   membershipParams,
-  queryParams,
+  memberQueryParams,
   removeMemberFrom,
   showMember,
   userIdParam,
@@ -28,8 +28,8 @@ function memberRoutes(kind: SourceKind, load: Guard, manage: Guard): Route[] {
   const adding = membershipParams(kind, true);
   const changing = membershipParams(kind, false);
   return [
-    { method: 'get', path: base, guards: [signedIn, queryParams, load, paged], handler: listDirectMembers },
-    { method: 'get', path: `${base}/all`, guards: [signedIn, queryParams, load, paged], handler: listInheritedMembers },
+    { method: 'get', path: base, guards: [signedIn, memberQueryParams, load, paged], handler: listDirectMembers },
+    { method: 'get', path: `${base}/all`, guards: [signedIn, memberQueryParams, load, paged], handler: listInheritedMembers },
     { method: 'get', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load], handler: showMember },
     { method: 'post', path: base, guards: [signedIn, adding, load, manage], handler: addMemberTo(adding) },
     { method: 'put', path: `${base}/:user_id`, guards: [signedIn, userIdParam, changing, load, manage], handler: editMember(changing) },

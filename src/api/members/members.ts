@@ -12,14 +12,14 @@ import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import type { Handler } from '../routes.js';
 
 export function listDirectMembers(ctx: SiteContext, req: Request, res: Response): void {
-  const { query } = queryParams.of(req);
+  const { query } = memberQueryParams.of(req);
   const page = paged.of(req);
   const result = listMembers(ctx.db, sourceOf(req), query, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => member(row, ctx)), result.total);
 }
 
 export function listInheritedMembers(ctx: SiteContext, req: Request, res: Response): void {
-  const { query } = queryParams.of(req);
+  const { query } = memberQueryParams.of(req);
   const page = paged.of(req);
   const result = listAllMembers(ctx.db, sourceOf(req), query, page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => member(row, ctx)), result.total);
@@ -51,7 +51,7 @@ export function removeMemberFrom(ctx: SiteContext, req: Request, res: Response):
  * 400 even where the source is invisible (404) or not the caller's to manage (403): these guards
  * read them ahead of loadGroup/loadProject.
  */
-export const queryParams = paramsGuard('queryParams', { query: str() });
+export const memberQueryParams = paramsGuard('memberQueryParams', { query: str() });
 export const userIdParam = pathId('user_id');
 export type MembershipParams = ValueGuard<ReturnType<typeof membershipOf>>;
 /** A membership's parameters for a source of this kind: user_id is required when `creating`. */

@@ -49,6 +49,11 @@ export function pathId(param: string): ValueGuard<number> {
   return valueGuard(`pathId(:${param})`, (_ctx, req) => pathInt(req.params[param], param));
 }
 
+/** pathId, taking the keyword `self` too (`/personal_access_tokens/:id`: the token the request came with). */
+export function pathIdOrSelf(param: string): ValueGuard<number | 'self'> {
+  return valueGuard(`pathIdOrSelf(:${param})`, (_ctx, req) => (req.params[param] === 'self' ? 'self' : pathInt(req.params[param], param)));
+}
+
 /** The multipart file of `field`: 400 `<field> is missing`, or `is invalid` when the field came as text. */
 export function uploadedFile(field: string): ValueGuard<UploadedFile> {
   return valueGuard(`uploadedFile(${field})`, (_ctx, req) => {

@@ -4,8 +4,8 @@ import type { Actor } from '../../services/users/authentication.js';
 import { getUser } from '../../services/users/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
-import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
-import { bool, int, pathInt, required, requireAtLeastOne, str, type Parsed } from '../params.js';
+import { avatarFile, paramsGuard, pathId } from '../middleware/value-guards.js';
+import { bool, int, required, requireAtLeastOne, str, type Parsed } from '../params.js';
 import { PROJECT_PARAMS, projectInputOf } from './project-input.js';
 import { sendProject } from './project-response.js';
 
@@ -31,6 +31,8 @@ export const projectCreateParams = paramsGuard('projectCreateParams', CREATE_PAR
 });
 
 /** POST /projects/user/:user_id: `name` (400 `name is missing`). */
+/** The `:user_id` of POST /projects/user/:user_id. */
+export const projectOwnerIdParam = pathId('user_id');
 export const projectCreateForUserParams = paramsGuard('projectCreateForUserParams', { ...CREATE_PARAMS, name: required(str()) }, creationOf);
 
 /** POST /projects: in the caller's namespace, or the group `namespace_id` names. */
@@ -42,7 +44,7 @@ export function addProject(ctx: SiteContext, req: Request, res: Response): Promi
 /** POST /projects/user/:user_id (admins): created for that user, in their namespace by default. */
 export function addProjectForUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const actor = requireActor(req);
-  const user = getUser(ctx.db, pathInt(req.params.user_id, 'user_id'));
+  const user = getUser(ctx.db, projectOwnerIdParam.of(req));
   return create(ctx, req, res, actor, user.id, projectCreateForUserParams.of(req));
 }
 

@@ -7,8 +7,8 @@ import { idOrPath, str } from '../params.js';
 import { sendProject } from './project-response.js';
 
 /** The target namespace (id or full path), read before fork_project is asked; blank means the caller's own, as an absent one does. */
-export const forkParams = paramsGuard('forkParams', { namespace: str() }, ({ namespace }) => (namespace ? idOrPath(namespace) : undefined));
+export const projectForkParams = paramsGuard('projectForkParams', { namespace: str() }, ({ namespace }) => (namespace ? idOrPath(namespace) : undefined));
 
 export function addFork(ctx: SiteContext, req: Request, res: Response): void {
-  sendProject(ctx, req, res, 201, forkProject(ctx, requireActor(req), projectOf(req), forkParams.of(req)));
+  sendProject(ctx, req, res, 201, forkProject(ctx, requireActor(req), projectOf(req), projectForkParams.of(req)));
 }

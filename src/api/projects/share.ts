@@ -9,7 +9,7 @@ import { date, int, required, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** The share's group, access and expiry, read before admin_project is asked. */
-export const shareParams = paramsGuard('shareParams', { group_id: required(int()), group_access: required(shareAccess()), expires_at: date() }, (params) => ({
+export const projectShareParams = paramsGuard('projectShareParams', { group_id: required(int()), group_access: required(shareAccess()), expires_at: date() }, (params) => ({
   groupId: params.group_id,
   groupAccess: params.group_access,
   expiresAt: params.expires_at,
@@ -18,7 +18,7 @@ export const shareParams = paramsGuard('shareParams', { group_id: required(int()
 export const sharedGroupId = pathId('group_id');
 
 export function addShare(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, projectGroupLink(shareProject(ctx.db, requireActor(req), projectOf(req), shareParams.of(req))));
+  sendJson(res, 201, projectGroupLink(shareProject(ctx.db, requireActor(req), projectOf(req), projectShareParams.of(req))));
 }
 
 export function removeShare(ctx: SiteContext, req: Request, res: Response): void {

@@ -12,14 +12,14 @@ import { paged, sendPage } from '../pagination.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 import { bool, idOrPath, int, list, required, str } from '../params.js';
 
-export const transferParams = paramsGuard('transferParams', { namespace: required(str()) });
+export const projectTransferParams = paramsGuard('projectTransferParams', { namespace: required(str()) });
 export const projectGroupsParams = paramsGuard('projectGroupsParams', { search: str(), skip_groups: list(int()), with_shared: bool(), shared_min_access_level: int({ min: 0, max: 50 }) });
 import { sendJson } from '../respond.js';
 
 /** PUT /projects/:id/transfer: `namespace` an id or a full path (404 `Namespace` when missing or invisible); answers the moved project. */
 export function transferProjectHandler(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  const { namespace } = transferParams.of(req);
+  const { namespace } = projectTransferParams.of(req);
   const target = getNamespace(ctx.db, actor, idOrPath(namespace));
   const moved = transferProjectAs(ctx.db, actor, projectOf(req), target);
   const row = findProjectById(ctx.db, moved.id) ?? moved;

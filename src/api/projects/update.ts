@@ -24,7 +24,7 @@ const UPDATE_ATTRIBUTES = [
 ];
 
 /** The update's attributes and avatar (400s), read before admin_project is asked. */
-export const updateParams = paramsGuard('updateParams', PROJECT_PARAMS, (params, req) => {
+export const projectUpdateParams = paramsGuard('projectUpdateParams', PROJECT_PARAMS, (params, req) => {
   // SPEC: an update takes the create parameters except namespace_id and printing_merge_request_link_enabled.
   const { printing_merge_request_link_enabled: _ignored, ...input } = projectInputOf(params);
   const avatar = avatarFile.of(req);
@@ -33,6 +33,6 @@ export const updateParams = paramsGuard('updateParams', PROJECT_PARAMS, (params,
 });
 
 export async function editProject(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { input, avatar } = updateParams.of(req);
+  const { input, avatar } = projectUpdateParams.of(req);
   sendProject(ctx, req, res, 200, await updateProject(ctx.db, ctx.config.dataDir, requireActor(req), projectOf(req), input, avatar));
 }

@@ -39,7 +39,7 @@ const noteId = pathId('note_id');
  * POST commits/:sha/comments: `note` (400 `note is missing`), and `path` with `line` (400 `line is
  * missing` without it) and `line_type` (`new`, the default, or `old`), as Grape's `given :path`.
  */
-const commentParams = paramsGuard('commitCommentParams', { note: required(str()), path: str(), line: int(), line_type: oneOf(['new', 'old'] as const) }, (params) => {
+const commitCommentParams = paramsGuard('commitCommentParams', { note: required(str()), path: str(), line: int(), line_type: oneOf(['new', 'old'] as const) }, (params) => {
   if (params.path === undefined) return { note: params.note, at: null };
   if (params.line === undefined) throw badRequest('line is missing');
   return { note: params.note, at: { path: params.path, line: params.line, lineType: params.line_type ?? 'new' } };
@@ -61,7 +61,7 @@ async function listComments(ctx: SiteContext, req: Request, res: Response): Prom
 }
 
 async function addComment(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { note, at } = commentParams.of(req);
+  const { note, at } = commitCommentParams.of(req);
   const row = await commentOnCommit(ctx, requireActor(req), projectOf(req), await commitOf(ctx, req), note, at);
   sendJson(res, 201, commitNoteView(row, relationsOf(ctx, [row]), ctx));
 }
@@ -127,7 +127,7 @@ const reader = [loadProject(), requireAbility('download_code')];
  */
 export const commitNoteRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/comments`, guards: [...reader, paged], handler: listComments },
-  { method: 'post', path: `${base}/comments`, guards: [signedIn, ...reader, commentParams], handler: addComment },
+  { method: 'post', path: `${base}/comments`, guards: [signedIn, ...reader, commitCommentParams], handler: addComment },
 
   { method: 'get', path: `${base}/discussions`, guards: [signedIn, ...reader, paged], handler: listDiscussions },
   { method: 'post', path: `${base}/discussions`, guards: [signedIn, noteCreateParams, ...reader], handler: startDiscussion },

@@ -3,7 +3,7 @@ import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { badgeCreateParams, badgeHandlers, badgeIdParam, badgeListParams, badgeUpdateParams } from './badges.js';
 import { notificationHandlers, notificationParams } from './notification-settings.js';
-import { setOwnStatus, showOwnStatus, showUserStatus, statusParams } from './user-status.js';
+import { setOwnStatus, showOwnStatus, showUserStatus, userStatusParams } from './user-status.js';
 
 const projectBadges = badgeHandlers('project');
 const groupBadges = badgeHandlers('group');
@@ -41,6 +41,6 @@ export const settingsRoutes: readonly Route[] = [
   { method: 'put', path: '/projects/:id/notification_settings', guards: [signedIn, notificationParams, loadProject()], handler: projectNotifications.edit },
 
   { method: 'get', path: '/user/status', guards: [signedIn], handler: showOwnStatus },
-  { method: 'put', path: '/user/status', guards: [signedIn, statusParams], handler: setOwnStatus },
+  { method: 'put', path: '/user/status', guards: [signedIn, userStatusParams], handler: setOwnStatus },
   { method: 'get', path: '/users/:user_id/status', guards: [], handler: showUserStatus },
 ];

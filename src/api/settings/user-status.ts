@@ -11,7 +11,7 @@ import { str } from '../params.js';
 import { sendJson } from '../respond.js';
 
 /** `emoji` and `message`, both optional (blank clears the status). */
-export const statusParams = paramsGuard('statusParams', { emoji: str(), message: str() });
+export const userStatusParams = paramsGuard('userStatusParams', { emoji: str(), message: str() });
 
 const statusView = (row: UserStatusRow | null) => userStatus(row, row?.message ? emojiHtml(row.message) : null);
 
@@ -20,7 +20,7 @@ export function showOwnStatus(ctx: SiteContext, req: Request, res: Response): vo
 }
 
 export function setOwnStatus(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 200, statusView(setUserStatus(ctx.db, requireActor(req).user.id, statusParams.of(req))));
+  sendJson(res, 200, statusView(setUserStatus(ctx.db, requireActor(req).user.id, userStatusParams.of(req))));
 }
 
 /** Anyone's status, by id or username; 404 `User` for an unknown one. */

@@ -1,12 +1,15 @@
 import type { Request } from 'express';
 import { requireActor } from '../middleware/guards.js';
-import { pathInt } from '../params.js';
+import { pathId } from '../middleware/value-guards.js';
+
+/** The `:id` of `/users/:id/...`: the account an admin addresses. */
+export const userIdParam = pathId('id');
 
 /**
  * Whose keys or emails a route addresses. `/users/:id/...` names the account in its path, for
- * admins only (SPEC: Users): the route's `admin` guard has answered 401 and 403 before the id is
- * read. `/user/...` addresses the signed-in caller, whom its `signedIn` guard has checked.
+ * admins only (SPEC: Users): the route lists userIdParam, which reads the id. `/user/...`
+ * addresses the signed-in caller, whom its `signedIn` guard has checked.
  */
 export function accountOwnerId(req: Request): number {
-  return req.params.id === undefined ? requireActor(req).user.id : pathInt(String(req.params.id), 'id');
+  return req.params.id === undefined ? requireActor(req).user.id : userIdParam.of(req);
 }

@@ -3,10 +3,11 @@ import { email } from '../../entities/keys.js';
 import { addEmail, deleteEmail, getEmail, listEmails } from '../../services/users/emails.js';
 import type { SiteContext } from '../../site-context.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard } from '../middleware/value-guards.js';
-import { pathInt, required, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { required, str } from '../params.js';
 
-export const emailParams = paramsGuard('emailParams', { email: required(str()) });
+export const userEmailParams = paramsGuard('userEmailParams', { email: required(str()) });
+export const emailIdParam = pathId('email_id');
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
 
@@ -19,17 +20,17 @@ export function listUserEmails(ctx: SiteContext, req: Request, res: Response): v
 
 export function showUserEmail(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  sendJson(res, 200, email(getEmail(ctx.db, userId, pathInt(req.params.email_id, 'email_id'))));
+  sendJson(res, 200, email(getEmail(ctx.db, userId, emailIdParam.of(req))));
 }
 
 export function addUserEmail(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  const params = emailParams.of(req);
+  const params = userEmailParams.of(req);
   sendJson(res, 201, email(addEmail(ctx.db, userId, params.email)));
 }
 
 export function removeUserEmail(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteEmail(ctx.db, userId, pathInt(req.params.email_id, 'email_id'));
+  deleteEmail(ctx.db, userId, emailIdParam.of(req));
   sendNoContent(res);
 }

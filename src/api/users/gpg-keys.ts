@@ -3,10 +3,11 @@ import { gpgKey } from '../../entities/keys.js';
 import { addGpgKey, deleteGpgKey, getGpgKey, listGpgKeys } from '../../services/users/gpg-keys.js';
 import type { SiteContext } from '../../site-context.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard } from '../middleware/value-guards.js';
-import { pathInt, required, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { required, str } from '../params.js';
 
 export const gpgKeyParams = paramsGuard('gpgKeyParams', { key: required(str()) });
+export const gpgKeyIdParam = pathId('key_id');
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
 
@@ -19,7 +20,7 @@ export function listUserGpgKeys(ctx: SiteContext, req: Request, res: Response): 
 
 export function showUserGpgKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  sendJson(res, 200, gpgKey(getGpgKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'))));
+  sendJson(res, 200, gpgKey(getGpgKey(ctx.db, userId, gpgKeyIdParam.of(req))));
 }
 
 /**
@@ -35,13 +36,13 @@ export async function addUserGpgKey(ctx: SiteContext, req: Request, res: Respons
 
 export function removeUserGpgKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteGpgKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'));
+  deleteGpgKey(ctx.db, userId, gpgKeyIdParam.of(req));
   sendNoContent(res);
 }
 
 /** GitLab's extra revoke routes (GITLAB-NOTES 1.2): 202, and the key is gone. */
 export function revokeUserGpgKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteGpgKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'));
+  deleteGpgKey(ctx.db, userId, gpgKeyIdParam.of(req));
   sendJson(res, 202, { message: '202 Accepted' });
 }

@@ -3,12 +3,13 @@ import { admin, signedIn } from '../middleware/guards.js';
 import { avatarFile } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
-import { addUserEmail, emailParams, listUserEmails, removeUserEmail, showUserEmail } from './emails.js';
-import { addUserGpgKey, gpgKeyParams, listUserGpgKeys, removeUserGpgKey, revokeUserGpgKey, showUserGpgKey } from './gpg-keys.js';
+import { userIdParam } from './account-owner.js';
+import { addUserEmail, emailIdParam, userEmailParams, listUserEmails, removeUserEmail, showUserEmail } from './emails.js';
+import { addUserGpgKey, gpgKeyIdParam, gpgKeyParams, listUserGpgKeys, removeUserGpgKey, revokeUserGpgKey, showUserGpgKey } from './gpg-keys.js';
 import { removeUserIdentity } from './identities.js';
-import { addToken, impersonationListParams, listTokens, revokeToken, showToken, tokenParams } from './impersonation-tokens.js';
-import { addUserPersonalToken, listPersonalTokens, personalTokenListParams, revokePersonalToken, showPersonalToken } from './personal-access-tokens.js';
-import { addUserKey, fingerprintParams, findKeyByFingerprint, listUserKeys, sshKeyParams, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
+import { addToken, impersonationListParams, impersonationTokenIdParam, listTokens, revokeToken, showToken, userTokenParams, tokenUserIdParam } from './impersonation-tokens.js';
+import { addUserPersonalToken, listPersonalTokens, personalTokenIdParam, personalTokenListParams, revokePersonalToken, showPersonalToken } from './personal-access-tokens.js';
+import { addUserKey, anyKeyIdParam, sshKeyFingerprintParams, sshKeyIdParam, findKeyByFingerprint, listUserKeys, sshKeyParams, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
 import {
   addUser,
   blockAccount,
@@ -20,7 +21,7 @@ import {
   showUser,
   unblockAccount,
   userAttributes,
-  activityParams,
+  userActivityParams,
   userCreateParams,
   userDeleteParams,
   userEditParams,
@@ -33,61 +34,64 @@ export { signInRouter } from './sign-in.js';
 /**
  * Users, their keys, emails and tokens (SPEC: Users; GITLAB-NOTES 2.8). Listing and reading users
  * is open (readFilters refuses what anonymous callers may not ask). Keys and emails are served
- * twice: under `/user` for the caller (401 anonymous) and under `/users/:id` for admins (401, then
- * 403, before the id is read); accountOwnerId tells the handler which account it addresses.
+ * twice: under `/user` for the caller (401 anonymous) and under `/users/:id` for admins; accountOwnerId
+ * tells the handler which account it addresses. Path ids are read in GitLab's order (users.rb): sign-in
+ * (401), then the declared Integer ids (400), then authenticated_as_admin! (403) in the endpoint; where
+ * GitLab authorizes in a `before` block (tokens, custom attributes), declares the id a String
+ * (`GET :user_id/keys`) or not at all (keys.rb `GET /keys/:id`), the id is read after the admin guard.
  */
 export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/users', guards: [paged, userListParams], handler: searchUsers },
-  { method: 'get', path: '/users/:id', guards: [], handler: showUser },
+  { method: 'get', path: '/users/:id', guards: [userIdParam], handler: showUser },
   { method: 'post', path: '/users', guards: [admin, userCreateParams, avatarFile], handler: addUser },
-  { method: 'put', path: '/users/:id', guards: [admin, avatarFile, userEditParams], handler: editUser },
-  { method: 'delete', path: '/users/:id', guards: [admin, userDeleteParams], handler: removeUser },
-  { method: 'post', path: '/users/:id/block', guards: [admin], handler: blockAccount },
-  { method: 'post', path: '/users/:id/unblock', guards: [admin], handler: unblockAccount },
-  { method: 'delete', path: '/users/:id/identities/:provider', guards: [admin], handler: removeUserIdentity },
+  { method: 'put', path: '/users/:id', guards: [signedIn, userIdParam, admin, avatarFile, userEditParams], handler: editUser },
+  { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, admin, userDeleteParams], handler: removeUser },
+  { method: 'post', path: '/users/:id/block', guards: [signedIn, userIdParam, admin], handler: blockAccount },
+  { method: 'post', path: '/users/:id/unblock', guards: [signedIn, userIdParam, admin], handler: unblockAccount },
+  { method: 'delete', path: '/users/:id/identities/:provider', guards: [signedIn, userIdParam, admin], handler: removeUserIdentity },
   { method: 'get', path: '/user', guards: [signedIn], handler: showCurrentUser },
-  { method: 'get', path: '/user/activities', guards: [admin, activityParams, paged], handler: listUserActivities },
+  { method: 'get', path: '/user/activities', guards: [admin, userActivityParams, paged], handler: listUserActivities },
 
   { method: 'get', path: '/user/keys', guards: [signedIn, paged], handler: listUserKeys },
-  { method: 'get', path: '/user/keys/:key_id', guards: [signedIn], handler: showUserKey },
+  { method: 'get', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam], handler: showUserKey },
   { method: 'post', path: '/user/keys', guards: [signedIn, sshKeyParams], handler: addUserKey },
-  { method: 'delete', path: '/user/keys/:key_id', guards: [signedIn], handler: removeUserKey },
-  { method: 'get', path: '/users/:id/keys', guards: [admin, paged], handler: listUserKeys },
-  { method: 'get', path: '/users/:id/keys/:key_id', guards: [admin], handler: showUserKey },
-  { method: 'post', path: '/users/:id/keys', guards: [admin, sshKeyParams], handler: addUserKey },
-  { method: 'delete', path: '/users/:id/keys/:key_id', guards: [admin], handler: removeUserKey },
-  { method: 'get', path: '/keys', guards: [admin, fingerprintParams], handler: findKeyByFingerprint },
-  { method: 'get', path: '/keys/:id', guards: [admin], handler: showKeyWithOwner },
+  { method: 'delete', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam], handler: removeUserKey },
+  { method: 'get', path: '/users/:id/keys', guards: [admin, paged, userIdParam], handler: listUserKeys },
+  { method: 'get', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: showUserKey },
+  { method: 'post', path: '/users/:id/keys', guards: [signedIn, userIdParam, admin, sshKeyParams], handler: addUserKey },
+  { method: 'delete', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: removeUserKey },
+  { method: 'get', path: '/keys', guards: [admin, sshKeyFingerprintParams], handler: findKeyByFingerprint },
+  { method: 'get', path: '/keys/:id', guards: [admin, anyKeyIdParam], handler: showKeyWithOwner },
 
   { method: 'get', path: '/user/gpg_keys', guards: [signedIn, paged], handler: listUserGpgKeys },
-  { method: 'get', path: '/user/gpg_keys/:key_id', guards: [signedIn], handler: showUserGpgKey },
+  { method: 'get', path: '/user/gpg_keys/:key_id', guards: [signedIn, gpgKeyIdParam], handler: showUserGpgKey },
   { method: 'post', path: '/user/gpg_keys', guards: [signedIn, gpgKeyParams], handler: addUserGpgKey },
-  { method: 'delete', path: '/user/gpg_keys/:key_id', guards: [signedIn], handler: removeUserGpgKey },
-  { method: 'post', path: '/user/gpg_keys/:key_id/revoke', guards: [signedIn], handler: revokeUserGpgKey },
-  { method: 'get', path: '/users/:id/gpg_keys', guards: [admin, paged], handler: listUserGpgKeys },
-  { method: 'get', path: '/users/:id/gpg_keys/:key_id', guards: [admin], handler: showUserGpgKey },
-  { method: 'post', path: '/users/:id/gpg_keys', guards: [admin, gpgKeyParams], handler: addUserGpgKey },
-  { method: 'delete', path: '/users/:id/gpg_keys/:key_id', guards: [admin], handler: removeUserGpgKey },
-  { method: 'post', path: '/users/:id/gpg_keys/:key_id/revoke', guards: [admin], handler: revokeUserGpgKey },
+  { method: 'delete', path: '/user/gpg_keys/:key_id', guards: [signedIn, gpgKeyIdParam], handler: removeUserGpgKey },
+  { method: 'post', path: '/user/gpg_keys/:key_id/revoke', guards: [signedIn, gpgKeyIdParam], handler: revokeUserGpgKey },
+  { method: 'get', path: '/users/:id/gpg_keys', guards: [signedIn, userIdParam, admin, paged], handler: listUserGpgKeys },
+  { method: 'get', path: '/users/:id/gpg_keys/:key_id', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: showUserGpgKey },
+  { method: 'post', path: '/users/:id/gpg_keys', guards: [signedIn, userIdParam, admin, gpgKeyParams], handler: addUserGpgKey },
+  { method: 'delete', path: '/users/:id/gpg_keys/:key_id', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: removeUserGpgKey },
+  { method: 'post', path: '/users/:id/gpg_keys/:key_id/revoke', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: revokeUserGpgKey },
 
   { method: 'get', path: '/user/emails', guards: [signedIn, paged], handler: listUserEmails },
-  { method: 'get', path: '/user/emails/:email_id', guards: [signedIn], handler: showUserEmail },
-  { method: 'post', path: '/user/emails', guards: [signedIn, emailParams], handler: addUserEmail },
-  { method: 'delete', path: '/user/emails/:email_id', guards: [signedIn], handler: removeUserEmail },
-  { method: 'get', path: '/users/:id/emails', guards: [admin, paged], handler: listUserEmails },
-  { method: 'get', path: '/users/:id/emails/:email_id', guards: [admin], handler: showUserEmail },
-  { method: 'post', path: '/users/:id/emails', guards: [admin, emailParams], handler: addUserEmail },
-  { method: 'delete', path: '/users/:id/emails/:email_id', guards: [admin], handler: removeUserEmail },
+  { method: 'get', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam], handler: showUserEmail },
+  { method: 'post', path: '/user/emails', guards: [signedIn, userEmailParams], handler: addUserEmail },
+  { method: 'delete', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam], handler: removeUserEmail },
+  { method: 'get', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, paged], handler: listUserEmails },
+  { method: 'get', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin], handler: showUserEmail },
+  { method: 'post', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, userEmailParams], handler: addUserEmail },
+  { method: 'delete', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin], handler: removeUserEmail },
 
-  { method: 'get', path: '/users/:user_id/impersonation_tokens', guards: [admin, impersonationListParams, paged], handler: listTokens },
-  { method: 'get', path: '/users/:user_id/impersonation_tokens/:token_id', guards: [admin], handler: showToken },
-  { method: 'post', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenParams], handler: addToken },
-  { method: 'delete', path: '/users/:user_id/impersonation_tokens/:token_id', guards: [admin], handler: revokeToken },
+  { method: 'get', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, impersonationListParams, paged], handler: listTokens },
+  { method: 'get', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam], handler: showToken },
+  { method: 'post', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, userTokenParams], handler: addToken },
+  { method: 'delete', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam], handler: revokeToken },
 
-  { method: 'post', path: '/users/:user_id/personal_access_tokens', guards: [admin, tokenParams], handler: addUserPersonalToken },
+  { method: 'post', path: '/users/:user_id/personal_access_tokens', guards: [admin, tokenUserIdParam, userTokenParams], handler: addUserPersonalToken },
   { method: 'get', path: '/personal_access_tokens', guards: [signedIn, personalTokenListParams, paged], handler: listPersonalTokens },
-  { method: 'get', path: '/personal_access_tokens/:id', guards: [signedIn], handler: showPersonalToken },
-  { method: 'delete', path: '/personal_access_tokens/:id', guards: [signedIn], handler: revokePersonalToken },
+  { method: 'get', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: showPersonalToken },
+  { method: 'delete', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: revokePersonalToken },
 
-  ...customAttributesRoutes('/users/:id', [], userAttributes),
+  ...customAttributesRoutes('/users/:id', [userIdParam], userAttributes),
 ];

@@ -9,13 +9,13 @@ import {
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard } from '../middleware/value-guards.js';
-import { bool, date, datetime, int, oneOf, pathInt, str } from '../params.js';
-import { tokenParams } from './impersonation-tokens.js';
+import { paramsGuard, pathIdOrSelf } from '../middleware/value-guards.js';
+import { bool, date, datetime, int, oneOf, str } from '../params.js';
+import { userTokenParams, tokenUserIdParam } from './impersonation-tokens.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** `:id` is a token id or the keyword `self` (the token the request came with). */
-const tokenIdOf = (req: Request): number | 'self' => (req.params.id === 'self' ? 'self' : pathInt(req.params.id, 'id'));
+export const personalTokenIdParam = pathIdOrSelf('id');
 
 export const personalTokenListParams = paramsGuard('personalTokenListParams', {
   user_id: int({ min: 1 }),
@@ -54,18 +54,18 @@ export function listPersonalTokens(ctx: SiteContext, req: Request, res: Response
 }
 
 export function showPersonalToken(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 200, personalAccessToken(getPersonalAccessToken(ctx.db, requireActor(req), tokenIdOf(req))));
+  sendJson(res, 200, personalAccessToken(getPersonalAccessToken(ctx.db, requireActor(req), personalTokenIdParam.of(req))));
 }
 
 export function revokePersonalToken(ctx: SiteContext, req: Request, res: Response): void {
-  revokePersonalAccessTokenById(ctx.db, requireActor(req), tokenIdOf(req));
+  revokePersonalAccessTokenById(ctx.db, requireActor(req), personalTokenIdParam.of(req));
   sendNoContent(res);
 }
 
 /** POST /users/:user_id/personal_access_tokens (admins): the secret is in this answer only. */
 export function addUserPersonalToken(ctx: SiteContext, req: Request, res: Response): void {
-  const params = tokenParams.of(req);
-  const { row, token } = createUserPersonalAccessToken(ctx.db, pathInt(req.params.user_id, 'user_id'), {
+  const params = userTokenParams.of(req);
+  const { row, token } = createUserPersonalAccessToken(ctx.db, tokenUserIdParam.of(req), {
     name: params.name,
     scopes: params.scopes,
     expiresAt: params.expires_at ?? null,

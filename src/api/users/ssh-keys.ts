@@ -3,11 +3,14 @@ import { sshKey, sshKeyWithUser } from '../../entities/keys.js';
 import { addSshKey, deleteSshKey, getSshKey, getSshKeyWithOwner, listSshKeys } from '../../services/users/ssh-keys.js';
 import type { SiteContext } from '../../site-context.js';
 import { paged, sendPage } from '../pagination.js';
-import { paramsGuard } from '../middleware/value-guards.js';
-import { pathInt, required, str } from '../params.js';
+import { paramsGuard, pathId } from '../middleware/value-guards.js';
+import { required, str } from '../params.js';
 
 export const sshKeyParams = paramsGuard('sshKeyParams', { title: required(str()), key: required(str()) });
-export const fingerprintParams = paramsGuard('fingerprintParams', { fingerprint: required(str()) });
+export const sshKeyFingerprintParams = paramsGuard('sshKeyFingerprintParams', { fingerprint: required(str()) });
+export const sshKeyIdParam = pathId('key_id');
+/** The `:id` of `/keys/:id`: a key of any user (admins). */
+export const anyKeyIdParam = pathId('id');
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
 
@@ -20,7 +23,7 @@ export function listUserKeys(ctx: SiteContext, req: Request, res: Response): voi
 
 export function showUserKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  sendJson(res, 200, sshKey(getSshKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'))));
+  sendJson(res, 200, sshKey(getSshKey(ctx.db, userId, sshKeyIdParam.of(req))));
 }
 
 export function addUserKey(ctx: SiteContext, req: Request, res: Response): void {
@@ -31,18 +34,18 @@ export function addUserKey(ctx: SiteContext, req: Request, res: Response): void 
 
 export function removeUserKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteSshKey(ctx.db, userId, pathInt(req.params.key_id, 'key_id'));
+  deleteSshKey(ctx.db, userId, sshKeyIdParam.of(req));
   sendNoContent(res);
 }
 
 /** GET /keys?fingerprint=: the key with that fingerprint and its owner. */
 export function findKeyByFingerprint(ctx: SiteContext, req: Request, res: Response): void {
-  const { fingerprint } = fingerprintParams.of(req);
+  const { fingerprint } = sshKeyFingerprintParams.of(req);
   const { key, user, identities } = getSshKeyWithOwner(ctx.db, { fingerprint });
   sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
 }
 
 export function showKeyWithOwner(ctx: SiteContext, req: Request, res: Response): void {
-  const { key, user, identities } = getSshKeyWithOwner(ctx.db, { id: pathInt(req.params.id, 'id') });
+  const { key, user, identities } = getSshKeyWithOwner(ctx.db, { id: anyKeyIdParam.of(req) });
   sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
 }

@@ -21,7 +21,8 @@ import type { AttributeSubject } from '../custom-attributes.js';
 import { requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
 import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
-import { bool, date, datetime, hash, int, oneOf, required, str, pathInt, type Parsed, type Reader } from '../params.js';
+import { bool, date, datetime, hash, int, oneOf, required, str, type Parsed, type Reader } from '../params.js';
+import { userIdParam } from './account-owner.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 export function searchUsers(ctx: SiteContext, req: Request, res: Response): void {
@@ -32,7 +33,7 @@ export function searchUsers(ctx: SiteContext, req: Request, res: Response): void
 }
 
 export function showUser(ctx: SiteContext, req: Request, res: Response): void {
-  const user = getUser(ctx.db, pathInt(req.params.id, 'id'));
+  const user = getUser(ctx.db, userIdParam.of(req));
   sendJson(res, 200, isAdmin(req.actor) ? withIdentities(ctx, [user], userAdminDetails)[0] : userDetails(user, ctx));
 }
 
@@ -45,7 +46,7 @@ export async function addUser(ctx: SiteContext, req: Request, res: Response): Pr
 }
 
 export async function editUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const id = pathInt(req.params.id, 'id');
+  const id = userIdParam.of(req);
   const avatar = avatarFile.of(req);
   let user = await updateUser(ctx.db, id, userEditParams.of(req));
   if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
@@ -54,16 +55,16 @@ export async function editUser(ctx: SiteContext, req: Request, res: Response): P
 
 export async function removeUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { hard_delete: hardDelete } = userDeleteParams.of(req);
-  await deleteUser(ctx, requireActor(req), pathInt(req.params.id, 'id'), { hardDelete: hardDelete === true });
+  await deleteUser(ctx, requireActor(req), userIdParam.of(req), { hardDelete: hardDelete === true });
   sendNoContent(res);
 }
 
 export function blockAccount(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, blockUser(ctx.db, pathInt(req.params.id, 'id')));
+  sendJson(res, 201, blockUser(ctx.db, userIdParam.of(req)));
 }
 
 export function unblockAccount(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 201, unblockUser(ctx.db, pathInt(req.params.id, 'id')));
+  sendJson(res, 201, unblockUser(ctx.db, userIdParam.of(req)));
 }
 
 export function showCurrentUser(ctx: SiteContext, req: Request, res: Response): void {
@@ -73,7 +74,7 @@ export function showCurrentUser(ctx: SiteContext, req: Request, res: Response): 
 }
 
 export function listUserActivities(ctx: SiteContext, req: Request, res: Response): void {
-  const { from } = activityParams.of(req);
+  const { from } = userActivityParams.of(req);
   const page = paged.of(req);
   const result = listActivities(ctx.db, from ?? monthsAgo(6), page);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map(userActivity), result.total);
@@ -82,7 +83,7 @@ export function listUserActivities(ctx: SiteContext, req: Request, res: Response
 /** The user whose custom attributes /users/:id/custom_attributes addresses: 400 for a bad id, 404 `User` when missing. */
 export const userAttributes: AttributeSubject = {
   owner: { table: 'user_custom_attributes', column: 'user_id' },
-  ownerId: (ctx, req) => getUser(ctx.db, pathInt(String(req.params.id), 'id')).id,
+  ownerId: (ctx, req) => getUser(ctx.db, userIdParam.of(req)).id,
 };
 
 type UserView<T> = (user: UserRow, identities: readonly IdentityRow[], ctx: EntityContext) => T;
@@ -94,7 +95,7 @@ function withIdentities<T>(ctx: SiteContext, users: readonly UserRow[], view: Us
 }
 
 export const userDeleteParams = paramsGuard('userDeleteParams', { hard_delete: bool() });
-export const activityParams = paramsGuard('activityParams', { from: date() });
+export const userActivityParams = paramsGuard('userActivityParams', { from: date() });
 
 /** GITLAB-NOTES 2.8: anonymous callers must name a username; some filters are for admins only. */
 export const userListParams = paramsGuard(

@@ -1,7 +1,7 @@
 import { loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import type { Guard, Route } from '../routes.js';
-import { addAttachment, addPage, attachmentFile, attachmentParams, createParams, editPage, listPages, pageListParams, removePage, showPage, updateParams } from './wiki-pages.js';
+import { addAttachment, addPage, attachmentFile, wikiAttachmentParams, wikiCreateParams, editPage, listPages, wikiListParams, removePage, showPage, wikiUpdateParams } from './wiki-pages.js';
 
 /**
  * Wiki pages (GitLab's lib/api/wikis.rb), backed by the project's wiki repository: reads need
@@ -15,10 +15,10 @@ const reader = [loadProject(), requireAbility('read_wiki')];
 const writer = (params: Guard) => [signedIn, params, loadProject(), requireAbility('create_wiki')];
 
 export const wikisRoutes = (reads: ReadRouting | null): readonly Route[] => [
-  { method: 'get', path: base, guards: [...reader, pageListParams], handler: listPages(reads) },
-  { method: 'post', path: base, guards: writer(createParams), handler: addPage },
-  { method: 'post', path: `${base}/attachments`, guards: [...writer(attachmentFile), attachmentParams], handler: addAttachment },
+  { method: 'get', path: base, guards: [...reader, wikiListParams], handler: listPages(reads) },
+  { method: 'post', path: base, guards: writer(wikiCreateParams), handler: addPage },
+  { method: 'post', path: `${base}/attachments`, guards: [...writer(attachmentFile), wikiAttachmentParams], handler: addAttachment },
   { method: 'get', path: `${base}/:slug`, guards: reader, handler: showPage(reads) },
-  { method: 'put', path: `${base}/:slug`, guards: writer(updateParams), handler: editPage },
+  { method: 'put', path: `${base}/:slug`, guards: writer(wikiUpdateParams), handler: editPage },
   { method: 'delete', path: `${base}/:slug`, guards: [signedIn, loadProject(), requireAbility('admin_wiki')], handler: removePage },
 ];

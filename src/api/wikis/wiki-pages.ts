@@ -11,16 +11,16 @@ import { bool, oneOf, requireAtLeastOne, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 
 /** POST parameters, read before the project and the ability as Grape validates declared parameters first. */
-export const createParams = paramsGuard('wikiCreateParams', { title: required(str()), content: required(str()), format: oneOf(WIKI_PAGE_FORMATS) });
+export const wikiCreateParams = paramsGuard('wikiCreateParams', { title: required(str()), content: required(str()), format: oneOf(WIKI_PAGE_FORMATS) });
 
 /** PUT parameters: at least one of content, title and format. */
-export const updateParams = paramsGuard('wikiUpdateParams', { title: str(), content: str(), format: oneOf(WIKI_PAGE_FORMATS) }, (params) => {
+export const wikiUpdateParams = paramsGuard('wikiUpdateParams', { title: str(), content: str(), format: oneOf(WIKI_PAGE_FORMATS) }, (params) => {
   requireAtLeastOne(params, ['content', 'title', 'format']);
   return params;
 });
 
-export const pageListParams = paramsGuard('wikiListParams', { with_content: bool() });
-export const attachmentParams = paramsGuard('wikiAttachmentParams', { branch: str() });
+export const wikiListParams = paramsGuard('wikiListParams', { with_content: bool() });
+export const wikiAttachmentParams = paramsGuard('wikiAttachmentParams', { branch: str() });
 
 /** The multipart `file` of an attachment (400 `file is missing`). */
 export const attachmentFile = uploadedFile('file');
@@ -30,7 +30,7 @@ const slugOf = (req: Request) => String(req.params.slug);
 
 export const listPages = (reads: ReadRouting | null): Handler =>
   fromCurrentCopy(reads, 'wiki', async (ctx, req, res) => {
-    const { with_content: withContent } = pageListParams.of(req);
+    const { with_content: withContent } = wikiListParams.of(req);
     const pages = await listWikiPages(ctx, projectOf(req), withContent === true);
     sendJson(res, 200, pages.map(withContent ? wikiPage : wikiPageBasic));
   });
@@ -41,13 +41,13 @@ export const showPage = (reads: ReadRouting | null): Handler =>
   });
 
 export async function addPage(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const params = createParams.of(req);
+  const params = wikiCreateParams.of(req);
   const page = await createWikiPage(ctx, projectOf(req), requireActor(req), { ...params, format: params.format ?? 'markdown' });
   sendJson(res, 201, wikiPage(page));
 }
 
 export async function editPage(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const page = await updateWikiPage(ctx, projectOf(req), requireActor(req), slugOf(req), updateParams.of(req));
+  const page = await updateWikiPage(ctx, projectOf(req), requireActor(req), slugOf(req), wikiUpdateParams.of(req));
   sendJson(res, 200, wikiPage(page));
 }
 
@@ -57,7 +57,7 @@ export async function removePage(ctx: SiteContext, req: Request, res: Response):
 }
 
 export async function addAttachment(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { branch } = attachmentParams.of(req);
+  const { branch } = wikiAttachmentParams.of(req);
   const attachment = await addWikiAttachment(ctx, projectOf(req), requireActor(req), attachmentFile.of(req), branch || undefined);
   sendJson(res, 201, wikiAttachment(attachment));
 }
