@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createdBy, createGroup, createProject } from '../helpers/factories.js';
+import { createdBy, createGroup, createProject, createUser } from '../helpers/factories.js';
+import { gpgKeyPair, sshPublicKey } from '../helpers/keys.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
  * SPEC "Errors": a delete sent with an If-Unmodified-Since older than the resource answers 412 and
- * deletes nothing (GitLab's destroy_conditionally!, after the lookup and the ability); a later date,
- * or one that is no HTTP date, lets it through. Members, branches, tags and protected refs are
- * tested with their families; these are the issuable ones: issues, merge requests, labels, award
- * emoji and board lists.
+ * deletes nothing (GitLab's destroy_conditionally!, after the lookup and the ability); a later date
+ * lets it through. Members, branches, tags and protected refs are tested with their families; these
+ * are the others: issuables, labels, award emoji, board lists, users and what they own, projects,
+ * groups, hooks, shares and deploy keys.
  */
 let site: TestSite;
 let project: any;
@@ -16,14 +17,14 @@ let group: any;
 const STALE = { 'if-unmodified-since': new Date(Date.now() - 3_600_000).toUTCString() };
 const LATER = { 'if-unmodified-since': new Date(Date.now() + 3_600_000).toUTCString() };
 
-/** DELETE `path` stale (412, still readable at `readBack`), then with a later date (204, gone). */
-async function conditionallyDeleted(path: string, readBack: string, body?: Record<string, unknown>): Promise<void> {
+/** DELETE `path` stale (412, still readable at `readBack`), then with a later date (`status`, gone). */
+async function conditionallyDeleted(path: string, readBack: string, body?: Record<string, unknown>, status = 204): Promise<void> {
   const stale = await site.api(path, { method: 'DELETE', headers: STALE, body });
   expect(stale.status, `${path}: ${stale.text}`).toBe(412);
   expect(stale.body).toEqual({ message: '412 Precondition Failed' });
   expect((await site.api(readBack)).status, `${readBack} after a refused delete`).toBe(200);
   const later = await site.api(path, { method: 'DELETE', headers: LATER, body });
-  expect(later.status, `${path}: ${later.text}`).toBe(204);
+  expect(later.status, `${path}: ${later.text}`).toBe(status);
   expect((await site.api(readBack)).status, `${readBack} after the delete`).toBe(404);
 }
 
@@ -72,5 +73,53 @@ describe('conditional deletes of issuables', () => {
     const list = await createdBy(site, `/projects/${project.id}/boards/${board.id}/lists`, { label_id: label.id });
     const path = `/projects/${project.id}/boards/${board.id}/lists/${list.id}`;
     await conditionallyDeleted(path, path);
+  });
+});
+
+describe('conditional deletes of users, projects, groups and what they hold', () => {
+  it("a user's SSH keys, GPG keys and emails, on both paths", async () => {
+    const user = await createUser(site);
+    const key = await createdBy(site, `/users/${user.id}/keys`, { title: 'k', key: sshPublicKey() });
+    await conditionallyDeleted(`/users/${user.id}/keys/${key.id}`, `/users/${user.id}/keys/${key.id}`);
+    const own = await createdBy(site, '/user/keys', { title: 'mine', key: sshPublicKey() }, user.token);
+    const stale = await site.api(`/user/keys/${own.id}`, { method: 'DELETE', headers: STALE, as: user.token });
+    expect(stale.status).toBe(412);
+    expect((await site.api(`/user/keys/${own.id}`, { method: 'DELETE', headers: LATER, as: user.token })).status).toBe(204);
+    const gpg = await createdBy(site, `/users/${user.id}/gpg_keys`, { key: (await gpgKeyPair(user.email)).publicKey });
+    await conditionallyDeleted(`/users/${user.id}/gpg_keys/${gpg.id}`, `/users/${user.id}/gpg_keys/${gpg.id}`);
+    const email = await createdBy(site, `/users/${user.id}/emails`, { email: `other-${user.username}@example.com` });
+    const refused = await site.api(`/users/${user.id}/emails/${email.id}`, { method: 'DELETE', headers: STALE });
+    expect(refused.status).toBe(412);
+    expect((await site.api(`/users/${user.id}/emails`)).body.map((row: any) => row.id)).toContain(email.id);
+    expect((await site.api(`/users/${user.id}/emails/${email.id}`, { method: 'DELETE', headers: LATER })).status).toBe(204);
+  });
+
+  it('impersonation tokens (a delete revokes) and users', async () => {
+    const user = await createUser(site);
+    const token = await createdBy(site, `/users/${user.id}/impersonation_tokens`, { name: 'imp', scopes: ['api'] });
+    const path = `/users/${user.id}/impersonation_tokens/${token.id}`;
+    expect((await site.api(path, { method: 'DELETE', headers: STALE })).status).toBe(412);
+    expect((await site.api(path)).body).toMatchObject({ revoked: false, active: true });
+    expect((await site.api(path, { method: 'DELETE', headers: LATER })).status).toBe(204);
+    expect((await site.api(path)).body).toMatchObject({ revoked: true });
+    await conditionallyDeleted(`/users/${user.id}`, `/users/${user.id}`);
+  });
+
+  it('hooks, group shares and deploy keys of a project, then the project and its group', async () => {
+    const parent = await createGroup(site);
+    const own = await createProject(site, { namespace_id: parent.id });
+    const hook = await createdBy(site, `/projects/${own.id}/hooks`, { url: 'http://127.0.0.1:9/hook' });
+    await conditionallyDeleted(`/projects/${own.id}/hooks/${hook.id}`, `/projects/${own.id}/hooks/${hook.id}`);
+    const other = await createGroup(site);
+    await createdBy(site, `/projects/${own.id}/share`, { group_id: other.id, group_access: 30 });
+    const unshare = `/projects/${own.id}/share/${other.id}`;
+    expect((await site.api(unshare, { method: 'DELETE', headers: STALE })).status).toBe(412);
+    expect((await site.api(`/projects/${own.id}`)).body.shared_with_groups).toHaveLength(1);
+    expect((await site.api(unshare, { method: 'DELETE', headers: LATER })).status).toBe(204);
+    expect((await site.api(`/projects/${own.id}`)).body.shared_with_groups).toEqual([]);
+    const deployKey = await createdBy(site, `/projects/${own.id}/deploy_keys`, { title: 'deploy', key: sshPublicKey() });
+    await conditionallyDeleted(`/projects/${own.id}/deploy_keys/${deployKey.id}`, `/projects/${own.id}/deploy_keys/${deployKey.id}`);
+    await conditionallyDeleted(`/projects/${own.id}`, `/projects/${own.id}`, undefined, 202);
+    await conditionallyDeleted(`/groups/${parent.id}`, `/groups/${parent.id}`, undefined, 202);
   });
 });

@@ -22,6 +22,7 @@ export const deployKeyEditParams = paramsGuard('deployKeyEditParams', { title: s
   return params;
 });
 import { sendJson, sendNoContent } from '../respond.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export const deployKeyIdParam = pathId('key_id');
 
@@ -60,6 +61,6 @@ export function enableKey(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function removeKey(ctx: SiteContext, req: Request, res: Response): void {
-  removeProjectDeployKey(ctx.db, projectOf(req), deployKeyIdParam.of(req));
+  removeProjectDeployKey(ctx.db, projectOf(req), deployKeyIdParam.of(req), unmodifiedSince.of(req));
   sendNoContent(res);
 }

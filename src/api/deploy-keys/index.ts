@@ -2,6 +2,7 @@ import { admin, loadProject, requireAbility, signedIn } from '../middleware/guar
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
 import { addKey, deployKeyEditParams, deployKeyIdParam, deployKeyListParams, deployKeyParams, editKey, enableKey, listAllDeployKeys, listKeys, removeKey, showKey } from './deploy-keys.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 /**
  * Deploy keys (GitLab's lib/api/deploy_keys.rb): every project route needs admin_project
@@ -19,5 +20,5 @@ export const deployKeysRoutes: readonly Route[] = [
   { method: 'post', path: base, guards: [...maintainer, deployKeyParams], handler: addKey },
   { method: 'put', path: `${base}/:key_id`, guards: [...maintainer, deployKeyIdParam, deployKeyEditParams], handler: editKey },
   { method: 'post', path: `${base}/:key_id/enable`, guards: [...maintainer, deployKeyIdParam], handler: enableKey },
-  { method: 'delete', path: `${base}/:key_id`, guards: [...maintainer, deployKeyIdParam], handler: removeKey },
+  { method: 'delete', path: `${base}/:key_id`, guards: [...maintainer, deployKeyIdParam, unmodifiedSince], handler: removeKey },
 ];

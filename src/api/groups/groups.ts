@@ -17,6 +17,8 @@ import { paged, sendPage } from '../pagination.js';
 import { bool, given, hash, int, list, oneOf, required, requireAtLeastOne, str, type Schema } from '../params.js';
 import { sendJson } from '../respond.js';
 import { paramsGuard } from '../middleware/value-guards.js';
+import { assertUnmodifiedSince } from '../../services/unmodified-since.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 const UPDATABLE = [
   'name',
@@ -68,6 +70,7 @@ export function editGroup(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export async function removeGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  assertUnmodifiedSince(unmodifiedSince.of(req), groupOf(req).updated_at);
   await deleteGroup(ctx, requireActor(req), groupOf(req));
   sendJson(res, 202, { message: '202 Accepted' });
 }

@@ -18,6 +18,7 @@ import {
 } from './ldap-links.js';
 import { listMyNamespaces, namespaceListParams, showNamespace } from './namespaces.js';
 import { projectListParams } from '../projects/list-response.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 /** LDAP sync and links are GitLab's admin_group (the `ldap_sync` ability): owners and administrators. */
 const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
@@ -34,7 +35,7 @@ export const groupsRoutes: readonly Route[] = [
   { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
   { method: 'post', path: '/groups', guards: [signedIn, groupCreateParams], handler: addGroup },
   { method: 'put', path: '/groups/:id', guards: [signedIn, groupEditParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
-  { method: 'delete', path: '/groups/:id', guards: [signedIn, loadGroup(), requireAbility('remove_group')], handler: removeGroup },
+  { method: 'delete', path: '/groups/:id', guards: [signedIn, loadGroup(), requireAbility('remove_group'), unmodifiedSince], handler: removeGroup },
 
   { method: 'get', path: '/groups/:id/projects', guards: [loadGroup(), projectListParams], handler: listGroupProjects },
   { method: 'post', path: '/groups/:id/projects/:project_id', guards: [admin, loadGroup(), loadProject('project_id')], handler: transferProjectToGroup },

@@ -8,6 +8,7 @@ import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { paged, sendPage } from '../pagination.js';
 import { bool, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 /** Create and edit take the same parameters; `wiki_events` is the SPEC's name for wiki_page_events, and clients send either. */
 export const hookParams = paramsGuard(
@@ -53,7 +54,7 @@ export function hookHandlers(owner: HookOwner) {
       sendJson(res, 200, hook(owner, updateHook(ctx.db, owner, ownerId(req), hookIdParam.of(req), hookParams.of(req))));
     },
     remove(ctx: SiteContext, req: Request, res: Response): void {
-      deleteHook(ctx.db, owner, ownerId(req), hookIdParam.of(req));
+      deleteHook(ctx.db, owner, ownerId(req), hookIdParam.of(req), unmodifiedSince.of(req));
       sendNoContent(res);
     },
   };

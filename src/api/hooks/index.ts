@@ -3,6 +3,7 @@ import { eeRoute, loadGroup, loadProject, requireAbility, signedIn } from '../mi
 import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
 import { hookHandlers, hookIdParam, hookParams } from './hooks.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 /** Project hooks (SPEC: Projects; GITLAB-NOTES 2.2): signed in (401), a visible project (404), admin_project on it (403). */
 const maintainer = [signedIn, loadProject(), requireAbility('admin_project')];
@@ -21,7 +22,7 @@ function hookRoutes(owner: HookOwner, base: string, guards: readonly Guard[]): R
     { method: 'get', path: `${base}/:hook_id`, guards: [...guards, hookIdParam], handler: handlers.show },
     { method: 'post', path: base, guards: [...guards, hookParams], handler: handlers.add },
     { method: 'put', path: `${base}/:hook_id`, guards: [...guards, hookIdParam, hookParams], handler: handlers.edit },
-    { method: 'delete', path: `${base}/:hook_id`, guards: [...guards, hookIdParam], handler: handlers.remove },
+    { method: 'delete', path: `${base}/:hook_id`, guards: [...guards, hookIdParam, unmodifiedSince], handler: handlers.remove },
   ];
 }
 

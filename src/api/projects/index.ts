@@ -16,6 +16,7 @@ import { addUpload, uploadFile } from './uploads.js';
 import { editProject, projectUpdateParams } from './update.js';
 import { listGroupsOfProject, projectGroupsParams, projectTransferParams, transferProjectHandler } from './transfer.js';
 import { runHousekeeping, showLanguages, showStorage } from './housekeeping.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 /**
  * Projects (SPEC: Projects; GITLAB-NOTES 2.2). Guards run in GitLab's order (GITLAB-NOTES 1.4):
@@ -37,14 +38,14 @@ export const projectsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'post', path: '/projects', guards: [signedIn, projectCreateParams, avatarFile], handler: addProject },
   { method: 'post', path: '/projects/user/:user_id', guards: [signedIn, projectOwnerIdParam, admin, projectCreateForUserParams, avatarFile], handler: addProjectForUser },
   { method: 'put', path: '/projects/:id', guards: [signedIn, project, avatarFile, projectUpdateParams, requireAbility('admin_project')], handler: editProject },
-  { method: 'delete', path: '/projects/:id', guards: [signedIn, project, requireAbility('remove_project')], handler: removeProject },
+  { method: 'delete', path: '/projects/:id', guards: [signedIn, project, requireAbility('remove_project'), unmodifiedSince], handler: removeProject },
   { method: 'post', path: '/projects/:id/fork', guards: [signedIn, project, projectForkParams, requireAbility('fork_project')], handler: addFork },
   { method: 'post', path: '/projects/:id/star', guards: [signedIn, project], handler: starProject },
   { method: 'post', path: '/projects/:id/unstar', guards: [signedIn, project], handler: unstarProject },
   { method: 'post', path: '/projects/:id/archive', guards: [signedIn, project, requireAbility('archive_project')], handler: archiveProject },
   { method: 'post', path: '/projects/:id/unarchive', guards: [signedIn, project, requireAbility('archive_project')], handler: unarchiveProject },
   { method: 'post', path: '/projects/:id/share', guards: [signedIn, project, projectShareParams, requireAbility('admin_project')], handler: addShare },
-  { method: 'delete', path: '/projects/:id/share/:group_id', guards: [signedIn, sharedGroupId, project, requireAbility('admin_project')], handler: removeShare },
+  { method: 'delete', path: '/projects/:id/share/:group_id', guards: [signedIn, sharedGroupId, project, requireAbility('admin_project'), unmodifiedSince], handler: removeShare },
   { method: 'post', path: '/projects/:id/uploads', guards: [signedIn, uploadFile, project, requireAbility('upload_file')], handler: addUpload },
   { method: 'put', path: '/projects/:id/transfer', guards: [signedIn, project, requireAbility('change_namespace'), projectTransferParams], handler: transferProjectHandler },
   { method: 'get', path: '/projects/:id/groups', guards: [project, projectGroupsParams, paged], handler: listGroupsOfProject },

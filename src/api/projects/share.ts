@@ -7,6 +7,7 @@ import { projectOf, requireActor } from '../middleware/guards.js';
 import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { date, int, required, type Reader } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 /** The share's group, access and expiry, read before admin_project is asked. */
 export const projectShareParams = paramsGuard('projectShareParams', { group_id: required(int()), group_access: required(shareAccess()), expires_at: date() }, (params) => ({
@@ -22,7 +23,7 @@ export function addShare(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function removeShare(ctx: SiteContext, req: Request, res: Response): void {
-  unshareProject(ctx.db, projectOf(req), sharedGroupId.of(req));
+  unshareProject(ctx.db, projectOf(req), sharedGroupId.of(req), unmodifiedSince.of(req));
   sendNoContent(res);
 }
 

@@ -10,6 +10,7 @@ export const userEmailParams = paramsGuard('userEmailParams', { email: required(
 export const emailIdParam = pathId('email_id');
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export function listUserEmails(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
@@ -31,6 +32,6 @@ export function addUserEmail(ctx: SiteContext, req: Request, res: Response): voi
 
 export function removeUserEmail(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteEmail(ctx.db, userId, emailIdParam.of(req));
+  deleteEmail(ctx.db, userId, emailIdParam.of(req), unmodifiedSince.of(req));
   sendNoContent(res);
 }

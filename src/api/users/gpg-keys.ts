@@ -10,6 +10,7 @@ export const gpgKeyParams = paramsGuard('gpgKeyParams', { key: required(str()) }
 export const gpgKeyIdParam = pathId('key_id');
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export function listUserGpgKeys(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
@@ -36,13 +37,13 @@ export async function addUserGpgKey(ctx: SiteContext, req: Request, res: Respons
 
 export function removeUserGpgKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteGpgKey(ctx.db, userId, gpgKeyIdParam.of(req));
+  deleteGpgKey(ctx.db, userId, gpgKeyIdParam.of(req), unmodifiedSince.of(req));
   sendNoContent(res);
 }
 
 /** GitLab's extra revoke routes (GITLAB-NOTES 1.2): 202, and the key is gone. */
 export function revokeUserGpgKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteGpgKey(ctx.db, userId, gpgKeyIdParam.of(req));
+  deleteGpgKey(ctx.db, userId, gpgKeyIdParam.of(req), null);
   sendJson(res, 202, { message: '202 Accepted' });
 }

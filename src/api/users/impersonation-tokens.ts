@@ -18,6 +18,7 @@ export const userTokenParams = paramsGuard('userTokenParams', { name: required(s
 export const tokenUserIdParam = pathId('user_id');
 export const impersonationTokenIdParam = pathId('impersonation_token_id');
 import { sendJson, sendNoContent } from '../respond.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export function listTokens(ctx: SiteContext, req: Request, res: Response): void {
   const { state } = impersonationListParams.of(req);
@@ -42,6 +43,6 @@ export function addToken(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 export function revokeToken(ctx: SiteContext, req: Request, res: Response): void {
-  revokeImpersonationToken(ctx.db, tokenUserIdParam.of(req), impersonationTokenIdParam.of(req));
+  revokeImpersonationToken(ctx.db, tokenUserIdParam.of(req), impersonationTokenIdParam.of(req), unmodifiedSince.of(req));
   sendNoContent(res);
 }

@@ -27,6 +27,7 @@ import {
   userEditParams,
   userListParams,
 } from './users.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export { avatarRouter } from './avatar.js';
 export { signInRouter } from './sign-in.js';
@@ -45,7 +46,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/users/:id', guards: [userIdParam], handler: showUser },
   { method: 'post', path: '/users', guards: [admin, userCreateParams, avatarFile], handler: addUser },
   { method: 'put', path: '/users/:id', guards: [signedIn, userIdParam, admin, avatarFile, userEditParams], handler: editUser },
-  { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, admin, userDeleteParams], handler: removeUser },
+  { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, admin, userDeleteParams, unmodifiedSince], handler: removeUser },
   { method: 'post', path: '/users/:id/block', guards: [signedIn, userIdParam, admin], handler: blockAccount },
   { method: 'post', path: '/users/:id/unblock', guards: [signedIn, userIdParam, admin], handler: unblockAccount },
   { method: 'delete', path: '/users/:id/identities/:provider', guards: [signedIn, userIdParam, admin], handler: removeUserIdentity },
@@ -55,38 +56,38 @@ export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/user/keys', guards: [signedIn, paged], handler: listUserKeys },
   { method: 'get', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam], handler: showUserKey },
   { method: 'post', path: '/user/keys', guards: [signedIn, sshKeyParams], handler: addUserKey },
-  { method: 'delete', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam], handler: removeUserKey },
+  { method: 'delete', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam, unmodifiedSince], handler: removeUserKey },
   { method: 'get', path: '/users/:id/keys', guards: [admin, paged, userIdParam], handler: listUserKeys },
   { method: 'get', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: showUserKey },
   { method: 'post', path: '/users/:id/keys', guards: [signedIn, userIdParam, admin, sshKeyParams], handler: addUserKey },
-  { method: 'delete', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: removeUserKey },
+  { method: 'delete', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin, unmodifiedSince], handler: removeUserKey },
   { method: 'get', path: '/keys', guards: [admin, sshKeyFingerprintParams], handler: findKeyByFingerprint },
   { method: 'get', path: '/keys/:id', guards: [admin, anyKeyIdParam], handler: showKeyWithOwner },
 
   { method: 'get', path: '/user/gpg_keys', guards: [signedIn, paged], handler: listUserGpgKeys },
   { method: 'get', path: '/user/gpg_keys/:key_id', guards: [signedIn, gpgKeyIdParam], handler: showUserGpgKey },
   { method: 'post', path: '/user/gpg_keys', guards: [signedIn, gpgKeyParams], handler: addUserGpgKey },
-  { method: 'delete', path: '/user/gpg_keys/:key_id', guards: [signedIn, gpgKeyIdParam], handler: removeUserGpgKey },
+  { method: 'delete', path: '/user/gpg_keys/:key_id', guards: [signedIn, gpgKeyIdParam, unmodifiedSince], handler: removeUserGpgKey },
   { method: 'post', path: '/user/gpg_keys/:key_id/revoke', guards: [signedIn, gpgKeyIdParam], handler: revokeUserGpgKey },
   { method: 'get', path: '/users/:id/gpg_keys', guards: [signedIn, userIdParam, admin, paged], handler: listUserGpgKeys },
   { method: 'get', path: '/users/:id/gpg_keys/:key_id', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: showUserGpgKey },
   { method: 'post', path: '/users/:id/gpg_keys', guards: [signedIn, userIdParam, admin, gpgKeyParams], handler: addUserGpgKey },
-  { method: 'delete', path: '/users/:id/gpg_keys/:key_id', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: removeUserGpgKey },
+  { method: 'delete', path: '/users/:id/gpg_keys/:key_id', guards: [signedIn, userIdParam, gpgKeyIdParam, admin, unmodifiedSince], handler: removeUserGpgKey },
   { method: 'post', path: '/users/:id/gpg_keys/:key_id/revoke', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: revokeUserGpgKey },
 
   { method: 'get', path: '/user/emails', guards: [signedIn, paged], handler: listUserEmails },
   { method: 'get', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam], handler: showUserEmail },
   { method: 'post', path: '/user/emails', guards: [signedIn, userEmailParams], handler: addUserEmail },
-  { method: 'delete', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam], handler: removeUserEmail },
+  { method: 'delete', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam, unmodifiedSince], handler: removeUserEmail },
   { method: 'get', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, paged], handler: listUserEmails },
   { method: 'get', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin], handler: showUserEmail },
   { method: 'post', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, userEmailParams], handler: addUserEmail },
-  { method: 'delete', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin], handler: removeUserEmail },
+  { method: 'delete', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin, unmodifiedSince], handler: removeUserEmail },
 
   { method: 'get', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, impersonationListParams, paged], handler: listTokens },
   { method: 'get', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam], handler: showToken },
   { method: 'post', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, userTokenParams], handler: addToken },
-  { method: 'delete', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam], handler: revokeToken },
+  { method: 'delete', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam, unmodifiedSince], handler: revokeToken },
 
   { method: 'post', path: '/users/:user_id/personal_access_tokens', guards: [admin, tokenUserIdParam, userTokenParams], handler: addUserPersonalToken },
   { method: 'get', path: '/personal_access_tokens', guards: [signedIn, personalTokenListParams, paged], handler: listPersonalTokens },

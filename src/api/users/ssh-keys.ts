@@ -13,6 +13,7 @@ export const sshKeyIdParam = pathId('key_id');
 export const anyKeyIdParam = pathId('id');
 import { sendJson, sendNoContent } from '../respond.js';
 import { accountOwnerId } from './account-owner.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export function listUserKeys(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
@@ -34,7 +35,7 @@ export function addUserKey(ctx: SiteContext, req: Request, res: Response): void 
 
 export function removeUserKey(ctx: SiteContext, req: Request, res: Response): void {
   const userId = accountOwnerId(req);
-  deleteSshKey(ctx.db, userId, sshKeyIdParam.of(req));
+  deleteSshKey(ctx.db, userId, sshKeyIdParam.of(req), unmodifiedSince.of(req));
   sendNoContent(res);
 }
 

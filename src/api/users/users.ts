@@ -24,6 +24,7 @@ import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
 import { bool, date, datetime, hash, int, oneOf, required, str, type Parsed, type Reader } from '../params.js';
 import { userIdParam } from './account-owner.js';
 import { sendJson, sendNoContent } from '../respond.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export function searchUsers(ctx: SiteContext, req: Request, res: Response): void {
   const page = paged.of(req);
@@ -55,7 +56,7 @@ export async function editUser(ctx: SiteContext, req: Request, res: Response): P
 
 export async function removeUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { hard_delete: hardDelete } = userDeleteParams.of(req);
-  await deleteUser(ctx, requireActor(req), userIdParam.of(req), { hardDelete: hardDelete === true });
+  await deleteUser(ctx, requireActor(req), userIdParam.of(req), { hardDelete: hardDelete === true, unmodifiedSince: unmodifiedSince.of(req) });
   sendNoContent(res);
 }
 

@@ -23,6 +23,7 @@ import type { ProjectRow } from '../../db/tables/projects.js';
 import { invalid, notFound, type FieldErrors } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
 import { canRetitleDeployKey, canUseDeployKey } from '../permissions.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import type { Actor } from '../users/authentication.js';
 import { isFingerprintTaken, parseSshKey } from '../users/ssh-keys.js';
 
@@ -111,10 +112,12 @@ export function enableDeployKey(db: Db, actor: Actor, project: ProjectRow, keyId
 }
 
 /** Removes the key from the project; a key no other project uses goes too, unless it is public (GitLab's orphan rule). */
-export function removeProjectDeployKey(db: Db, project: ProjectRow, keyId: number): void {
+export function removeProjectDeployKey(db: Db, project: ProjectRow, keyId: number, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
     const row = findProjectDeployKey(db, project.id, keyId);
     if (!row) throw notFound('Deploy Key');
+    // Neither the key nor its link records a change after it is made: the link's creation is compared.
+    assertUnmodifiedSince(unmodifiedSince, row.created_at);
     unlinkDeployKey(db, project.id, row);
   });
 }

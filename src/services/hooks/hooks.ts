@@ -15,6 +15,7 @@ import {
   type HookValues,
 } from '../../db/tables/hooks.js';
 import { invalid, notFound } from '../../errors.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { nowIso } from '../../storage/clock.js';
 
 /** What a create or update may set; an absent field keeps its current value (or its default on create). */
@@ -67,8 +68,12 @@ export function updateHook<O extends HookOwner>(db: Db, owner: O, ownerId: numbe
   });
 }
 
-export function deleteHook(db: Db, owner: HookOwner, ownerId: number, hookId: number): void {
-  inTransaction(db, () => deleteHookRow(db, owner, getHook(db, owner, ownerId, hookId).id));
+export function deleteHook(db: Db, owner: HookOwner, ownerId: number, hookId: number, unmodifiedSince: number | null): void {
+  inTransaction(db, () => {
+    const hook = getHook(db, owner, ownerId, hookId);
+    assertUnmodifiedSince(unmodifiedSince, hook.updated_at);
+    deleteHookRow(db, owner, hook.id);
+  });
 }
 
 /** A hook's values after a create or update: 400 on a bad url. */

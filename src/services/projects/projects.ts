@@ -30,6 +30,7 @@ import { projectArtifactsDir, projectAvatarDir, projectUploadsDir, repositoryPat
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { nowIso, today } from '../../storage/clock.js';
 import { can, canCreateProjectsIn, isAdmin } from '../permissions.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { VISIBILITY } from '../../db/levels.js';
 import { recordProjectDestroyed } from '../issuables/record-events.js';
 import { setProjectAvatar } from './avatar.js';
@@ -153,10 +154,11 @@ export function shareProject(db: Db, actor: Actor, project: ProjectRow, share: S
 }
 
 /** Stops sharing the project with a group; 404 `Group Link` when it was not shared. */
-export function unshareProject(db: Db, project: ProjectRow, groupId: number): void {
+export function unshareProject(db: Db, project: ProjectRow, groupId: number, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
     const link = findGroupLink(db, project.id, groupId);
     if (!link) throw notFound('Group Link');
+    assertUnmodifiedSince(unmodifiedSince, link.updated_at);
     deleteGroupLink(db, link.id);
   });
 }

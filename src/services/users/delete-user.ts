@@ -11,6 +11,7 @@ import type { Actor } from './authentication.js';
 import { removeTrackerContributions } from '../issuables/user-contributions.js';
 import { moveContributionsToGhost } from './ghost-user.js';
 import { getUser } from './users.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 
 /**
  * Deletes a user as GitLab's Users::DestroyService does (SPEC: DELETE /users/:id). With
@@ -20,8 +21,8 @@ import { getUser } from './users.js';
  * the ghost user (or, with `hardDelete`, go with the user through the author columns' cascades),
  * and the user row goes with the namespace, keys, emails, identities and tokens.
  */
-export async function deleteUser(ctx: SiteContext, actor: Actor, id: number, options: { hardDelete: boolean }): Promise<void> {
-  getUser(ctx.db, id);
+export async function deleteUser(ctx: SiteContext, actor: Actor, id: number, options: { hardDelete: boolean; unmodifiedSince: number | null }): Promise<void> {
+  assertUnmodifiedSince(options.unmodifiedSince, getUser(ctx.db, id).updated_at);
   for (let group = options.hardDelete ? firstGroupSolelyOwnedBy(ctx.db, id) : undefined; group; group = firstGroupSolelyOwnedBy(ctx.db, id)) {
     await deleteGroup(ctx, actor, group);
   }

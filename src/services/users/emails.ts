@@ -4,6 +4,7 @@ import type { Page, Paged } from '../../db/page.js';
 import { deleteEmailRow, findEmail, insertEmail, listEmailsOf, type EmailRow } from '../../db/tables/emails.js';
 import { findUserByAnyEmail } from '../../db/tables/users.js';
 import { invalid, notFound } from '../../errors.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { nowIso } from '../../storage/clock.js';
 import { isValidEmail } from './validation.js';
 import { getUser } from './users.js';
@@ -36,9 +37,10 @@ export function addEmail(db: Db, userId: number, address: string): EmailRow {
   });
 }
 
-export function deleteEmail(db: Db, userId: number, emailId: number): void {
+export function deleteEmail(db: Db, userId: number, emailId: number, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
-    getEmail(db, userId, emailId);
+    // An email never changes after it is added: its creation is its last change.
+    assertUnmodifiedSince(unmodifiedSince, getEmail(db, userId, emailId).created_at);
     deleteEmailRow(db, emailId);
   });
 }

@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/connection.js';
 import type { Page, Paged } from '../../db/page.js';
 import { deleteGpgKeyRow, findGpgKey, gpgKeyFingerprintTaken, insertGpgKey, listGpgKeysOf, type GpgKeyRow } from '../../db/tables/gpg-keys.js';
 import { invalid, notFound } from '../../errors.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { nowIso } from '../../storage/clock.js';
 import { getUser } from './users.js';
 
@@ -69,9 +70,10 @@ export async function addGpgKey(db: Db, userId: number, armored: string): Promis
  * Deletes the key. GitLab's revoke differs from delete only in marking the commit signatures made
  * with the key unverified; geoforge keeps no signature records, so both routes land here.
  */
-export function deleteGpgKey(db: Db, userId: number, keyId: number): void {
+export function deleteGpgKey(db: Db, userId: number, keyId: number, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
-    getGpgKey(db, userId, keyId);
+    // A key never changes after it is added: its creation is its last change.
+    assertUnmodifiedSince(unmodifiedSince, getGpgKey(db, userId, keyId).created_at);
     deleteGpgKeyRow(db, keyId);
   });
 }

@@ -9,6 +9,7 @@ import {
   type TokenState,
 } from '../../db/tables/personal-access-tokens.js';
 import { invalid, notFound } from '../../errors.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { today } from '../../storage/clock.js';
 import { createPersonalAccessToken, IMPERSONATION_SCOPES } from './personal-access-tokens.js';
 import { getUser } from './users.js';
@@ -41,9 +42,9 @@ export function createImpersonationToken(
 }
 
 /** Revokes the token; the record stays, shown with revoked true and active false. */
-export function revokeImpersonationToken(db: Db, userId: number, tokenId: number): void {
+export function revokeImpersonationToken(db: Db, userId: number, tokenId: number, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
-    getImpersonationToken(db, userId, tokenId);
+    assertUnmodifiedSince(unmodifiedSince, getImpersonationToken(db, userId, tokenId).created_at);
     revokePersonalAccessToken(db, tokenId);
   });
 }

@@ -16,6 +16,7 @@ import {
 } from '../../db/tables/ssh-keys.js';
 import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/users.js';
 import { badRequest, invalid, notFound, type FieldErrors } from '../../errors.js';
+import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { nowIso } from '../../storage/clock.js';
 import { getUser } from './users.js';
 
@@ -114,9 +115,10 @@ export function addSshKey(db: Db, userId: number, input: { title: string; key: s
   });
 }
 
-export function deleteSshKey(db: Db, userId: number, keyId: number): void {
+export function deleteSshKey(db: Db, userId: number, keyId: number, unmodifiedSince: number | null): void {
   inTransaction(db, () => {
-    getSshKey(db, userId, keyId);
+    // A key never changes after it is added: its creation is its last change.
+    assertUnmodifiedSince(unmodifiedSince, getSshKey(db, userId, keyId).created_at);
     deleteSshKeyRow(db, keyId);
   });
 }
