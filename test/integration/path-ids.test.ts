@@ -82,3 +82,23 @@ describe('a bad numeric path id', () => {
     expect(response.body).toEqual({ message: 'impersonation_token_id is invalid' });
   });
 });
+
+describe('body and query parameters of admin-only user endpoints', () => {
+  it('are validated (400) before a signed-in non-admin is refused (403), as users.rb authorizes in the endpoint', async () => {
+    for (const [method, path, message] of [
+      ['POST', '/users', 'email is missing'],
+      ['POST', '/users/1/keys', 'title is missing'],
+      ['POST', '/users/1/gpg_keys', 'key is missing'],
+      ['POST', '/users/1/emails', 'email is missing'],
+      ['DELETE', '/users/1?hard_delete=maybe', 'hard_delete is invalid'],
+      ['GET', '/user/activities?per_page=abc', 'per_page is invalid'],
+    ]) {
+      const response = await site.api(path!, { method, as: user.token, body: method === 'GET' ? undefined : {} });
+      expect(response.status, `${method} ${path}: ${response.text}`).toBe(400);
+      expect(response.body.message, `${method} ${path}`).toContain(message);
+    }
+    const wellFormed = await site.api('/users/1/keys', { method: 'POST', as: user.token, body: { title: 't', key: 'k' } });
+    expect(wellFormed.status).toBe(403);
+    expect((await site.api('/users', { method: 'POST', as: null, body: {} })).status).toBe(401);
+  });
+});

@@ -36,22 +36,22 @@ export { signInRouter } from './sign-in.js';
  * Users, their keys, emails and tokens (SPEC: Users; GITLAB-NOTES 2.8). Listing and reading users
  * is open (readFilters refuses what anonymous callers may not ask). Keys and emails are served
  * twice: under `/user` for the caller (401 anonymous) and under `/users/:id` for admins; accountOwnerId
- * tells the handler which account it addresses. Path ids are read in GitLab's order (users.rb): sign-in
- * (401), then the declared Integer ids (400), then authenticated_as_admin! (403) in the endpoint; where
+ * tells the handler which account it addresses. Parameters are read in GitLab's order (users.rb): sign-in
+ * (401), then the declared parameters, ids first (400), then authenticated_as_admin! (403) in the endpoint; where
  * GitLab authorizes in a `before` block (tokens, custom attributes), declares the id a String
  * (`GET :user_id/keys`) or not at all (keys.rb `GET /keys/:id`), the id is read after the admin guard.
  */
 export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/users', guards: [paged, userListParams], handler: searchUsers },
   { method: 'get', path: '/users/:id', guards: [userIdParam], handler: showUser },
-  { method: 'post', path: '/users', guards: [admin, userCreateParams, avatarFile], handler: addUser },
-  { method: 'put', path: '/users/:id', guards: [signedIn, userIdParam, admin, avatarFile, userEditParams], handler: editUser },
-  { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, admin, userDeleteParams, unmodifiedSince], handler: removeUser },
+  { method: 'post', path: '/users', guards: [signedIn, userCreateParams, avatarFile, admin], handler: addUser },
+  { method: 'put', path: '/users/:id', guards: [signedIn, userIdParam, avatarFile, userEditParams, admin], handler: editUser },
+  { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, userDeleteParams, admin, unmodifiedSince], handler: removeUser },
   { method: 'post', path: '/users/:id/block', guards: [signedIn, userIdParam, admin], handler: blockAccount },
   { method: 'post', path: '/users/:id/unblock', guards: [signedIn, userIdParam, admin], handler: unblockAccount },
   { method: 'delete', path: '/users/:id/identities/:provider', guards: [signedIn, userIdParam, admin], handler: removeUserIdentity },
   { method: 'get', path: '/user', guards: [signedIn], handler: showCurrentUser },
-  { method: 'get', path: '/user/activities', guards: [admin, userActivityParams, paged], handler: listUserActivities },
+  { method: 'get', path: '/user/activities', guards: [signedIn, userActivityParams, paged, admin], handler: listUserActivities },
 
   { method: 'get', path: '/user/keys', guards: [signedIn, paged], handler: listUserKeys },
   { method: 'get', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam], handler: showUserKey },
@@ -59,7 +59,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'delete', path: '/user/keys/:key_id', guards: [signedIn, sshKeyIdParam, unmodifiedSince], handler: removeUserKey },
   { method: 'get', path: '/users/:id/keys', guards: [admin, paged, userIdParam], handler: listUserKeys },
   { method: 'get', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin], handler: showUserKey },
-  { method: 'post', path: '/users/:id/keys', guards: [signedIn, userIdParam, admin, sshKeyParams], handler: addUserKey },
+  { method: 'post', path: '/users/:id/keys', guards: [signedIn, userIdParam, sshKeyParams, admin], handler: addUserKey },
   { method: 'delete', path: '/users/:id/keys/:key_id', guards: [signedIn, userIdParam, sshKeyIdParam, admin, unmodifiedSince], handler: removeUserKey },
   { method: 'get', path: '/keys', guards: [admin, sshKeyFingerprintParams], handler: findKeyByFingerprint },
   { method: 'get', path: '/keys/:id', guards: [admin, anyKeyIdParam], handler: showKeyWithOwner },
@@ -71,7 +71,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'post', path: '/user/gpg_keys/:key_id/revoke', guards: [signedIn, gpgKeyIdParam], handler: revokeUserGpgKey },
   { method: 'get', path: '/users/:id/gpg_keys', guards: [signedIn, userIdParam, admin, paged], handler: listUserGpgKeys },
   { method: 'get', path: '/users/:id/gpg_keys/:key_id', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: showUserGpgKey },
-  { method: 'post', path: '/users/:id/gpg_keys', guards: [signedIn, userIdParam, admin, gpgKeyParams], handler: addUserGpgKey },
+  { method: 'post', path: '/users/:id/gpg_keys', guards: [signedIn, userIdParam, gpgKeyParams, admin], handler: addUserGpgKey },
   { method: 'delete', path: '/users/:id/gpg_keys/:key_id', guards: [signedIn, userIdParam, gpgKeyIdParam, admin, unmodifiedSince], handler: removeUserGpgKey },
   { method: 'post', path: '/users/:id/gpg_keys/:key_id/revoke', guards: [signedIn, userIdParam, gpgKeyIdParam, admin], handler: revokeUserGpgKey },
 
@@ -81,7 +81,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'delete', path: '/user/emails/:email_id', guards: [signedIn, emailIdParam, unmodifiedSince], handler: removeUserEmail },
   { method: 'get', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, paged], handler: listUserEmails },
   { method: 'get', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin], handler: showUserEmail },
-  { method: 'post', path: '/users/:id/emails', guards: [signedIn, userIdParam, admin, userEmailParams], handler: addUserEmail },
+  { method: 'post', path: '/users/:id/emails', guards: [signedIn, userIdParam, userEmailParams, admin], handler: addUserEmail },
   { method: 'delete', path: '/users/:id/emails/:email_id', guards: [signedIn, userIdParam, emailIdParam, admin, unmodifiedSince], handler: removeUserEmail },
 
   { method: 'get', path: '/users/:user_id/impersonation_tokens', guards: [admin, tokenUserIdParam, impersonationListParams, paged], handler: listTokens },
