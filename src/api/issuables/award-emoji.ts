@@ -8,7 +8,7 @@ import { pathId, type ValueGuard } from '../middleware/value-guards.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged, sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
-import { awardParams } from './note-params.js';
+import { awardEmojiParams } from './note-params.js';
 
 /** The `:award_id` of a route (400 `award_id is invalid`). */
 export const awardId = pathId('award_id');
@@ -28,7 +28,7 @@ export function awardHandlers(target: ValueGuard<AwardTarget>) {
       one(ctx, res, 200, getAward(ctx.db, target.of(req), awardId.of(req)));
     },
     create(ctx: SiteContext, req: Request, res: Response): void {
-      one(ctx, res, 201, awardEmoji(ctx, requireActor(req), target.of(req), awardParams.of(req)));
+      one(ctx, res, 201, awardEmoji(ctx, requireActor(req), target.of(req), awardEmojiParams.of(req)));
     },
     remove(ctx: SiteContext, req: Request, res: Response): void {
       removeAward(ctx, requireActor(req), target.of(req), awardId.of(req), unmodifiedSince.of(req));

@@ -15,7 +15,7 @@ import {
   showUserAgentDetail,
 } from './issue-actions.js';
 import { editableIssue, issueIid, namedIssue, projectGroup, readableIssue } from './issue-guards.js';
-import { durationParams, issueCreateParams, issueListParams, issueUpdateParams, moveParams, myIssueListParams } from './issue-params.js';
+import { timeTrackingDurationParams, issueCreateParams, issueListParams, issueUpdateParams, issueMoveParams, myIssueListParams } from './issue-params.js';
 import { addIssue, editIssue, listGroupIssues, listMyIssues, listProjectIssues, removeIssue, showIssue } from './issues.js';
 import { labelBodyRef, labelCreateParams, labelHandlers, labelListParams, promoteProjectLabel, promoteRef } from './labels.js';
 import { milestoneCreateParams, milestoneHandlers, milestoneId, milestoneListParams, milestoneUpdateParams, promoteProjectMilestone } from './milestones.js';
@@ -29,7 +29,7 @@ const groupMilestones = milestoneHandlers('group');
 /** The routes of one issue: its iid (400), a visible project (404), then the issue the caller may read (404, confidential ones included). */
 const oneIssue = [issueIid, loadProject(), requireAbility('read_issue'), readableIssue];
 /** Time tracking changes: signed in (401), the duration read (400), then the issue, then admin_issue (403). */
-const timeTracking = (extra: typeof durationParams | null) => [signedIn, issueIid, ...(extra ? [extra] : []), loadProject(), requireAbility('read_issue'), readableIssue, requireAbility('admin_issue')];
+const timeTracking = (extra: typeof timeTrackingDurationParams | null) => [signedIn, issueIid, ...(extra ? [extra] : []), loadProject(), requireAbility('read_issue'), readableIssue, requireAbility('admin_issue')];
 
 /**
  * The issue tracker (issue 14, items 1-3): issues, labels and milestones of projects and groups.
@@ -48,13 +48,13 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'delete', path: '/projects/:id/issues/:issue_iid', guards: [signedIn, issueIid, loadProject(), requireAbility('read_issue'), namedIssue, requireAbility('destroy_issue'), unmodifiedSince], handler: removeIssue },
 
   { method: 'get', path: '/projects/:id/issues/:issue_iid/time_stats', guards: oneIssue, handler: showTimeStats },
-  { method: 'post', path: '/projects/:id/issues/:issue_iid/time_estimate', guards: timeTracking(durationParams), handler: estimateTime },
+  { method: 'post', path: '/projects/:id/issues/:issue_iid/time_estimate', guards: timeTracking(timeTrackingDurationParams), handler: estimateTime },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/reset_time_estimate', guards: timeTracking(null), handler: resetTimeEstimate },
-  { method: 'post', path: '/projects/:id/issues/:issue_iid/add_spent_time', guards: timeTracking(durationParams), handler: addSpentTime },
+  { method: 'post', path: '/projects/:id/issues/:issue_iid/add_spent_time', guards: timeTracking(timeTrackingDurationParams), handler: addSpentTime },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/reset_spent_time', guards: timeTracking(null), handler: resetSpentTime },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/subscribe', guards: [signedIn, ...oneIssue], handler: issueSubscriber(true) },
   { method: 'post', path: '/projects/:id/issues/:issue_iid/unsubscribe', guards: [signedIn, ...oneIssue], handler: issueSubscriber(false) },
-  { method: 'post', path: '/projects/:id/issues/:issue_iid/move', guards: [signedIn, issueIid, moveParams, loadProject(), requireAbility('read_issue'), namedIssue], handler: moveIssueTo },
+  { method: 'post', path: '/projects/:id/issues/:issue_iid/move', guards: [signedIn, issueIid, issueMoveParams, loadProject(), requireAbility('read_issue'), namedIssue], handler: moveIssueTo },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/participants', guards: [...oneIssue, paged], handler: listParticipants },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/user_agent_detail', guards: [admin, ...oneIssue], handler: showUserAgentDetail },
   ...issueNoteRoutes,

@@ -12,7 +12,7 @@ import { projectOf, requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
 import { sendJson } from '../respond.js';
 import { namedIssue, readableIssue } from './issue-guards.js';
-import { durationParams, moveParams } from './issue-params.js';
+import { timeTrackingDurationParams, issueMoveParams } from './issue-params.js';
 import { sendIssue } from './issue-response.js';
 
 /** GET .../time_stats. */
@@ -22,7 +22,7 @@ export function showTimeStats(_ctx: SiteContext, req: Request, res: Response): v
 
 /** POST .../time_estimate: the estimate in GitLab's duration text (`3h30m`); 200, as GitLab's `status :ok` (time_tracking_endpoints.rb). */
 export function estimateTime(ctx: SiteContext, req: Request, res: Response): void {
-  const issue = setTimeEstimate(ctx, requireActor(req), projectOf(req), readableIssue.of(req), parseDuration(durationParams.of(req)));
+  const issue = setTimeEstimate(ctx, requireActor(req), projectOf(req), readableIssue.of(req), parseDuration(timeTrackingDurationParams.of(req)));
   sendJson(res, 200, timeStats(issue));
 }
 
@@ -32,7 +32,7 @@ export function resetTimeEstimate(ctx: SiteContext, req: Request, res: Response)
 
 /** POST .../add_spent_time: a duration, negative to subtract. */
 export function addSpentTime(ctx: SiteContext, req: Request, res: Response): void {
-  const issue = logSpentTime(ctx, requireActor(req), projectOf(req), readableIssue.of(req), parseDuration(durationParams.of(req)), null);
+  const issue = logSpentTime(ctx, requireActor(req), projectOf(req), readableIssue.of(req), parseDuration(timeTrackingDurationParams.of(req)), null);
   sendJson(res, 201, timeStats(issue));
 }
 
@@ -52,7 +52,7 @@ export function issueSubscriber(subscribed: boolean) {
 
 /** POST .../move: the new issue; 404 `Project` for a target the caller may not see. */
 export function moveIssueTo(ctx: SiteContext, req: Request, res: Response): void {
-  const target = findVisibleProject(ctx.db, req.actor, { id: moveParams.of(req) });
+  const target = findVisibleProject(ctx.db, req.actor, { id: issueMoveParams.of(req) });
   const moved = moveIssue(ctx, requireActor(req), projectOf(req), namedIssue.of(req), target);
   sendIssue(ctx, req, res, 201, moved.issue);
 }

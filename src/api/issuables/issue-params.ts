@@ -92,7 +92,7 @@ export const issueUpdateParams = paramsGuard('issueUpdateParams', { state_event:
 });
 
 /** The `duration` of the time tracking routes (400 `duration is missing`), as text: GitLab parses it after finding the issue. */
-export const durationParams = paramsGuard('durationParams', { duration: required(str()) }, (params) => params.duration);
+export const timeTrackingDurationParams = paramsGuard('timeTrackingDurationParams', { duration: required(str()) }, (params) => params.duration);
 
 /** POST .../move: `to_project_id`. */
-export const moveParams = paramsGuard('moveParams', { to_project_id: required(int()) }, (params) => params.to_project_id);
+export const issueMoveParams = paramsGuard('issueMoveParams', { to_project_id: required(int()) }, (params) => params.to_project_id);

@@ -40,7 +40,7 @@ export const noteCreateParams = paramsGuard('noteCreateParams', { body: required
 export const noteUpdateParams = paramsGuard('noteUpdateParams', { body: required(str()) }, (params) => params.body);
 
 /** POST .../award_emoji: `name` (400 `name is missing`). */
-export const awardParams = paramsGuard('awardParams', { name: required(str()) }, (params) => params.name);
+export const awardEmojiParams = paramsGuard('awardEmojiParams', { name: required(str()) }, (params) => params.name);
 
 /**
  * PUT of a note in a discussion: a new `body`, or `resolved` (true or false), exactly one of them

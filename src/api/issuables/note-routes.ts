@@ -8,7 +8,7 @@ import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
 import { awardHandlers, awardId } from './award-emoji.js';
 import { issueIid, namedIssue } from './issue-guards.js';
-import { awardParams, discussionNoteUpdateParams, discussionResolveParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
+import { awardEmojiParams, discussionNoteUpdateParams, discussionResolveParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 import { noteHandlers, noteId } from './notes.js';
 import { eventId, resourceEventHandlers } from './resource-events.js';
 
@@ -63,11 +63,11 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
     { method: 'delete', path: `${discussion}/notes/:note_id`, guards: [...gate, signedIn, noteId, ...load], handler: notes.remove },
 
     { method: 'get', path: `${base}/award_emoji`, guards: [...gate, signedIn, ...load, ownAward, paged], handler: awards.list },
-    { method: 'post', path: `${base}/award_emoji`, guards: [...gate, signedIn, awardParams, ...load, ownAward], handler: awards.create },
+    { method: 'post', path: `${base}/award_emoji`, guards: [...gate, signedIn, awardEmojiParams, ...load, ownAward], handler: awards.create },
     { method: 'get', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward], handler: awards.show },
     { method: 'delete', path: `${base}/award_emoji/:award_id`, guards: [...gate, signedIn, awardId, ...load, ownAward, unmodifiedSince], handler: awards.remove },
     { method: 'get', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, ...load, noteAward, paged], handler: noteAwards.list },
-    { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, awardParams, ...load, noteAward], handler: noteAwards.create },
+    { method: 'post', path: `${base}/notes/:note_id/award_emoji`, guards: [...gate, signedIn, noteId, awardEmojiParams, ...load, noteAward], handler: noteAwards.create },
     { method: 'get', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward], handler: noteAwards.show },
     { method: 'delete', path: `${base}/notes/:note_id/award_emoji/:award_id`, guards: [...gate, signedIn, noteId, awardId, ...load, noteAward, unmodifiedSince], handler: noteAwards.remove },
   ];

@@ -15,7 +15,7 @@ import { setMergeRequestSubscription } from '../../services/merge-requests/subsc
 import { logMergeRequestSpentTime, setMergeRequestTimeEstimate } from '../../services/merge-requests/time-tracking.js';
 import { markMergeRequestTodo } from '../../services/merge-requests/todos.js';
 import { parseDuration } from '../../services/issuables/time-tracking.js';
-import { durationParams } from '../issuables/issue-params.js';
+import { timeTrackingDurationParams } from '../issuables/issue-params.js';
 import { mergeRequestCommits, mergeRequestFiles, mergeRequestFilesPage, mergeRequestPipelines, mergeRequestVersion, mergeRequestVersions } from '../../services/merge-requests/versions.js';
 import type { SiteContext } from '../../site-context.js';
 import { readableIssue } from '../issuables/issue-guards.js';
@@ -116,7 +116,7 @@ export function showTimeStats(_ctx: SiteContext, req: Request, res: Response): v
 /** POST .../time_estimate (a duration) and .../reset_time_estimate: 200, as GitLab's `status :ok` (time_tracking_endpoints.rb). */
 export function estimateTime(reset: boolean) {
   return (ctx: SiteContext, req: Request, res: Response): void => {
-    const seconds = reset ? 0 : parseDuration(durationParams.of(req));
+    const seconds = reset ? 0 : parseDuration(timeTrackingDurationParams.of(req));
     sendJson(res, 200, timeStats(setMergeRequestTimeEstimate(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
   };
 }
@@ -124,7 +124,7 @@ export function estimateTime(reset: boolean) {
 /** POST .../add_spent_time (a duration, negative to subtract; Grape's 201) and .../reset_spent_time (200, `status :ok`). */
 export function spendTime(reset: boolean) {
   return (ctx: SiteContext, req: Request, res: Response): void => {
-    const seconds = reset ? 'reset' : parseDuration(durationParams.of(req));
+    const seconds = reset ? 'reset' : parseDuration(timeTrackingDurationParams.of(req));
     sendJson(res, reset ? 200 : 201, timeStats(logMergeRequestSpentTime(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), seconds)));
   };
 }

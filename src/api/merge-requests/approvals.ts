@@ -27,7 +27,7 @@ export function showApprovals(ctx: SiteContext, req: Request, res: Response): vo
 }
 
 export const approvalsRequiredParams = paramsGuard('approvalsRequiredParams', { approvals_required: required(int({ min: 0 })) });
-export const approveParams = paramsGuard('approveParams', { sha: str() });
+export const mergeRequestApproveParams = paramsGuard('mergeRequestApproveParams', { sha: str() });
 
 /** POST .../approvals (`approvals_required`): python-gitlab's `mr.approvals.update()`. */
 export function changeApprovalsRequired(ctx: SiteContext, req: Request, res: Response): void {
@@ -36,7 +36,7 @@ export function changeApprovalsRequired(ctx: SiteContext, req: Request, res: Res
 }
 
 export function approve(ctx: SiteContext, req: Request, res: Response): void {
-  const { sha } = approveParams.of(req);
+  const { sha } = mergeRequestApproveParams.of(req);
   const row = approveMergeRequest(ctx, requireActor(req), projectOf(req), readableMergeRequest.of(req), sha || undefined);
   sendApprovals(ctx, req, res, 201, row, 'approvals_left');
 }

@@ -1,5 +1,5 @@
 import { issueIid, readableIssue } from '../issuables/issue-guards.js';
-import { durationParams } from '../issuables/issue-params.js';
+import { timeTrackingDurationParams } from '../issuables/issue-params.js';
 import { noteableRoutes } from '../issuables/note-routes.js';
 import { valueGuard } from '../middleware/value-guards.js';
 import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
@@ -25,8 +25,8 @@ import {
 } from './actions.js';
 import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
 import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
-import { approvalSettingsParams, approvalsRequiredParams, approve, approveParams, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
-import { acceptMerge, acceptParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
+import { approvalSettingsParams, approvalsRequiredParams, approve, mergeRequestApproveParams, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
+import { acceptMerge, mergeRequestMergeParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
 import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
 
 const base = '/projects/:id/merge_requests/:merge_request_iid';
@@ -37,7 +37,7 @@ const oneMergeRequest = [signedIn, mergeRequestIid, loadProject(), requireAbilit
 const timeTracking = (duration: boolean) => [
   signedIn,
   mergeRequestIid,
-  ...(duration ? [durationParams] : []),
+  ...(duration ? [timeTrackingDurationParams] : []),
   loadProject(),
   requireAbility('read_merge_request'),
   readableMergeRequest,
@@ -89,7 +89,7 @@ export const mergeRequestsRoutes: readonly Route[] = [
   { method: 'get', path: '/projects/:id/issues/:issue_iid/related_merge_requests', guards: [issueIid, loadProject(), requireAbility('read_issue'), readableIssue, paged], handler: listIssueClosers },
 
   // Merging (items 5-6): the service checks the rest in the SPEC's order (401, 406, 405, 409).
-  { method: 'put', path: `${base}/merge`, guards: [signedIn, mergeRequestIid, acceptParams, ...oneMergeRequest.slice(2)], handler: acceptMerge },
+  { method: 'put', path: `${base}/merge`, guards: [signedIn, mergeRequestIid, mergeRequestMergeParams, ...oneMergeRequest.slice(2)], handler: acceptMerge },
   { method: 'put', path: `${base}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
   { method: 'post', path: `${base}/cancel_merge_when_pipeline_succeeds`, guards: oneMergeRequest, handler: cancelMergeWhenPipeline },
   { method: 'put', path: `${base}/rebase`, guards: oneMergeRequest, handler: rebaseMerge },
@@ -99,7 +99,7 @@ export const mergeRequestsRoutes: readonly Route[] = [
   // Approvals (item 7, ee: 404 as an unknown route in ce).
   { method: 'get', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest], handler: showApprovals },
   { method: 'post', path: `${base}/approvals`, guards: [eeRoute, ...oneMergeRequest, requireAbility('update_merge_request'), approvalsRequiredParams], handler: changeApprovalsRequired },
-  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest, approveParams], handler: approve },
+  { method: 'post', path: `${base}/approve`, guards: [eeRoute, ...oneMergeRequest, mergeRequestApproveParams], handler: approve },
   { method: 'post', path: `${base}/unapprove`, guards: [eeRoute, ...oneMergeRequest], handler: unapprove },
   { method: 'get', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('read_merge_request')], handler: showProjectApprovals },
   { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project'), approvalSettingsParams], handler: changeProjectApprovals },

@@ -10,8 +10,8 @@ import { readableMergeRequest } from './guards.js';
 import { sendMergeRequest } from './response.js';
 
 /** PUT .../merge parameters (SPEC; python-gitlab sends `sha` in the query, the rest as JSON). */
-export const acceptParams = paramsGuard(
-  'acceptParams',
+export const mergeRequestMergeParams = paramsGuard(
+  'mergeRequestMergeParams',
   {
     merge_commit_message: str(),
     squash_commit_message: str(),
@@ -32,7 +32,7 @@ export const acceptParams = paramsGuard(
 
 /** PUT .../merge: the merged (or flagged) merge request. */
 export async function acceptMerge(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const merged = await acceptMergeRequest(ctx, projectOf(req), requireActor(req), readableMergeRequest.of(req), acceptParams.of(req));
+  const merged = await acceptMergeRequest(ctx, projectOf(req), requireActor(req), readableMergeRequest.of(req), mergeRequestMergeParams.of(req));
   sendMergeRequest(ctx, req, res, 200, merged);
 }
 
