@@ -308,7 +308,7 @@ async function createBacklog(file: string, events: number): Promise<Backlog> {
           case 8:
             if (emails.length > 50) {
               const email = emails.shift()!;
-              await op('email delete (service)', () => deleteEmail(db, email.user, email.id));
+              await op('email delete (service)', () => deleteEmail(db, email.user, email.id, null));
             }
             break;
         }
