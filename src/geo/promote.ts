@@ -181,7 +181,15 @@ export async function promoteSecondary(
     startOwnLog(ctx.db, lacking.last_applied_event_id);
     recordPromotion(ctx.db, report);
   });
-  ctx.fence.transition({ role: 'primary', primaryUrl: null, epoch, epochPrimaryUrl: null, ownEpoch: epoch, reason: 'promoted' });
+  try {
+    ctx.fence.transition({ role: 'primary', primaryUrl: null, epoch, epochPrimaryUrl: null, ownEpoch: epoch, reason: 'promoted' });
+  } catch (error) {
+    // The role file could not be written: the site stays the secondary a restart would make it, and
+    // replicates again at once rather than at its next start (without a cursor, it re-bootstraps).
+    ctx.log.error({ err: error }, 'geo: the promotion could not record the new role; this site stays a secondary and copies the primary again');
+    await ctx.switchRole();
+    throw error;
+  }
   await ctx.switchRole();
   ctx.log.warn({ ...report }, 'geo: this site was promoted to primary');
   const { told, notTold } = await exchangeEpochs(ctx, 2_000);

@@ -136,7 +136,7 @@ describe('a promotion cut short (issue 20: sites killed mid-promotion)', () => {
       cursor: undefined,
     });
   });
-  it('cut between its database transaction and its role file, leaves a secondary without a cursor, which re-bootstraps', async () => {
+  it('cut between its database transaction and its role file, leaves a secondary without a cursor, which re-bootstraps at once', async () => {
     const config = loadConfig({ overrides: { dataDir, role: 'secondary', primaryUrl: 'http://old.example', geoSecret: SECRET } });
     const db = openDatabase(path.join(dataDir, 'geoforge.sqlite'));
     migrate(db);
@@ -144,9 +144,14 @@ describe('a promotion cut short (issue 20: sites killed mid-promotion)', () => {
     // The role file cannot be written: the process "dies" right after the transaction.
     await mkdir(path.join(dataDir, 'geo-role.json.part'));
     const source = { agent: { primaryLastEventId: 41, primaryLastSeenAt: 1000 }, cursor: () => null, blobCounts: () => ({}), missingOnPrimary: () => 0 } as unknown as PromotionSource;
-    const ctx = { config, db, fence: new Fence(config, null, silent), log: silent, nodeName: 'site-a', externalUrl: 'http://a.example', switchRole: async () => undefined } as unknown as Parameters<typeof promoteSecondary>[0];
+    let switched = 0;
+    const switchRole = async () => void (switched += 1);
+    const ctx = { config, db, fence: new Fence(config, null, silent), log: silent, nodeName: 'site-a', externalUrl: 'http://a.example', switchRole } as unknown as Parameters<typeof promoteSecondary>[0];
     try {
-      await expect(promoteSecondary(ctx, { source, primaryUrl: 'http://old.example', stopReplication: async () => undefined }, { force: true, timeoutMs: 0, by: 'cli' }, () => undefined)).rejects.toThrow();
+      await expect(promoteSecondary(ctx, { source, primaryUrl: 'http://old.example', stopReplication: async () => undefined }, { force: true, timeoutMs: 0, by: 'cli' }, () => undefined)).rejects.toThrow(/EISDIR/);
+      // A running site does not wait for a restart: it starts its (secondary) role again at once.
+      expect(switched).toBe(1);
+      expect(ctx.fence.current.role).toBe('secondary');
       // It restarts with its configured role (a secondary of the old primary, epoch 0) and no
       // cursor, so its agent takes a fresh snapshot of the old primary: the promotion never
       // happened, no other site heard of epoch 1, and it can be run again.
