@@ -188,7 +188,7 @@ export async function promoteSecondary(
     // replicates again at once rather than at its next start (without a cursor, it re-bootstraps).
     ctx.log.error({ err: error }, 'geo: the promotion could not record the new role; this site stays a secondary and copies the primary again');
     await ctx.switchRole();
-    throw error;
+    throw new AppError('unavailable', `The promotion could not record the new role in geo-role.json (${(error as Error).message}): this site stays a secondary and copies the primary again`, { cause: error });
   }
   await ctx.switchRole();
   ctx.log.warn({ ...report }, 'geo: this site was promoted to primary');
