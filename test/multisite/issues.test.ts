@@ -58,6 +58,10 @@ describe('multi-site issues', () => {
     await sameOnBoth(`/projects/${id}/issues?labels=bug`);
     await sameOnBoth(`/projects/${id}/labels?with_counts=true`);
     await sameOnBoth(`/projects/${id}/milestones/${milestone.body.id}/issues`);
+    // A conditional delete sent to the secondary keeps its If-Unmodified-Since on the way to the primary.
+    const stale = await secondary.api(`/projects/${id}/issues/2`, { method: 'DELETE', headers: { 'if-unmodified-since': new Date(Date.now() - 3_600_000).toUTCString() } });
+    expect(stale.status, stale.text).toBe(412);
+    expect((await primary.api(`/projects/${id}/issues/2`)).status).toBe(200);
     const guest = await newUser(primary, 'guest');
     expect((await primary.api(`/projects/${id}/members`, { method: 'POST', body: { user_id: guest.id, access_level: 10 } })).status).toBe(201);
     await sameOnBoth(`/projects/${id}/issues/2`, guest.token, 404);
