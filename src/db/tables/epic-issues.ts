@@ -47,15 +47,6 @@ export function maxEpicPosition(db: Db, epicId: number): number | null {
   return prepare(db, 'SELECT max(relative_position) FROM epic_issues WHERE epic_id = ?').pluck().get(epicId) as number | null;
 }
 
-/** The association just before or after a position in the epic, by (relative_position, id) order. */
-export function neighbourEpicIssue(db: Db, epicId: number, of: EpicIssueRow, side: 'before' | 'after'): EpicIssueRow | undefined {
-  const sql =
-    side === 'after'
-      ? 'SELECT * FROM epic_issues WHERE epic_id = @epic AND (relative_position > @pos OR (relative_position = @pos AND id > @id)) ORDER BY relative_position, id LIMIT 1'
-      : 'SELECT * FROM epic_issues WHERE epic_id = @epic AND (relative_position < @pos OR (relative_position = @pos AND id < @id)) ORDER BY relative_position DESC, id DESC LIMIT 1';
-  return prepare(db, sql).get({ epic: epicId, pos: of.relative_position, id: of.id }) as EpicIssueRow | undefined;
-}
-
 export function insertEpicIssue(db: Db, row: Omit<EpicIssueRow, 'id'>): number {
   return Number(
     prepare(db, 'INSERT INTO epic_issues (epic_id, issue_id, relative_position, created_at, updated_at) VALUES (@epic_id, @issue_id, @relative_position, @created_at, @updated_at)').run(row)
@@ -69,13 +60,6 @@ export function setEpicIssuePosition(db: Db, id: number, position: number, now: 
 
 export function deleteEpicIssueRow(db: Db, id: number): void {
   prepare(db, 'DELETE FROM epic_issues WHERE id = ?').run(id);
-}
-
-/** The association of each issue, one query for a page. */
-export function epicIssuesOfIssues(db: Db, issueIds: readonly number[]): Map<number, EpicIssueRow> {
-  if (!issueIds.length) return new Map();
-  const rows = prepare(db, 'SELECT * FROM epic_issues WHERE issue_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(issueIds)) as EpicIssueRow[];
-  return new Map(rows.map((row) => [row.issue_id, row]));
 }
 
 /** Points an association at another issue (the copy a move made). */
