@@ -7,21 +7,23 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, waitFor } from '../helpers/multisite.js';
 
 /**
- * Follows the README's two-site walkthrough and its failover, command by command: the shell blocks
- * are read from README.md and run as written, with three substitutions a test needs (free ports for
+ * Follows the two-site walkthrough of docs/geo.md and its failover, command by command: the shell blocks
+ * are read from docs/geo.md and run as written, with three substitutions a test needs (free ports for
  * 8080 and 8081, `node dist/cli.js` for `npm start` and `npx geoforge`, a temporary directory as the
- * working directory). A README whose commands stop working fails this test.
+ * working directory). A guide whose commands stop working fails this test; so does a README whose
+ * short walkthrough has a command the guide's does not.
  */
 
 const ROOT = path.resolve('.');
 const CLI = path.join(ROOT, 'dist/cli.js');
+const GUIDE = readFileSync(path.join(ROOT, 'docs/geo.md'), 'utf8');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
-/** The first ```sh block after the line that holds `marker`. */
-function shellBlockAfter(marker: string): string {
-  const from = README.indexOf(marker);
-  expect(from, `README has "${marker}"`).toBeGreaterThan(-1);
-  const block = /```sh\n([\s\S]*?)```/.exec(README.slice(from));
+/** The first ```sh block of `doc` after the line that holds `marker`. */
+function shellBlockAfter(marker: string, doc = GUIDE): string {
+  const from = doc.indexOf(marker);
+  expect(from, `the document has "${marker}"`).toBeGreaterThan(-1);
+  const block = /```sh\n([\s\S]*?)```/.exec(doc.slice(from));
   expect(block, `a sh block follows "${marker}"`).not.toBeNull();
   return block![1]!;
 }
@@ -72,7 +74,14 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("the README's two-site walkthrough", () => {
+describe("the two-site walkthrough of docs/geo.md, and the README's short one", () => {
+  it("the README's short walkthrough runs commands of the guide's, as the guide writes them", () => {
+    const guide = new Set(commandsOf(shellBlockAfter('Two sites on one machine')));
+    const short = commandsOf(shellBlockAfter('Both sites on one machine', README)).filter((command) => !command.startsWith('# shell'));
+    expect(short.length).toBeGreaterThan(4);
+    expect(short.filter((command) => !guide.has(command))).toEqual([]);
+  });
+
   it('runs as written: a primary and a secondary, a forwarded write, a clone from the secondary, a planned failover and a demotion', { timeout: 240_000 }, async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'geoforge-walkthrough-'));
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, GIT_TERMINAL_PROMPT: '0' };

@@ -2,18 +2,18 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** The README's code map names every folder under src/, and everything it names exists. */
+/** The code map of docs/architecture.md names every folder under src/, and everything it names exists. */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 function codeMap(): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Code map\n');
-  expect(start, 'README.md has a "## Code map" section').toBeGreaterThan(0);
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+  const doc = readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
+  const start = doc.indexOf('\n## Code map\n');
+  expect(start, 'docs/architecture.md has a "## Code map" section').toBeGreaterThan(0);
+  const end = doc.indexOf('\n## ', start + 1);
+  return doc.slice(start, end < 0 ? undefined : end);
 }
 
-describe('the code map in README.md', () => {
+describe('the code map in docs/architecture.md', () => {
   const map = codeMap();
   const named = [...new Set([...map.matchAll(/\bsrc\/[\w./-]*[\w/]/g)].map((match) => match[0]))];
 

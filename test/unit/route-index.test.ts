@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { hasAuthorizationGuard, PUBLIC_ROUTES, renderRouteIndex, routeEntry, routeIndex, withRouteIndex } from '../../src/api/route-index.js';
+import { hasAuthorizationGuard, PUBLIC_ROUTES, renderRouteIndex, ROUTE_INDEX_DOC, routeEntry, routeIndex, withRouteIndex } from '../../src/api/route-index.js';
 import { loadProject, requireAbility, signedIn } from '../../src/api/middleware/guards.js';
 import { paramsGuard, uploadedFile } from '../../src/api/middleware/value-guards.js';
 import { paged } from '../../src/api/pagination.js';
@@ -12,7 +12,7 @@ import { int, required, str } from '../../src/api/params.js';
 import { mountRoutes, recordUndeclaredReads, type Route } from '../../src/api/routes.js';
 import type { SiteContext } from '../../src/site-context.js';
 
-const README = path.resolve(import.meta.dirname, '../../README.md');
+const ROUTE_DOC = path.resolve(import.meta.dirname, '../..', ROUTE_INDEX_DOC);
 const API = path.resolve(import.meta.dirname, '../../src/api');
 
 /**
@@ -36,9 +36,9 @@ const READS_INPUT: Record<string, string> = {
 describe('the route index', () => {
   const entries = routeIndex();
 
-  it('is the README route index (run `npm run routes:readme` after changing a route)', () => {
-    const readme = readFileSync(README, 'utf8');
-    expect(withRouteIndex(readme, renderRouteIndex(entries))).toBe(readme);
+  it(`is the route index of ${ROUTE_INDEX_DOC} (run \`npm run routes:doc\` after changing a route)`, () => {
+    const doc = readFileSync(ROUTE_DOC, 'utf8');
+    expect(withRouteIndex(doc, renderRouteIndex(entries))).toBe(doc);
   });
 
   it('enumerates every domain, geo_nodes included, each method and path once', () => {
