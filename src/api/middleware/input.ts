@@ -52,6 +52,11 @@ function mergeInput(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
+/**
+ * Multipart bodies: fields into `req.body`, files streamed to `tmpDir`. A body the client cut short
+ * or malformed is its fault, so it is a 400 whichever stream notices first (the parser, or a file
+ * part's stream before or during its write); only a failure to write to our own disk is a 500.
+ */
 function multipart(tmpDir: string): RequestHandler {
   return (req, res, next) => {
     if (!req.is('multipart/form-data')) return next();
@@ -59,6 +64,19 @@ function multipart(tmpDir: string): RequestHandler {
     const files: UploadedFile[] = [];
     const writes: Promise<void>[] = [];
     let failure: AppError | null = null;
+    let malformed = false;
+    let settled = false;
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      next(error);
+    };
+    const refuse = () => {
+      malformed = true;
+      req.unpipe(parser);
+      req.resume();
+      settle(badRequest('multipart body is malformed'));
+    };
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 10, fields: 1000 } });
@@ -72,6 +90,8 @@ function multipart(tmpDir: string): RequestHandler {
       if (value !== '') fields.append(name, value);
     });
     parser.on('file', (field, stream, info) => {
+      // Listening at once: a part cut short errors before its write below is piped.
+      stream.on('error', refuse);
       const filename = info.filename;
       if (!filename) {
         stream.resume();
@@ -87,19 +107,24 @@ function multipart(tmpDir: string): RequestHandler {
             // An empty part is the stray `avatar`/`file` field python-gitlab adds (W10).
             if (size === 0) return rm(target, { force: true });
             files.push({ field, filename: path.basename(filename), mimetype: info.mimeType, path: target, size });
+          })
+          .catch(async (error: unknown) => {
+            await rm(target, { force: true });
+            if (!malformed) throw error;
           }),
       );
     });
-    parser.on('error', () => next(badRequest('multipart body is malformed')));
+    parser.on('error', refuse);
     parser.on('close', () => {
       Promise.all(writes).then(
         () => {
-          if (failure) return next(failure);
+          if (malformed) return;
+          if (failure) return settle(failure);
           req.body = parseQuery(fields.toString());
           req.files = files;
-          next();
+          settle();
         },
-        (error: unknown) => next(new Error('store multipart upload', { cause: error })),
+        (error: unknown) => settle(new Error('store multipart upload', { cause: error })),
       );
     });
     req.pipe(parser);
