@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SiteProcess } from '../helpers/multisite.js';
+import { ROOT_TOKEN } from '../helpers/site.js';
 
 /**
  * A client's malformed body is its own fault: a 400 (or 413) in GitLab's shape, the site keeps
  * serving, and the log has no line at error level or above (and no stack) for it. Run against a
- * real site process at debug level, whose whole output is read.
+ * real site process at debug level, whose whole output is read. Git's smart HTTP likewise.
  */
 const boundary = 'geoforge-boundary';
 const multipartType = `multipart/form-data; boundary=${boundary}`;
@@ -29,6 +32,7 @@ const BAD_BODIES: { what: string; path: string; type: string; body: string | Buf
 describe('malformed request bodies', () => {
   let site: SiteProcess;
   let projectId = 0;
+  let projectPath = '';
 
   beforeAll(async () => {
     site = await SiteProcess.create({ name: 'bad-bodies', role: 'primary', env: { GEOFORGE_LOG_LEVEL: 'debug' } });
@@ -36,6 +40,7 @@ describe('malformed request bodies', () => {
     const project = await site.api('/projects', { method: 'POST', body: { name: `bodies-${randomBytes(3).toString('hex')}` } });
     expect(project.status).toBe(201);
     projectId = project.body.id;
+    projectPath = project.body.path_with_namespace;
   });
 
   afterAll(async () => {
@@ -44,7 +49,7 @@ describe('malformed request bodies', () => {
 
   it('answers each with a 4xx in GitLab shape and logs none of them at error level', async () => {
     for (const bad of BAD_BODIES) {
-      const gzip = bad.what.includes('gzip') ? { 'content-encoding': 'gzip' } : {};
+      const gzip: Record<string, string> = bad.what.includes('gzip') ? { 'content-encoding': 'gzip' } : {};
       const response = await site.api(bad.path.replace(':id', String(projectId)), {
         method: 'POST',
         body: bad.body.toString(),
@@ -53,6 +58,22 @@ describe('malformed request bodies', () => {
       expect([400, 413, 415], `${bad.what}: ${response.status} ${response.text}`).toContain(response.status);
       expect(response.body, bad.what).toHaveProperty('message');
       expect(site.running, `${bad.what} leaves the site running`).toBe(true);
+    }
+    // Git's smart HTTP: a body that is not gzip, or not git's protocol, is refused with 400 before anything is sent.
+    const auth = `Basic ${Buffer.from(`root:${ROOT_TOKEN}`).toString('base64')}`;
+    for (const [service, body, gzip] of [
+      ['git-upload-pack', 'not gzip', true],
+      ['git-upload-pack', 'garbage', false],
+      ['git-upload-pack', gzipSync('garbage'), true],
+      ['git-receive-pack', 'garbage', false],
+    ] as const) {
+      const response = await request(`${site.url}/${projectPath}.git/${service}`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': `application/x-${service}-request`, ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
+        body,
+      });
+      expect(response.statusCode, `${service} with ${String(body)}`).toBe(400);
+      expect(await response.body.text()).toMatch(/not a git request/);
     }
     // Still serving, and a good upload still works after the bad ones.
     expect((await site.api('/version')).status).toBe(200);

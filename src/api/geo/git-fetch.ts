@@ -5,7 +5,7 @@ import { readHeadTarget } from '../../geo/repository-checksum.js';
 import { repositoryOnDisk, type RepositoryType } from '../../geo/repository-events.js';
 import { advertiseRefs, gitProtocolOf, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../../git/smart-http.js';
 import type { SiteContext } from '../../site-context.js';
-import { refuseGit, startGitRpc } from '../repository/git-rpc.js';
+import { endFailedGitRpc, refuseGit, startGitRpc } from '../repository/git-rpc.js';
 import { geoCaller } from './caller.js';
 
 /** `/<repository|wiki>/<project id>.git/info/refs` and `/<repository|wiki>/<project id>.git/<service>`. */
@@ -86,8 +86,7 @@ export function geoGitRouter(ctx: SiteContext): Router {
       await serviceRpc({ repository, service: UPLOAD_PACK, body: req, gzip: rpc.gzip, output: res, gitProtocol: gitProtocolOf(req.headers['git-protocol']), signal: rpc.signal });
       res.end();
     } catch (error) {
-      ctx.log.warn({ err: error, repository }, 'geo upload-pack failed');
-      res.destroy();
+      endFailedGitRpc(ctx.log, res, rpc.signal, error, { repository, service: 'geo upload-pack' });
     }
   });
 

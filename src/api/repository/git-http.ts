@@ -11,7 +11,7 @@ import { authenticateCredential, touchActivity, type Actor } from '../../service
 import { can } from '../../services/permissions.js';
 import { refPolicyFor, refPolicyText } from '../../services/repository/ref-policy.js';
 import type { SiteContext } from '../../site-context.js';
-import { refuseGit, startGitRpc } from './git-rpc.js';
+import { endFailedGitRpc, refuseGit, startGitRpc } from './git-rpc.js';
 
 /** `/<full path>[.git]/info/refs` and `/<full path>[.git]/git-(upload|receive)-pack`; the `.git` suffix is optional. */
 const INFO_REFS = /^\/(.+?)(?:\.git)?\/info\/refs$/;
@@ -203,8 +203,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
         signal: rpc.signal,
       });
     } catch (error) {
-      ctx.log.warn({ err: error, project: access.project.id, service }, 'git rpc failed');
-      res.destroy();
+      endFailedGitRpc(ctx.log, res, rpc.signal, error, { project: access.project.id, service });
       return;
     }
     // The response ends after the push's follow-up, so a client (or test) that saw the push

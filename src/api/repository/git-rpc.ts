@@ -1,8 +1,10 @@
 import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { GitError } from '../../git/cli.js';
 import { NO_CACHE_HEADERS, type GitService } from '../../git/smart-http.js';
 
 /** A refusal as git shows it to its user: plain text, with an HTTP Basic challenge when `challenge` (git then asks for credentials). */
-export function refuseGit(res: Response, status: 401 | 403 | 404 | 415, message: string, challenge = false): void {
+export function refuseGit(res: Response, status: 400 | 401 | 403 | 404 | 415, message: string, challenge = false): void {
   if (challenge) res.setHeader('WWW-Authenticate', 'Basic realm="GitLab"');
   res.status(status).type('text/plain').send(`${message}\n`);
 }
@@ -29,4 +31,28 @@ export function startGitRpc(req: Request, res: Response, service: GitService): {
   });
   res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-result`);
   return { gzip: encoding === 'gzip', signal: abort.signal };
+}
+
+/** A request body git or gunzip could not read: the client's fault, not the server's. */
+function malformedRpcBody(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') return true;
+  return error instanceof GitError && /protocol error|bad line length|expected flush after|expected (pkt-line|packfile)/i.test(error.stderr);
+}
+
+/**
+ * Ends an RPC that failed. A client that went away, or sent a body git cannot read, is logged at
+ * info without a stack (its input, not our fault), a malformed body answered 400 while nothing was
+ * sent yet; anything else is a warning with the error. The connection closes when the answer had begun.
+ */
+export function endFailedGitRpc(log: Logger, res: Response, signal: AbortSignal, error: unknown, fields: Record<string, unknown>): void {
+  if (signal.aborted) {
+    log.info(fields, 'git rpc ended: the client went away');
+  } else if (malformedRpcBody(error)) {
+    log.info({ ...fields, reason: error instanceof Error ? error.message : String(error) }, 'git rpc refused: malformed request body');
+    if (!res.headersSent) return refuseGit(res, 400, 'The request body is not a git request git can read.');
+  } else {
+    log.warn({ ...fields, err: error }, 'git rpc failed');
+  }
+  res.destroy();
 }
