@@ -13,13 +13,13 @@
 import Database from 'better-sqlite3';
 import { createServer, type ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
+import { isReplicatedTable } from '../../src/db/local-tables.js';
 
 type WireEvent = [number, number, string, string | null, 'upsert' | 'delete' | null, number | null, Record<string, unknown> | null];
 
 const [file, primaryUrl, port, startAfter] = process.argv.slice(2);
 const LONG_POLL_MS = 10_000;
 const READ_YOUR_WRITES_MS = 5_000;
-const LOCAL = new Set(['schema_migrations', 'geo_event_log', 'geo_cursor', 'pipeline_cursor']);
 
 const db = new Database(file, { fileMustExist: true });
 db.pragma('journal_mode = WAL');
@@ -37,7 +37,8 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const upserts = new Map<string, Database.Statement>();
 const deletes = new Map<string, Database.Statement>();
 for (const table of db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[]) {
-  if (LOCAL.has(table)) continue;
+  // The tables geoforge replicates, by its own definition; pipeline_cursor is this baseline's cursor.
+  if (!isReplicatedTable(table) || table === 'pipeline_cursor') continue;
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
   const updates = columns.filter((column) => column !== 'id').map((column) => `${quote(column)} = excluded.${quote(column)}`);
   upserts.set(

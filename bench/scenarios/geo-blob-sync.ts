@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
+import { GEO_NODE_DEFAULTS } from '../../src/geo/node-admin.js';
 import { lfsObjectPath } from '../../src/storage/layout.js';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.js';
 import { downloadToFile } from '../lib/download.js';
@@ -41,7 +42,7 @@ const ROUNDS = 3;
 const GOAL_LARGE = 0.8;
 const GOAL_SMALL = 0.7;
 /** geo_nodes.files_max_capacity's default, until the secondary's row says otherwise. */
-const DEFAULT_FILES_CAPACITY = 10;
+const DEFAULT_FILES_CAPACITY = GEO_NODE_DEFAULTS.files_max_capacity;
 const SEED_PARALLEL = 4;
 const VERIFY_PARALLEL = 4;
 const NOISY_PERCENT = 10;

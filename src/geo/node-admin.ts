@@ -32,7 +32,8 @@ export interface GeoNodeInput {
   selective_sync_namespace_ids?: number[];
 }
 
-const DEFAULTS = { primary: false, enabled: true, files_max_capacity: 10, repos_max_capacity: 25, clone_protocol: 'http' } as const;
+/** A new node's settings where its creator names none (GitLab's defaults; the benches read them too). */
+export const GEO_NODE_DEFAULTS = { primary: false, enabled: true, files_max_capacity: 10, repos_max_capacity: 25, clone_protocol: 'http' } as const;
 
 /**
  * Adds a node, as an admin does before the new site first registers itself under the same name
@@ -42,7 +43,7 @@ export function createGeoNode(db: Db, input: GeoNodeInput & { url: string }): Ge
   return inTransaction(db, () => {
     const url = normalizeUrl(input.url);
     const { selective_sync_type: selectiveType, selective_sync_namespace_ids: namespaceIds, ...settings } = input;
-    const node: GeoNodeSettings = { ...DEFAULTS, ...definedOf(settings), url: url ?? input.url, name: input.name || url || input.url };
+    const node: GeoNodeSettings = { ...GEO_NODE_DEFAULTS, ...definedOf(settings), url: url ?? input.url, name: input.name || url || input.url };
     const errors = validate(db, node, null);
     validateSelection(db, selectiveType || null, namespaceIds, errors);
     if (url === null) errors.url = ['must be an absolute http or https URL'];
