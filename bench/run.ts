@@ -5,24 +5,7 @@ import os from 'node:os';
 import { LOAD_CORE, pinSelf } from './lib/cpu.js';
 import type { Scenario } from './lib/scenario.js';
 import { Scope } from './lib/scope.js';
-import { failover } from './scenarios/failover.js';
-import { geoBlobSync } from './scenarios/geo-blob-sync.js';
-import { geoInitialSync } from './scenarios/geo-initial-sync.js';
-import { gitClone } from './scenarios/git-clone.js';
-import { gptMix } from './scenarios/gpt-mix.js';
-import { issuesList } from './scenarios/issues-list.js';
-import { issuesWrite } from './scenarios/issues-write.js';
-import { lfsTransfer } from './scenarios/lfs-transfer.js';
-import { listsDeepPage } from './scenarios/lists-deep-page.js';
-import { mrList } from './scenarios/mr-list.js';
-import { mrMerge } from './scenarios/mr-merge.js';
-import { replicationCatchup } from './scenarios/replication-catchup.js';
-import { replicationLag } from './scenarios/replication-lag.js';
-import { usersRead } from './scenarios/users-read.js';
-
-const scenarios: readonly Scenario[] = [
-  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix,
-];
+import { scenarios } from './scenarios/index.js';
 
 function select(args: readonly string[]): readonly Scenario[] {
   if (args.length > 1) usage(`expected at most one scenario name, got ${args.length}`);

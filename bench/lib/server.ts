@@ -29,7 +29,7 @@ export interface RunningServer {
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const READY_TIMEOUT_MS = 20_000;
+const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 3_000;
 
 /** Children still running, killed even when the bench exits without closing its scopes. */

@@ -1,8 +1,17 @@
-/** Seconds per measured round: BENCH_SECONDS (default 10, as BENCHMARKS.md asks); lower it for quick runs. */
+/** Seconds per measured round: BENCH_SECONDS (default 10, as BENCHMARKS.md asks; 1 under BENCH_SMOKE); lower it for quick runs. */
 export function roundSeconds(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.BENCH_SECONDS;
-  if (raw === undefined || raw === '') return 10;
+  if (raw === undefined || raw === '') return env.BENCH_SMOKE === '1' ? 1 : 10;
   const seconds = Number(raw);
   if (!Number.isInteger(seconds) || seconds < 1) throw new Error(`BENCH_SECONDS: expected a whole number of seconds >= 1, got "${raw}"`);
   return seconds;
 }
+
+/**
+ * BENCH_SMOKE=1 runs a scenario at a smoke size: every code path once, on small data, one short
+ * round, so that `npm test` notices a scenario that broke. Its figures mean nothing.
+ */
+export const SMOKE = process.env.BENCH_SMOKE === '1';
+
+/** A size or count: `full` normally, `smoke` under BENCH_SMOKE. */
+export const sized = (full: number, smoke: number): number => (SMOKE ? smoke : full);

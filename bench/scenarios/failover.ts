@@ -14,13 +14,13 @@ import { tempDir, type Scope } from '../lib/scope.js';
 import { seedRepositories } from '../lib/seed-repositories.js';
 import { seedUsers } from '../lib/seed-users.js';
 import { freePort, startServer, type RunningServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median, percentile } from '../lib/stats.js';
 
-const USERS = 10_000;
-const REPOSITORIES = 100;
+const USERS = sized(10_000, 200);
+const REPOSITORIES = sized(100, 3);
 const RATE = 200;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 const GOAL_PROMOTION_MS = 10_000;
 const GOAL_P99_FACTOR = 3;
 const NOISY_PERCENT = 10;

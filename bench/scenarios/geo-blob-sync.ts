@@ -20,13 +20,14 @@ import type { Scenario } from '../lib/scenario.js';
 import { tempDir, type Scope } from '../lib/scope.js';
 import { freePort, startServer, type RunningServer } from '../lib/server.js';
 import { median } from '../lib/stats.js';
+import { sized } from '../lib/settings.js';
 import { createProject } from './git-clone.js';
 import { writeRandomFile } from './lfs-transfer.js';
 
 const MIB = 1024 * 1024;
 /** BENCHMARKS.md scenario 8: 1 x 256 MiB plus 1,000 x 64 KiB objects. */
-const LARGE_MIB = 256;
-const SMALL_OBJECTS = 1_000;
+const LARGE_MIB = sized(256, 4);
+const SMALL_OBJECTS = sized(1_000, 20);
 const SMALL_BYTES = 64 * 1024;
 /**
  * Small objects each secondary syncs before the measured ones (and the baseline downloads before its
@@ -37,8 +38,8 @@ const SMALL_BYTES = 64 * 1024;
  * 3,000 0.8-1.0 ms, against the baseline client's 1.0-1.3. The first objects of an empty data dir
  * also make its 256 top-level fan-out directories.
  */
-const WARMUP_OBJECTS = 3_000;
-const ROUNDS = 3;
+const WARMUP_OBJECTS = sized(3_000, 10);
+const ROUNDS = sized(3, 1);
 const GOAL_LARGE = 0.8;
 const GOAL_SMALL = 0.7;
 /** geo_nodes.files_max_capacity's default, until the secondary's row says otherwise. */

@@ -9,11 +9,11 @@ import { interleave } from '../lib/rounds.js';
 import type { Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { freePort, startServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median, percentile } from '../lib/stats.js';
 import { repositoryPath } from '../../src/storage/layout.js';
 
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 const GOAL = 0.8;
 /** The API during clones keeps this share of its solo throughput (BENCHMARKS.md scenario 6). */
 const API_GOAL = 0.8;

@@ -17,16 +17,16 @@ import { growIssues, seedIssueProject } from '../lib/seed-issues.js';
 import { growMergeRequests, seedMergeRequestProject } from '../lib/seed-merge-requests.js';
 import { growProjects, userNamespaces } from '../lib/seed-projects.js';
 import { seedUsers } from '../lib/seed-users.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized, SMOKE } from '../lib/settings.js';
 import { percentile } from '../lib/stats.js';
 
 const run = promisify(execFile);
 
 /** GitLab's 10k reference data, scaled to what one SQLite site holds: thousands of projects, 100k issues, 10k merge requests. */
-const USERS = 1_000;
-const PROJECTS = 5_000;
-const ISSUES = 100_000;
-const MERGE_REQUESTS = 10_000;
+const USERS = sized(1_000, 20);
+const PROJECTS = sized(5_000, 50);
+const ISSUES = sized(100_000, 500);
+const MERGE_REQUESTS = sized(10_000, 50);
 /** The files of the merge request whose changes are read (GPT's `changes` test reads a large-ish one). */
 const MR_FILES = 20;
 /** GPT's thresholds: achieved >= 80 % of the target rate, >= 99 % success, p90 < 200 ms. */
@@ -38,9 +38,9 @@ const MAX_IN_FLIGHT = 1024;
 
 /** BENCH_GPT_RATES (comma-separated requests/s, default 20,60,200); each level runs BENCH_GPT_SECONDS (default 60 x BENCH_SECONDS/10). */
 function levels(env = process.env): { rates: number[]; seconds: number } {
-  const rates = (env.BENCH_GPT_RATES ?? '20,60,200').split(',').map(Number);
+  const rates = (env.BENCH_GPT_RATES ?? (SMOKE ? '20' : '20,60,200')).split(',').map(Number);
   if (!rates.length || rates.some((rate) => !Number.isFinite(rate) || rate <= 0)) throw new Error(`BENCH_GPT_RATES: expected rates like 20,60,200, got "${env.BENCH_GPT_RATES}"`);
-  const seconds = env.BENCH_GPT_SECONDS ? Number(env.BENCH_GPT_SECONDS) : Math.max(1, Math.round((60 * roundSeconds(env)) / 10));
+  const seconds = env.BENCH_GPT_SECONDS ? Number(env.BENCH_GPT_SECONDS) : SMOKE ? 2 : Math.max(1, Math.round((60 * roundSeconds(env)) / 10));
   if (!Number.isFinite(seconds) || seconds < 1) throw new Error(`BENCH_GPT_SECONDS: expected seconds >= 1, got "${env.BENCH_GPT_SECONDS}"`);
   return { rates, seconds };
 }

@@ -14,13 +14,13 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { growIssues, seedIssueProject, type IssueProject } from '../lib/seed-issues.js';
 import type { RunningServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
-const SMALL = 10_000;
-const LARGE = 1_000_000;
+const SMALL = sized(10_000, 200);
+const LARGE = sized(1_000_000, 2_000);
 const CONNECTIONS = 10;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 /** BENCHMARKS.md: page 1 at 1M issues <= 1.2x page 1 at 10k, plain and label-filtered. */
 const GROWTH_LIMIT = 1.2;
 const NOISY_PERCENT = 10;

@@ -10,18 +10,18 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { growIssues, seedIssueProject } from '../lib/seed-issues.js';
 import type { RunningServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 const CONNECTIONS = 8;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 /** BENCHMARKS.md: >= 0.5x of the raw baseline and >= 1,000 writes/s. */
 const GOAL = 0.5;
 const MIN_WRITES = 1_000;
 const NOISY_PERCENT = 10;
 
 /** Seeded issues the notes half comments on, one after the other, so no one issue takes every touch. */
-const NOTED_ISSUES = 100;
+const NOTED_ISSUES = sized(100, 10);
 
 const SERVERS = ['geoforge', 'baseline'] as const;
 type Server = (typeof SERVERS)[number];

@@ -11,15 +11,15 @@ import { interleave } from '../lib/rounds.js';
 import type { Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { freePort, startServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 import { createProject } from './git-clone.js';
 
 const MIB = 1024 * 1024;
-const OBJECT_MIB = 64;
-const PUSH_MIB = 200;
-const LFS_UPLOAD_MIB = 256;
-const ROUNDS = 3;
+const OBJECT_MIB = sized(64, 4);
+const PUSH_MIB = sized(200, 8);
+const LFS_UPLOAD_MIB = sized(256, 8);
+const ROUNDS = sized(3, 1);
 const GOAL = 0.8;
 /** BENCHMARKS.md scenario 9: RSS growth under streaming stays below this. */
 const RSS_GOAL_MIB = 64;

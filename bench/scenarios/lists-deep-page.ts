@@ -12,19 +12,19 @@ import { tempDir } from '../lib/scope.js';
 import { growProjects, userNamespaces, type ProjectSeedState } from '../lib/seed-projects.js';
 import { seedUsers } from '../lib/seed-users.js';
 import type { RunningServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 /** Owners of the seeded projects (users and their namespaces, made by the users service). */
-const USERS = 1_000;
-const SMALL = 10_000;
-const MIDDLE = 100_000;
-const LARGE = 1_000_000;
+const USERS = sized(1_000, 20);
+const SMALL = sized(10_000, 200);
+const MIDDLE = sized(100_000, 1_000);
+const LARGE = sized(1_000_000, 2_000);
 const PER_PAGE = 20;
 /** Page 900 at 20 per page: offset 17,980. */
-const DEEP_PAGE = 900;
+const DEEP_PAGE = sized(900, 40);
 const CONNECTIONS = 10;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 /** p50(page 900) <= 3x p50(page 1) for offset pagination; ratio = 3 / that quotient, goal >= 1. */
 const DEEP_LIMIT = 3;
 /** p50 at 1M rows <= 1.2x p50 at 10k rows. */

@@ -14,15 +14,15 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { growMergeRequests, seedMergeRequestProject, type MergeRequestProject } from '../lib/seed-merge-requests.js';
 import type { RunningServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
-const SMALL = 100;
-const LARGE = 100_000;
+const SMALL = sized(100, 20);
+const LARGE = sized(100_000, 500);
 /** The merge request whose `changes` are measured changes this many files (BENCHMARKS.md: the 1,000-file merge request). */
-const FILES = 1_000;
+const FILES = sized(1_000, 20);
 const CONNECTIONS = 10;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 /** BENCHMARKS.md `mr-list`: page 1 at 100,000 merge requests <= 1.2x page 1 at 100. */
 const GROWTH_LIMIT = 1.2;
 /** Issue 15: the changes of a 1,000-file merge request answer in under 100 ms p50. */

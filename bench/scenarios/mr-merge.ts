@@ -11,16 +11,17 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import type { RunningServer } from '../lib/server.js';
 import { median, percentile } from '../lib/stats.js';
+import { sized } from '../lib/settings.js';
 
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 /** BENCHMARKS.md "mr-merge": >= 0.5x of the bare git sequence. */
 const GOAL = 0.5;
 const NOISY_PERCENT = 10;
 /** Files each merge request's one commit adds. */
 const FILES = 10;
 /** Merge requests per round (BENCH_MR_MERGES), and before the rounds to warm up. */
-const PER_ROUND = Number(process.env.BENCH_MR_MERGES || 20);
-const WARMUP = 5;
+const PER_ROUND = Number(process.env.BENCH_MR_MERGES || sized(20, 3));
+const WARMUP = sized(5, 1);
 /** How often the client asks whether the background mergeability check is done. */
 const POLL_MS = 5;
 

@@ -27,20 +27,20 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir, type Scope } from '../lib/scope.js';
 import { seedUsers } from '../lib/seed-users.js';
 import { freePort, startServer, type RunningServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 /** BENCHMARKS.md scenario 4 via the issue: 100,000 events; BENCH_SECONDS below 10 scales it down (10,000 per second of setting). */
-const MAX_EVENTS = 100_000;
+const MAX_EVENTS = sized(100_000, 2_000);
 const EVENTS_PER_BENCH_SECOND = 10_000;
-const WARMUP_EVENTS = 10_000;
-const SEED_USERS = 2_000;
+const WARMUP_EVENTS = sized(10_000, 500);
+const SEED_USERS = sized(2_000, 100);
 /** Events per backlog transaction on the primary. */
 const TX_EVENTS = 5_000;
 const GOAL_EVENTS_PER_SECOND = 15_000;
 const STRETCH_EVENTS_PER_SECOND = 20_000;
 const GOAL_VS_PIPELINE = 0.6;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 const NOISY_PERCENT = 10;
 /** A catch-up that makes no progress this long is broken, not slow. */
 const STALL_MS = 30_000;

@@ -11,17 +11,17 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { seedUsers } from '../lib/seed-users.js';
 import { freePort, startServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median, percentile } from '../lib/stats.js';
 
-const USERS = 2_000;
+const USERS = sized(2_000, 100);
 const RATES = [200, 2_000] as const;
 type Rate = (typeof RATES)[number];
 /** Read back every write at 200/s, one in ten at 2,000/s. */
 const SAMPLE_EVERY: Record<Rate, number> = { 200: 1, 2000: 10 };
 const MAX_IN_FLIGHT = 512;
 const CONNECTIONS = 64;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 const GOAL_P50_MS = 20;
 const P99_FLOOR_MS = 100;
 const P99_BASELINE_FACTOR = 5;

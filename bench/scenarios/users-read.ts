@@ -9,12 +9,12 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir, type Scope } from '../lib/scope.js';
 import { seedUsers } from '../lib/seed-users.js';
 import type { RunningServer } from '../lib/server.js';
-import { roundSeconds } from '../lib/settings.js';
+import { roundSeconds, sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
-const USERS = 10_000;
+const USERS = sized(10_000, 200);
 const CONNECTIONS = 50;
-const ROUNDS = 3;
+const ROUNDS = sized(3, 1);
 const GOAL = 0.6;
 const STRETCH = 0.8;
 /** BENCHMARKS.md calls a run noisy above 10 % steal; CPU taken by other processes on the box counts alike. */
