@@ -61,12 +61,14 @@ beforeAll(async () => {
 });
 afterAll(() => site.stop());
 
-describe('GET /version', () => {
+describe('GET /version and /metadata', () => {
   it('reports GitLab 17.11.0 with the edition, kas and enterprise as 17 does; 401 without a token', async () => {
     const version = await site.api('/version', { as: owner.token });
     expect(version.status).toBe(200);
     expect(version.body).toEqual({ version: '17.11.0-ee', revision: expect.any(String), kas: { enabled: false, externalUrl: null, version: null }, enterprise: true });
     expect((await site.api('/version', { as: null })).status).toBe(401);
+    expect((await site.api('/metadata', { as: owner.token })).body).toEqual(version.body);
+    expect((await site.api('/metadata', { as: null })).status).toBe(401);
   });
 });
 

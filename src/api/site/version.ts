@@ -3,7 +3,7 @@ import { sendJson } from '../respond.js';
 import type { Handler } from '../routes.js';
 
 /**
- * GET /version as GitLab 17 answers it: the edition's version, the revision the site was built
+ * GET /version (and /metadata) as GitLab 17 answers it: the edition's version, the revision the site was built
  * from, the agent server (KAS, never run here: disabled) and whether the edition is Enterprise.
  */
 export function showVersion(revision: string): Handler {
