@@ -81,7 +81,7 @@ export function resolveMergeRequestInput(db: Db, project: ProjectRow, currentLab
   }
   if (input.assignee_ids !== undefined) {
     const [first] = readersAmong(db, project, input.assignee_ids);
-    // Nobody who qualifies among a non-empty list keeps the assignee, as GitLab drops unknown ids.
+    // A list naming nobody who qualifies leaves the assignee as it is, as the issues' assignee_ids do.
     if (first !== undefined || input.assignee_ids.every((id) => id === 0)) columns.assignee_id = first ?? null;
   }
   const reviewerIds = input.reviewer_ids === undefined ? null : readersAmong(db, project, input.reviewer_ids);

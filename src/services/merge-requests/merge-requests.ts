@@ -88,7 +88,8 @@ function approvalsBeforeMerge(target: ProjectRow, asked: number | undefined): nu
  * into a branch of the same project or of the project it was forked from. The branches are
  * checked in git first (400 naming a missing one; 422 for the same branch of the same project),
  * then, in one transaction, an open duplicate (409), the iid, the row, its labels (unknown titles
- * become project labels), its reviewers (each with a `review_requested` todo), the author's and assignee's subscriptions and what listeners write.
+ * become project labels), its reviewers (each with a `review_requested` todo), the author's and
+ * assignee's subscriptions and what listeners write.
  * Then the target repository gets refs/merge-requests/<iid>/head (a fork's commits fetched into
  * it) and the first diff version is recorded; merge_status stays `unchecked` for the background
  * check.
