@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => site.stop());
 
 describe('@gitbeaker/rest as a dependency bot', () => {
-  it('opens, labels, finds, waits on and auto-merges a bump', async () => {
+  it('opens, labels, finds, waits on and auto-merges a bump', { timeout: 120_000 }, async () => {
     const api = new Gitlab({ host: site.url, token: bot.token });
     expect((await api.Metadata.show()).version).toMatch(/^17\.\d+\.\d+-ee$/);
 
@@ -59,7 +59,7 @@ describe('@gitbeaker/rest as a dependency bot', () => {
         const shown = await api.MergeRequests.show(projectId, created.iid);
         return shown.detailed_merge_status === 'mergeable' && shown;
       },
-      { timeoutMs: 30_000, intervalMs: 200, message: 'detailed_merge_status mergeable' },
+      { timeoutMs: 90_000, intervalMs: 200, message: 'detailed_merge_status mergeable' },
     );
     expect(ready).toMatchObject({ has_conflicts: false, blocking_discussions_resolved: true, user: { can_merge: true } });
 

@@ -73,7 +73,7 @@ describe('GET /version and /metadata', () => {
 });
 
 describe('the GitLab 17 fields', () => {
-  it('shows assignees, reviewers, draft, references, task status, prepared_at, diff_refs, head_pipeline and a detailed_merge_status from the stored check', async () => {
+  it('shows assignees, reviewers, draft, references, task status, prepared_at, diff_refs, head_pipeline and a detailed_merge_status from the stored check', { timeout: 120_000 }, async () => {
     const head = await commit('fields', { 'fields.txt': 'x\n' }, 'master');
     // python-gitlab's create(**kwargs) form: the lists in the query string.
     const created = await open(
@@ -131,7 +131,7 @@ describe('the GitLab 17 fields', () => {
     expect((await mr(created.iid, '/pipelines')).body).toEqual([]);
   });
 
-  it('follows Draft:, [Draft], (Draft) and WIP: into draft, the wip filter and draft_status', async () => {
+  it('follows Draft:, [Draft], (Draft) and WIP: into draft, the wip filter and draft_status', { timeout: 120_000 }, async () => {
     await commit('drafty', { 'drafty.txt': 'x\n' }, 'master');
     const created = await open({ source_branch: 'drafty', target_branch: 'master', title: 'Draft: later' });
     expect(created).toMatchObject({ draft: true, work_in_progress: true });

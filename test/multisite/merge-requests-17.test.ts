@@ -16,7 +16,7 @@ describe('multi-site GitLab 17 merge requests', () => {
 
   const sameOnBoth = (apiPath: string) => readsTheSame(primary, secondary, apiPath);
 
-  it('reads the new fields and lists the same on the secondary, and forwards reviewer_ids, add_labels and auto_merge', async () => {
+  it('reads the new fields and lists the same on the secondary, and forwards reviewer_ids, add_labels and auto_merge', { timeout: 180_000 }, async () => {
     const suffix = randomUUID().slice(0, 8);
     const reviewer = await createdOn(primary, '/users', { username: `rev-${suffix}`, email: `rev-${suffix}@example.com`, name: 'Reviewer', password: 'password123' });
     const project = await createdOn(primary, '/projects', { name: `mr17-${suffix}`, visibility: 'private' });
