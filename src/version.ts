@@ -4,8 +4,14 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { Edition } from './config.js';
 
-/** The GitLab API level we speak; clients split it into three parts (GITLAB-NOTES 3.1). */
-export const API_VERSION = '10.8.0';
+/**
+ * The GitLab release whose client-visible API we serve: 17.11, the last 17 minor, the first to
+ * take `auto_merge` on the merge endpoint. Clients split it into three parts (GITLAB-NOTES 3.1).
+ */
+export const API_VERSION = '17.11.0';
+
+/** Webhook payloads still follow the SPEC's 10.8 shapes, and their User-Agent names that level. */
+export const HOOK_PAYLOAD_VERSION = '10.8.0';
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

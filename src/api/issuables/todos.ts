@@ -61,10 +61,10 @@ function markIssue(ctx: SiteContext, req: Request, res: Response): void {
 }
 
 function sendTodo(ctx: SiteContext, req: Request, res: Response, status: number, todo: TodoRow): void {
-  sendJson(res, status, todoView(todo, loadTodoRelations(ctx.db, requireActor(req), [todo]), ctx));
+  sendJson(res, status, todoView(todo, loadTodoRelations(ctx.db, ctx.config.edition, requireActor(req), [todo]), ctx));
 }
 
 function sendTodoPage(ctx: SiteContext, req: Request, res: Response, page: Page, result: Paged<TodoRow>): void {
-  const rel = loadTodoRelations(ctx.db, requireActor(req), result.rows);
+  const rel = loadTodoRelations(ctx.db, ctx.config.edition, requireActor(req), result.rows);
   sendPage(req, res, ctx.externalUrl, page, result.rows.map((row) => todoView(row, rel, ctx)), result.total);
 }

@@ -2,13 +2,16 @@ import type { Request, Response } from 'express';
 import { projectFullPaths } from '../../db/tables/project-relations.js';
 import { pipelineBasic } from '../../entities/ci.js';
 import { issueBasic } from '../../entities/issues.js';
-import { diffCommitEntity, diffFileEntity, mergeRequestChanges, mergeRequestDiffFull, mergeRequestDiffView } from '../../entities/merge-requests.js';
+import type { IssueRow } from '../../db/tables/issues.js';
+import { reviewersOfMergeRequests } from '../../db/tables/merge-request-reviewers.js';
+import { diffCommitEntity, diffFileEntity, mergeRequestChanges, mergeRequestDiffFull, mergeRequestDiffView, mergeRequestReviewerView } from '../../entities/merge-requests.js';
 import { timeStats } from '../../entities/time-stats.js';
 import { todoView } from '../../entities/todos.js';
 import { userBasic } from '../../entities/users.js';
 import { loadTodoRelations } from '../../services/issuables/todo-relations.js';
 import { loadIssueRelations } from '../../services/issuables/issue-relations.js';
-import { closingIssuesVisibleTo, mergeRequestsClosingIssue } from '../../services/merge-requests/closing-issues.js';
+import { closingIssuesVisibleTo, mergeRequestsClosingIssue, relatedIssuesVisibleTo } from '../../services/merge-requests/closing-issues.js';
+import { mergeRequestsOfCommit } from '../../services/merge-requests/commit-merge-requests.js';
 import { mergeRequestParticipants } from '../../services/merge-requests/participants.js';
 import { loadMergeRequestRelations } from '../../services/merge-requests/relations.js';
 import { setMergeRequestSubscription } from '../../services/merge-requests/subscriptions.js';
@@ -23,7 +26,7 @@ import { projectOf, requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
 import { sendJson } from '../respond.js';
 import { namedMergeRequest, readableMergeRequest } from './guards.js';
-import { versionId } from './params.js';
+import { commitMergeRequestsParams, versionId } from './params.js';
 import { sendMergeRequest, sendMergeRequestPage } from './response.js';
 
 /** GET .../participants: the users taking part who may read it, paged. */
@@ -43,7 +46,7 @@ export function listCommits(ctx: SiteContext, req: Request, res: Response): void
 /** GET .../changes: the merge request with its latest version's files. */
 export function showChanges(ctx: SiteContext, req: Request, res: Response): void {
   const mergeRequest = readableMergeRequest.of(req);
-  const rel = loadMergeRequestRelations(ctx.db, req.actor, [mergeRequest], { single: true });
+  const rel = loadMergeRequestRelations(ctx.db, req.actor, [mergeRequest], { edition: ctx.config.edition, single: true });
   sendJson(res, 200, mergeRequestChanges(mergeRequest, rel, ctx, mergeRequestFiles(ctx.db, mergeRequest)));
 }
 
@@ -67,13 +70,36 @@ export function showVersion(ctx: SiteContext, req: Request, res: Response): void
   sendJson(res, 200, mergeRequestDiffFull(version, commits, files));
 }
 
-/** GET .../closes_issues: the issues merging would close that the caller may see. */
-export function listClosesIssues(ctx: SiteContext, req: Request, res: Response): void {
-  const issues = closingIssuesVisibleTo(ctx.db, req.actor, readableMergeRequest.of(req));
+/** GET .../reviewers: GitLab 17's MergeRequestReviewer for each reviewer (user, state, when asked), unpaged as GitLab. */
+export function listReviewers(ctx: SiteContext, req: Request, res: Response): void {
+  const mergeRequest = readableMergeRequest.of(req);
+  const reviewers = reviewersOfMergeRequests(ctx.db, [mergeRequest.id]).get(mergeRequest.id) ?? [];
+  sendJson(res, 200, reviewers.map(({ reviewer, user }) => mergeRequestReviewerView(reviewer, user, ctx)));
+}
+
+/** GET .../related_issues: the issues it closes or mentions that the caller may see, paged. */
+export function listRelatedIssues(ctx: SiteContext, req: Request, res: Response): void {
+  const issues = relatedIssuesVisibleTo(ctx.db, ctx.externalUrl, req.actor, projectOf(req), readableMergeRequest.of(req));
+  sendIssuePage(ctx, req, res, issues);
+}
+
+/** GET /projects/:id/repository/commits/:sha/merge_requests (`state` optional), as MergeRequestBasic. */
+export async function listCommitMergeRequests(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  const { state, page } = commitMergeRequestsParams.of(req);
+  sendMergeRequestPage(ctx, req, res, page, await mergeRequestsOfCommit(ctx, projectOf(req), String(req.params.sha), state, page), false);
+}
+
+/** A page of issues out of a whole list, as IssueBasic. */
+function sendIssuePage(ctx: SiteContext, req: Request, res: Response, issues: readonly IssueRow[]): void {
   const page = paged.of(req);
   const rows = issues.slice(page.offset, page.offset + page.perPage);
   const rel = loadIssueRelations(ctx.db, req.actor, rows);
   sendPage(req, res, ctx.externalUrl, page, rows.map((issue) => issueBasic(issue, rel, ctx)), issues.length);
+}
+
+/** GET .../closes_issues: the issues merging would close that the caller may see. */
+export function listClosesIssues(ctx: SiteContext, req: Request, res: Response): void {
+  sendIssuePage(ctx, req, res, closingIssuesVisibleTo(ctx.db, req.actor, readableMergeRequest.of(req)));
 }
 
 /** GET .../pipelines: the source project's pipelines on the merge request's commits. */
@@ -105,7 +131,7 @@ export function listIssueClosers(ctx: SiteContext, req: Request, res: Response):
 export function markTodo(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
   const todo = markMergeRequestTodo(ctx.db, actor, projectOf(req), namedMergeRequest.of(req));
-  sendJson(res, 201, todoView(todo, loadTodoRelations(ctx.db, actor, [todo]), ctx));
+  sendJson(res, 201, todoView(todo, loadTodoRelations(ctx.db, ctx.config.edition, actor, [todo]), ctx));
 }
 
 /** GET .../time_stats. */

@@ -9,11 +9,14 @@ import type { Route } from '../routes.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import {
   listClosesIssues,
+  listCommitMergeRequests,
   listCommits,
   listDiffs,
   listIssueClosers,
   listParticipants,
   listPipelines,
+  listRelatedIssues,
+  listReviewers,
   listVersions,
   estimateTime,
   markTodo,
@@ -27,7 +30,7 @@ import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from '.
 import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
 import { approvalSettingsParams, approvalsRequiredParams, approve, mergeRequestApproveParams, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
 import { acceptMerge, mergeRequestMergeParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
-import { mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
+import { commitMergeRequestsParams, mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
 
 const base = '/projects/:id/merge_requests/:merge_request_iid';
 /** The routes of one merge request: signed in (401), its iid (400), a visible project (404), read_merge_request (403), then the merge request (404). */
@@ -69,6 +72,10 @@ export const mergeRequestsRoutes: readonly Route[] = [
   { method: 'get', path: `${base}/versions/:version_id`, guards: [signedIn, mergeRequestIid, versionId, loadProject(), requireAbility('read_merge_request'), readableMergeRequest], handler: showVersion },
   { method: 'get', path: `${base}/closes_issues`, guards: [...oneMergeRequest, paged], handler: listClosesIssues },
   { method: 'get', path: `${base}/pipelines`, guards: [...oneMergeRequest, paged], handler: listPipelines },
+  // GitLab 17's additions (issue 25).
+  { method: 'get', path: `${base}/reviewers`, guards: oneMergeRequest, handler: listReviewers },
+  { method: 'get', path: `${base}/related_issues`, guards: [...oneMergeRequest, paged], handler: listRelatedIssues },
+  { method: 'get', path: '/projects/:id/repository/commits/:sha/merge_requests', guards: [commitMergeRequestsParams, loadProject(), requireAbility('read_merge_request')], handler: listCommitMergeRequests },
   { method: 'post', path: `${base}/subscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(true) },
   { method: 'post', path: `${base}/unsubscribe`, guards: oneMergeRequest, handler: mergeRequestSubscriber(false) },
   { method: 'post', path: `${base}/todo`, guards: [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), namedMergeRequest], handler: markTodo },

@@ -12,7 +12,7 @@ import { mergeRequestCreateParams, mergeRequestListParams, mergeRequestUpdatePar
 import { sendMergeRequest, sendMergeRequestPage } from './response.js';
 
 function sendList(ctx: SiteContext, req: Request, res: Response, source: IssuableListSource, read: ReturnType<typeof mergeRequestListParams.of>): void {
-  sendMergeRequestPage(ctx, req, res, read.page, listMergeRequests(ctx.db, req.actor, source, read.filters, read.page), read.simple);
+  sendMergeRequestPage(ctx, req, res, read.page, listMergeRequests(ctx.db, req.actor, source, read.filters, read.page), read.simple, { labelsDetails: read.labelsDetails });
 }
 
 export function listProjectMergeRequests(ctx: SiteContext, req: Request, res: Response): void {

@@ -9,7 +9,7 @@ import { sendJson } from '../respond.js';
 import { readableMergeRequest } from './guards.js';
 import { sendMergeRequest } from './response.js';
 
-/** PUT .../merge parameters (SPEC; python-gitlab sends `sha` in the query, the rest as JSON). */
+/** PUT .../merge parameters (SPEC; python-gitlab sends `sha` in the query, the rest as JSON); `auto_merge` is GitLab 17.11's name for merge_when_pipeline_succeeds. */
 export const mergeRequestMergeParams = paramsGuard(
   'mergeRequestMergeParams',
   {
@@ -18,6 +18,7 @@ export const mergeRequestMergeParams = paramsGuard(
     squash: bool(),
     should_remove_source_branch: bool(),
     merge_when_pipeline_succeeds: bool(),
+    auto_merge: bool(),
     sha: str(),
   },
   (params) => ({
@@ -25,7 +26,7 @@ export const mergeRequestMergeParams = paramsGuard(
     squashCommitMessage: params.squash_commit_message || undefined,
     squash: params.squash,
     shouldRemoveSourceBranch: params.should_remove_source_branch,
-    mergeWhenPipelineSucceeds: params.merge_when_pipeline_succeeds,
+    mergeWhenPipelineSucceeds: params.merge_when_pipeline_succeeds ?? params.auto_merge,
     sha: params.sha || undefined,
   }),
 );

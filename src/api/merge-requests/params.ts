@@ -4,7 +4,8 @@ import type { MergeRequestCreate, MergeRequestUpdate } from '../../services/merg
 import { CREATED_UPDATED_PARAMS, issuableFiltersOf, orPresence, SCOPES } from '../issuables/list-params.js';
 import { paramsGuard, pathId } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf } from '../pagination.js';
-import { bool, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
+import { badRequest } from '../../errors.js';
+import { bool, clearable, datetime, int, list, oneOf, required, requireAtLeastOne, str, type Parsed, type Reader } from '../params.js';
 
 /** The `:merge_request_iid` of a route (400 `merge_request_iid is invalid`), read before the project is found, as Grape does. */
 export const mergeRequestIid = pathId('merge_request_iid');
@@ -20,6 +21,9 @@ const MERGE_REQUEST_PARAMS = {
   assignee_id: idOrEmpty,
   milestone_id: idOrEmpty,
   labels: list(str()),
+  assignee_ids: list(int({ min: 0 })),
+  reviewer_ids: list(int({ min: 0 })),
+  merge_after: clearable(datetime()),
   remove_source_branch: bool(),
   squash: bool(),
   discussion_locked: bool(),
@@ -27,11 +31,15 @@ const MERGE_REQUEST_PARAMS = {
   allow_collaboration: bool(),
 };
 
-function mergeRequestInputOf(params: Parsed<typeof MERGE_REQUEST_PARAMS>): MergeRequestInput {
-  const { allow_collaboration, labels, ...rest } = params;
+const labelTitles = (titles: readonly string[] | undefined) => titles?.map((title) => title.trim()).filter(Boolean);
+
+function mergeRequestInputOf(params: Parsed<typeof MERGE_REQUEST_PARAMS> & { add_labels?: string[]; remove_labels?: string[] }): MergeRequestInput {
+  const { allow_collaboration, labels, add_labels, remove_labels, ...rest } = params;
   const entries = Object.entries({
     ...rest,
-    labels: labels?.map((title) => title.trim()).filter(Boolean),
+    labels: labelTitles(labels),
+    add_labels: labelTitles(add_labels),
+    remove_labels: labelTitles(remove_labels),
     allow_maintainer_to_push: rest.allow_maintainer_to_push ?? allow_collaboration,
   }).filter(([, value]) => value !== undefined);
   return Object.fromEntries(entries) as MergeRequestInput;
@@ -54,10 +62,13 @@ export const mergeRequestCreateParams = paramsGuard(
 );
 
 /** What an edit may change; at least one of them (decision 14: 400 naming them). */
-const UPDATE_ATTRIBUTES = ['target_branch', 'title', 'assignee_id', 'milestone_id', 'labels', 'description', 'state_event', 'remove_source_branch', 'squash', 'discussion_locked', 'allow_maintainer_to_push'];
+const UPDATE_ATTRIBUTES = [
+  'target_branch', 'title', 'assignee_id', 'assignee_ids', 'reviewer_ids', 'milestone_id', 'labels', 'add_labels', 'remove_labels', 'description', 'state_event',
+  'remove_source_branch', 'squash', 'discussion_locked', 'allow_maintainer_to_push', 'merge_after',
+];
 
-/** PUT /projects/:id/merge_requests/:merge_request_iid. */
-export const mergeRequestUpdateParams = paramsGuard('mergeRequestUpdateParams', { state_event: oneOf(['close', 'reopen'] as const), ...MERGE_REQUEST_PARAMS }, ({ state_event, ...params }): MergeRequestUpdate => {
+/** PUT /projects/:id/merge_requests/:merge_request_iid; `add_labels` and `remove_labels` as the issues have them. */
+export const mergeRequestUpdateParams = paramsGuard('mergeRequestUpdateParams', { state_event: oneOf(['close', 'reopen'] as const), add_labels: list(str()), remove_labels: list(str()), ...MERGE_REQUEST_PARAMS }, ({ state_event, ...params }): MergeRequestUpdate => {
   const update: MergeRequestUpdate = { ...mergeRequestInputOf(params), ...(state_event ? { state_event } : {}) };
   requireAtLeastOne({ ...update }, UPDATE_ATTRIBUTES);
   return update;
@@ -75,6 +86,9 @@ const MERGE_REQUEST_LIST_PARAMS = {
   scope: oneOf(SCOPES),
   author_id: int(),
   assignee_id: orPresence(int()),
+  reviewer_id: orPresence(int()),
+  reviewer_username: str(),
+  with_labels_details: bool(),
   my_reaction_emoji: orPresence(str()),
   search: str(),
   source_branch: str(),
@@ -85,6 +99,8 @@ const MERGE_REQUEST_LIST_PARAMS = {
 };
 
 function mergeRequestListOf(params: Parsed<typeof MERGE_REQUEST_LIST_PARAMS>, defaultScope: MergeRequestFilters['scope']) {
+  // GitLab 17's finder params: one reviewer filter at a time.
+  if (params.reviewer_id !== undefined && params.reviewer_username) throw badRequest('reviewer_id, reviewer_username are mutually exclusive');
   const labels = Array.isArray(params.labels) ? params.labels.map((title) => title.trim()).filter(Boolean) : params.labels;
   const filters: MergeRequestFilters = {
     ...issuableFiltersOf(params, labels, defaultScope),
@@ -92,9 +108,11 @@ function mergeRequestListOf(params: Parsed<typeof MERGE_REQUEST_LIST_PARAMS>, de
     sourceBranch: params.source_branch || undefined,
     targetBranch: params.target_branch || undefined,
     wip: params.wip,
+    reviewerId: params.reviewer_id,
+    reviewerUsername: params.reviewer_username || undefined,
     orderBy: params.order_by,
   };
-  return { filters, simple: params.view === 'simple', page: pageOf(params) };
+  return { filters, simple: params.view === 'simple', labelsDetails: params.with_labels_details === true, page: pageOf(params) };
 }
 
 /** A project's or group's merge request list: every scope by default. */
@@ -105,3 +123,9 @@ export const myMergeRequestListParams = paramsGuard('myMergeRequestListParams', 
 
 /** GET .../versions/:version_id (400 `version_id is invalid`). */
 export const versionId = pathId('version_id');
+
+/** GET /projects/:id/repository/commits/:sha/merge_requests: an optional `state` and the page. */
+export const commitMergeRequestsParams = paramsGuard('commitMergeRequestsParams', { state: oneOf(['opened', 'closed', 'merged', 'locked'] as const), ...PAGE_PARAMS }, (params) => ({
+  state: params.state,
+  page: pageOf(params),
+}));

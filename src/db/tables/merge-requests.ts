@@ -51,6 +51,10 @@ export interface MergeRequestRow {
   lock_version: number;
   created_at: string;
   updated_at: string;
+  /** When the first diff version was recorded (GitLab 16's `prepared_at`). */
+  prepared_at: string | null;
+  /** Not mergeable before this time (GitLab 17.8's scheduled merge). */
+  merge_after: string | null;
 }
 
 /** Columns a write sets; id is assigned by SQLite. */
@@ -152,4 +156,16 @@ export function deleteMergeRequestResourceRows(db: Db, ids: readonly number[]): 
   for (const table of ['resource_label_events', 'resource_milestone_events', 'resource_state_events', 'timelogs']) {
     prepare(db, `DELETE FROM ${table} WHERE merge_request_id IN (SELECT value FROM json_each(?))`).run(list);
   }
+}
+
+/**
+ * A project's merge requests related to a commit, newest first (GitLab's MergeRequestsFinder
+ * `commit_sha`): merged or squashed as it, or holding it in any of their diff versions.
+ */
+export function mergeRequestsOfCommitPage(db: Db, projectId: number, sha: string, state: MergeRequestState | undefined, limit: number, offset: number): { rows: MergeRequestRow[]; total: number } {
+  const where = `FROM merge_requests m WHERE m.target_project_id = @projectId${state ? ' AND m.state = @state' : ''} AND (m.merge_commit_sha = @sha OR m.squash_commit_sha = @sha OR m.id IN (
+    SELECT d.merge_request_id FROM merge_request_diff_commits c JOIN merge_request_diffs d ON d.id = c.merge_request_diff_id WHERE c.sha = @sha))`;
+  const params = { projectId, sha, ...(state ? { state } : {}) };
+  const rows = mergeRequestPage(db, where, 'm.created_at DESC, m.id DESC', params, limit, offset);
+  return { rows, total: prepare(db, `SELECT count(*) ${where}`).pluck().get(params) as number };
 }

@@ -4,7 +4,7 @@ import { selectPage, type Page, type Paged } from '../page.js';
 
 export type TodoTargetType = 'Issue' | 'MergeRequest' | 'Epic' | 'Commit';
 export const TODO_TARGET_TYPES: readonly TodoTargetType[] = ['Issue', 'MergeRequest', 'Epic', 'Commit'];
-export const TODO_ACTIONS = ['assigned', 'mentioned', 'build_failed', 'marked', 'approval_required', 'unmergeable', 'directly_addressed'] as const;
+export const TODO_ACTIONS = ['assigned', 'mentioned', 'build_failed', 'marked', 'approval_required', 'unmergeable', 'directly_addressed', 'review_requested'] as const;
 export type TodoAction = (typeof TODO_ACTIONS)[number];
 export type TodoState = 'pending' | 'done';
 

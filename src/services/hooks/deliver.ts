@@ -1,14 +1,14 @@
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
-import { API_VERSION } from '../../version.js';
+import { HOOK_PAYLOAD_VERSION } from '../../version.js';
 import { assertOutboundUrl } from '../local-network.js';
 
 /** What the delivery log keeps of a request body and of a response body: enough to debug, never a huge row. */
 export const REQUEST_BODY_LOG_LIMIT = 64 * 1024;
 const RESPONSE_BODY_LOG_LIMIT = 16 * 1024;
 
-/** GitLab sends its own version; some receivers check the prefix. */
-const HOOK_USER_AGENT = `GitLab/${API_VERSION}`;
+/** GitLab sends its version; some receivers check the prefix. */
+const HOOK_USER_AGENT = `GitLab/${HOOK_PAYLOAD_VERSION}`;
 
 export interface HookTarget {
   readonly url: string;

@@ -79,7 +79,8 @@ export function resolveIssueInput(
   return { columns, labels: resolveLabels(db, project, currentLabels, input), assigneeIds: resolveAssignees(db, project, current, currentAssigneeIds, input) };
 }
 
-function resolveLabels(db: Db, project: ProjectRow, currentLabels: readonly LabelRow[], input: IssueInput): LabelRow[] | null {
+/** The labels an input asks for (`labels` replaces, then `add_labels` and `remove_labels` change); null when it names none. Merge requests use it too. */
+export function resolveLabels(db: Db, project: ProjectRow, currentLabels: readonly LabelRow[], input: Pick<IssueInput, 'labels' | 'add_labels' | 'remove_labels'>): LabelRow[] | null {
   if (input.labels === undefined && input.add_labels === undefined && input.remove_labels === undefined) return null;
   const scope = projectLabelScope(db, project);
   let labels = input.labels !== undefined ? findOrCreateProjectLabels(db, project.id, scope, input.labels) : [...currentLabels];

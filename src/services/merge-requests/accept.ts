@@ -1,5 +1,5 @@
 import { inTransaction } from '../../db/connection.js';
-import { findLatestPipelineForSha, type PipelineRow } from '../../db/tables/ci.js';
+import type { PipelineRow } from '../../db/tables/ci.js';
 import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { hasUnresolvedNotes } from '../../db/tables/notes.js';
 import { projectFullPaths, usersByIds } from '../../db/tables/project-relations.js';
@@ -23,6 +23,7 @@ import { mergeRequestNoteable } from '../issuables/noteables.js';
 import { addSystemNote } from '../issuables/notes.js';
 import { currentMergeHeads, type MergeHeads } from './merge-heads.js';
 import { defaultMergeCommitMessage } from './mergeability.js';
+import { headPipelineOf, isActivePipeline } from './detailed-status.js';
 
 /** What an accept asks for (PUT .../merge; SPEC "Merge requests"). */
 export interface AcceptParams {
@@ -34,16 +35,6 @@ export interface AcceptParams {
   readonly sha?: string;
 }
 
-/** Pipelines that may still succeed (GitLab's HasStatus active statuses). */
-const isActive = (pipeline: PipelineRow): boolean => pipeline.status === 'created' || pipeline.status === 'pending' || pipeline.status === 'running';
-
-/** The pipeline of the merge request's head: the latest pipeline of its head sha in the source project (GitLab's head_pipeline). */
-function headPipeline(ctx: SiteContext, mergeRequest: MergeRequestRow, sourceHead: string | null): PipelineRow | undefined {
-  const sha = sourceHead ?? mergeRequest.head_sha;
-  if (!sha || mergeRequest.source_project_id === null) return undefined;
-  return findLatestPipelineForSha(ctx.db, mergeRequest.source_project_id, sha);
-}
-
 const methodNotAllowed = () => new AppError('not_allowed', '405 Method Not Allowed');
 const cannotBeMerged = () => new AppError('not_allowed', 'Branch cannot be merged');
 const notOpen = () => new AppError('not_acceptable', '406 Method Not Allowed');
@@ -52,7 +43,7 @@ const notOpen = () => new AppError('not_acceptable', '406 Method Not Allowed');
  * GitLab's mergeable_state? without the open check: not a work in progress, every discussion
  * resolved when the project requires it, the head pipeline succeeded when the project requires it
  * (skipped when the merge is to wait for that pipeline, still running), and in the ee edition no
- * approval missing.
+ * approval missing, and not before `merge_after`.
  */
 function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeRequest: MergeRequestRow, pipeline: PipelineRow | undefined, skipCiCheck: boolean): void {
   if (isWorkInProgress(mergeRequest.title)) throw methodNotAllowed();
@@ -60,6 +51,8 @@ function assertMergeableState(ctx: SiteContext, project: ProjectRow, mergeReques
   // GitLab 10.x: with no pipeline at all the requirement holds (mergeable_ci_state?).
   if (!skipCiCheck && project.only_allow_merge_if_pipeline_succeeds && pipeline && pipeline.status !== 'success' && pipeline.status !== 'skipped') throw methodNotAllowed();
   if (ctx.config.edition === 'ee' && !isApproved(ctx.db, mergeRequest)) throw methodNotAllowed();
+  // GitLab 17.8's scheduled merge: not before merge_after.
+  if (mergeRequest.merge_after !== null && Date.parse(mergeRequest.merge_after) > Date.now()) throw methodNotAllowed();
 }
 
 /**
@@ -135,8 +128,8 @@ async function mergeNow(ctx: SiteContext, project: ProjectRow, actor: Actor, mer
       if (!current || current.state !== 'opened') throw notOpen();
       const heads = await currentMergeHeads(ctx, current);
       // The merge request as it is now (approvals, discussions, the title), with the pipeline of its current head.
-      const pipeline = headPipeline(ctx, current, heads.source);
-      const waits = !!params.mergeWhenPipelineSucceeds && !!pipeline && isActive(pipeline);
+      const pipeline = headPipelineOf(ctx.db, current, heads.source);
+      const waits = !!params.mergeWhenPipelineSucceeds && !!pipeline && isActivePipeline(pipeline);
       assertMergeableState(ctx, project, current, pipeline, waits);
       if (!heads.source || !heads.target) throw cannotBeMerged();
       const checked = checkedOn(current, heads);

@@ -30,23 +30,35 @@ interface IssueReference {
   readonly iid: number;
 }
 
-/** The issues `text` closes by GitLab's closing pattern; `externalUrl` names this site for issue URLs. */
-export function closingReferences(text: string, externalUrl: string): IssueReference[] {
+/** The issue references in `text` (`#12`, `group/project#12`, an issue URL of this site at `externalUrl`). */
+function issueReferences(text: string, externalUrl: string): IssueReference[] {
   const out: IssueReference[] = [];
-  for (const match of text.matchAll(CLOSING)) {
-    for (const [reference] of match[1]!.matchAll(ONE_REFERENCE)) {
-      if (/^https?:/i.test(reference)) {
-        const prefix = `${externalUrl}/`;
-        if (!reference.startsWith(prefix)) continue;
-        const url = /^(.+)\/issues\/(\d+)$/.exec(reference.slice(prefix.length));
-        if (url) out.push({ path: url[1]!.replace(/\/-$/, ''), iid: Number(url[2]) });
-        continue;
-      }
-      const hash = reference.lastIndexOf('#');
-      out.push({ path: hash > 0 ? reference.slice(0, hash) : null, iid: Number(reference.slice(hash + 1)) });
+  for (const [reference] of text.matchAll(ONE_REFERENCE)) {
+    if (/^https?:/i.test(reference)) {
+      const prefix = `${externalUrl}/`;
+      if (!reference.startsWith(prefix)) continue;
+      const url = /^(.+)\/issues\/(\d+)$/.exec(reference.slice(prefix.length));
+      if (url) out.push({ path: url[1]!.replace(/\/-$/, ''), iid: Number(url[2]) });
+      continue;
     }
+    const hash = reference.lastIndexOf('#');
+    out.push({ path: hash > 0 ? reference.slice(0, hash) : null, iid: Number(reference.slice(hash + 1)) });
   }
   return out;
+}
+
+/** The issues `text` closes by GitLab's closing pattern; `externalUrl` names this site for issue URLs. */
+export function closingReferences(text: string, externalUrl: string): IssueReference[] {
+  return [...text.matchAll(CLOSING)].flatMap((match) => issueReferences(match[1]!, externalUrl));
+}
+
+/** The issues a merge request's references name, resolved against its target project (unknown ones dropped). */
+function referencedIssueIds(db: Db, project: ProjectRow, references: readonly IssueReference[]): number[] {
+  return references.flatMap((reference) => {
+    const home = reference.path === null ? project : findProjectByFullPath(db, reference.path);
+    const issue = home ? findIssueByIid(db, home.id, reference.iid) : undefined;
+    return issue ? [issue.id] : [];
+  });
 }
 
 /**
@@ -64,11 +76,7 @@ export function cacheClosingIssues(ctx: SiteContext, mergeRequest: MergeRequestR
     if (mergeRequest.target_branch === project.default_branch) {
       const commits = mergeRequest.latest_merge_request_diff_id === null ? [] : diffCommitsOf(db, mergeRequest.latest_merge_request_diff_id);
       const texts = [mergeRequest.title, mergeRequest.description ?? '', ...commits.map((commit) => commit.message)];
-      for (const reference of texts.flatMap((text) => closingReferences(text, ctx.externalUrl))) {
-        const home = reference.path === null ? project : findProjectByFullPath(db, reference.path);
-        const issue = home ? findIssueByIid(db, home.id, reference.iid) : undefined;
-        if (issue) issueIds.push(issue.id);
-      }
+      issueIds.push(...referencedIssueIds(db, project, texts.flatMap((text) => closingReferences(text, ctx.externalUrl))));
     }
     replaceClosingIssues(db, mergeRequest.id, issueIds, nowIso());
   });
@@ -76,7 +84,21 @@ export function cacheClosingIssues(ctx: SiteContext, mergeRequest: MergeRequestR
 
 /** The issues a merge request would close that the actor may see (GET .../closes_issues), with their projects. */
 export function closingIssuesVisibleTo(db: Db, actor: Actor | null, mergeRequest: MergeRequestRow): IssueRow[] {
-  const issues = issuesByIds(db, closingIssueIdsOf(db, mergeRequest.id));
+  return visibleIssues(db, actor, issuesByIds(db, closingIssueIdsOf(db, mergeRequest.id)));
+}
+
+/**
+ * GET .../related_issues (GitLab's MergeRequest#related_issues): the issues it would close and
+ * those its title or description mentions, that the actor may see, in id order. Read from stored
+ * text: no write.
+ */
+export function relatedIssuesVisibleTo(db: Db, externalUrl: string, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): IssueRow[] {
+  const mentioned = referencedIssueIds(db, project, [mergeRequest.title, mergeRequest.description ?? ''].flatMap((text) => issueReferences(text, externalUrl)));
+  const ids = [...new Set([...closingIssueIdsOf(db, mergeRequest.id), ...mentioned])].sort((a, b) => a - b);
+  return visibleIssues(db, actor, issuesByIds(db, ids));
+}
+
+function visibleIssues(db: Db, actor: Actor | null, issues: IssueRow[]): IssueRow[] {
   const projects = projectsByIds(db, issues.map((issue) => issue.project_id));
   const assignees = assigneeIdsOfIssues(db, issues.map((issue) => issue.id));
   return issues.filter((issue) => {

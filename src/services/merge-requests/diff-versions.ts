@@ -125,6 +125,8 @@ function storeVersion(ctx: SiteContext, mergeRequestId: number, read: VersionRea
       head_sha: read.headSha,
       base_sha: read.baseSha,
       start_sha: read.startSha,
+      // GitLab's prepared_at: when the merge request's first version was ready.
+      ...(mergeRequest.prepared_at === null ? { prepared_at: now } : {}),
     });
     return findMergeRequestDiffById(db, id)!;
   });

@@ -2,7 +2,8 @@ import type { Db } from '../../db/connection.js';
 import { COUNT_LIMIT, countUpTo, type Page, type Paged } from '../../db/page.js';
 import { mergeRequestPage, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { authorCondition, dateConditions, IssuableListConditions, labelConditions, milestoneCondition, reactionAndSearchConditions, sourceConditions, stateAndIidConditions, whereOf } from '../issuables/issuable-lists.js';
-import type { IssuableFilters, IssuableListQuery, IssuableListSource, IssuableTable } from '../issuables/issuable-lists.js';
+import type { IssuableFilters, IssuableListQuery, IssuableListSource, IssuableTable, Presence } from '../issuables/issuable-lists.js';
+import { findUserByUsername } from '../../db/tables/users.js';
 import { readableMergeRequestsAnywhere } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 
@@ -13,6 +14,9 @@ export interface MergeRequestFilters extends IssuableFilters {
   readonly targetBranch?: string;
   /** `yes`: only work in progress; `no`: none of it. */
   readonly wip?: 'yes' | 'no';
+  /** A reviewer's id, or whether there is one (GitLab 13.7's `reviewer_id`, with `None` and `Any`). */
+  readonly reviewerId?: number | Presence;
+  readonly reviewerUsername?: string;
   readonly orderBy?: 'created_at' | 'updated_at';
 }
 
@@ -46,6 +50,12 @@ export function mergeRequestListQuery(db: Db, actor: Actor | null, source: Issua
   reactionAndSearchConditions(q, filters);
   if (filters.sourceBranch !== undefined) q.check('m.source_branch = @sourceBranch', { sourceBranch: filters.sourceBranch });
   if (filters.targetBranch !== undefined) q.check('m.target_branch = @targetBranch', { targetBranch: filters.targetBranch });
+  const reviewer = filters.reviewerUsername !== undefined ? findUserByUsername(db, filters.reviewerUsername)?.id : filters.reviewerId;
+  if (filters.reviewerUsername !== undefined && reviewer === undefined) return null;
+  const reviewed = 'EXISTS (SELECT 1 FROM merge_request_reviewers r WHERE r.merge_request_id = m.id';
+  if (reviewer === 'none') q.check(`NOT ${reviewed})`);
+  else if (reviewer === 'any') q.check(`${reviewed})`);
+  else if (reviewer !== undefined) q.check(`${reviewed} AND r.user_id = @reviewer)`, { reviewer });
   if (filters.wip === 'yes') q.check(`(${WIP_SQL})`);
   else if (filters.wip === 'no') q.check(`NOT (${WIP_SQL})`);
   dateConditions(q, filters);

@@ -13,6 +13,7 @@ import {
   type MergeRequestColumns,
   type MergeRequestRow,
 } from '../../db/tables/merge-requests.js';
+import { reviewerIdsOf, setMergeRequestReviewers } from '../../db/tables/merge-request-reviewers.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { setSubscription } from '../../db/tables/subscriptions.js';
 import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
@@ -29,6 +30,7 @@ import { announceMergeRequestChange, mergeRequestChange } from './changes.js';
 import { cacheClosingIssues } from './closing-issues.js';
 import { refreshMergeRequestHead } from './heads.js';
 import { removeMergeRequestRows } from './removal.js';
+import { reviewRequestedTodos } from './todos.js';
 
 /**
  * The merge request `iid` of the (target) project if the actor may read it: 404 (`404 Not found`,
@@ -86,7 +88,8 @@ function approvalsBeforeMerge(target: ProjectRow, asked: number | undefined): nu
  * into a branch of the same project or of the project it was forked from. The branches are
  * checked in git first (400 naming a missing one; 422 for the same branch of the same project),
  * then, in one transaction, an open duplicate (409), the iid, the row, its labels (unknown titles
- * become project labels), the author's and assignee's subscriptions and what listeners write.
+ * become project labels), its reviewers (each with a `review_requested` todo), the author's and
+ * assignee's subscriptions and what listeners write.
  * Then the target repository gets refs/merge-requests/<iid>/head (a fork's commits fetched into
  * it) and the first diff version is recorded; merge_status stays `unchecked` for the background
  * check.
@@ -102,7 +105,7 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
   const created = inTransaction(db, () => {
     const duplicate = findOpenMergeRequestForPair(db, source.id, input.source_branch, target.id, input.target_branch);
     if (duplicate) throw new AppError('conflict', `Cannot Create: This merge request already exists: ${JSON.stringify([duplicate.title])}`);
-    const resolved = resolveMergeRequestInput(db, target, input, can(db, actor, 'admin_merge_request', target));
+    const resolved = resolveMergeRequestInput(db, target, [], input, can(db, actor, 'admin_merge_request', target));
     const now = nowIso();
     const id = insertMergeRequest(db, {
       ...resolved.columns,
@@ -121,6 +124,7 @@ export async function createMergeRequest(ctx: SiteContext, actor: Actor, source:
     addMergeRequestsCount(db, target.id, 1);
     const labels = replaceLabelLinks(db, 'MergeRequest', id, [], resolved.labels ?? [], now);
     const mergeRequest = findMergeRequestById(db, id)!;
+    if (resolved.reviewerIds?.length) reviewRequestedTodos(db, mergeRequest, target, actor.user, setMergeRequestReviewers(db, id, resolved.reviewerIds, now), now);
     // GitLab subscribes the author and the assignee at once (GITLAB-NOTES 2.3 Subscribe).
     for (const userId of new Set([mergeRequest.author_id, ...(mergeRequest.assignee_id === null ? [] : [mergeRequest.assignee_id])])) {
       setSubscription(db, userId, 'MergeRequest', id, null, true, now);
@@ -179,7 +183,7 @@ export async function updateMergeRequest(ctx: SiteContext, actor: Actor, project
   const { mergeRequest, headsMoved } = inTransaction(db, () => {
     const before = findMergeRequestById(db, loaded.id)!;
     const currentLabels = labelsOfMergeRequest(db, before.id);
-    const resolved = resolveMergeRequestInput(db, project, input, can(db, actor, 'admin_merge_request', project));
+    const resolved = resolveMergeRequestInput(db, project, currentLabels, input, can(db, actor, 'admin_merge_request', project));
     const now = nowIso();
     const columns: MergeRequestColumns = { ...resolved.columns };
     if (input.state_event === 'close' && before.state === 'opened') Object.assign(columns, { state: 'closed', closed_at: now, closed_by_id: actor.user.id });
@@ -188,10 +192,14 @@ export async function updateMergeRequest(ctx: SiteContext, actor: Actor, project
     if (targetMoved && before.state === 'opened') Object.assign(columns, { merge_status: 'unchecked' });
     if ((columns.state ?? before.state) === 'opened') assertNoOpenDuplicate(db, before, columns.target_branch ?? before.target_branch);
     const labels = resolved.labels ? replaceLabelLinks(db, 'MergeRequest', before.id, currentLabels, resolved.labels, now) : { added: [], removed: [] };
-    const changed = Object.keys(changedColumns(before, { ...before, ...columns })).length > 0 || labels.added.length + labels.removed.length > 0;
+    const reviewersBefore = reviewerIdsOf(db, before.id);
+    const newReviewers = resolved.reviewerIds ? setMergeRequestReviewers(db, before.id, resolved.reviewerIds, now) : [];
+    const reviewersChanged = resolved.reviewerIds !== null && (newReviewers.length > 0 || resolved.reviewerIds.length !== reviewersBefore.length);
+    const changed = Object.keys(changedColumns(before, { ...before, ...columns })).length > 0 || labels.added.length + labels.removed.length > 0 || reviewersChanged;
     if (changed) updateMergeRequestRow(db, before.id, { ...columns, updated_at: now, last_edited_at: now, last_edited_by_id: actor.user.id });
     const after = findMergeRequestById(db, before.id)!;
     if (after.title !== before.title || after.description !== before.description || after.target_branch !== before.target_branch) cacheClosingIssues(ctx, after);
+    if (newReviewers.length) reviewRequestedTodos(db, after, project, actor.user, newReviewers, now);
     if (changed) {
       const action = after.state === before.state ? 'updated' : after.state === 'closed' ? 'closed' : 'reopened';
       announceMergeRequestChange(ctx, mergeRequestChange(action, actor.user, project, before, after, labels));

@@ -38,6 +38,12 @@ export function mergeRequestTodos(ctx: SiteContext, change: MergeRequestChange):
   }
 }
 
+/** GitLab 13.8's `review_requested` todo for each newly asked reviewer (TodoService#reassigned_reviewable). */
+export function reviewRequestedTodos(db: Db, mergeRequest: MergeRequestRow, project: ProjectRow, author: UserRow, reviewerIds: readonly number[], now: string): void {
+  const reviewers = usersByIds(db, reviewerIds);
+  createTodos(db, mergeRequest, project, author, reviewerIds.flatMap((id) => reviewers.get(id) ?? []), 'review_requested', null, mergeRequest.title, now);
+}
+
 /** A new comment on a merge request (TodoService#new_note): the author's pending todos about it are done, the users it mentions get todos. */
 export function mergeRequestNoteTodos(db: Db, author: UserRow, project: ProjectRow, mergeRequest: MergeRequestRow, note: { readonly id: number; readonly body: string }): void {
   const now = nowIso();
