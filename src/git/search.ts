@@ -36,8 +36,8 @@ export async function grepBlobs(repository: string, commit: string, text: string
 }
 
 /**
- * git grep -z prints `<commit>:<path>\0<line>:<text>` for a match and `...\0<line>-<text>` for
- * context, with `--` between chunks; each file's first chunk is kept.
+ * git grep -z prints `<commit>:<path>\0<line>\0<text>` for matches and context lines alike, with
+ * `--` between chunks; each file's first chunk is kept.
  */
 function firstChunks(stdout: string, prefix: string): BlobMatch[] {
   const files = new Map<string, { startline: number; lines: string[]; closed: boolean }>();
@@ -47,16 +47,14 @@ function firstChunks(stdout: string, prefix: string): BlobMatch[] {
       if (current) files.get(current)!.closed = true;
       continue;
     }
-    const cut = line.indexOf('\0');
-    if (!line.startsWith(prefix) || cut < 0) continue;
-    const path = line.slice(prefix.length, cut);
-    const rest = /^(\d+)[:=-](.*)$/s.exec(line.slice(cut + 1));
-    if (!rest) continue;
+    const [head, number, ...text] = line.split('\0');
+    if (!head?.startsWith(prefix) || !number || !/^\d+$/.test(number)) continue;
+    const path = head.slice(prefix.length);
     if (current !== path && current) files.get(current)!.closed = true;
     current = path;
     const file = files.get(path);
-    if (!file) files.set(path, { startline: Number(rest[1]), lines: [rest[2]!], closed: false });
-    else if (!file.closed) file.lines.push(rest[2]!);
+    if (!file) files.set(path, { startline: Number(number), lines: [text.join('\0')], closed: false });
+    else if (!file.closed) file.lines.push(text.join('\0'));
   }
   return [...files.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
