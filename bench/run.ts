@@ -18,10 +18,11 @@ import { mrList } from './scenarios/mr-list.js';
 import { mrMerge } from './scenarios/mr-merge.js';
 import { replicationCatchup } from './scenarios/replication-catchup.js';
 import { replicationLag } from './scenarios/replication-lag.js';
+import { search } from './scenarios/search.js';
 import { usersRead } from './scenarios/users-read.js';
 
 const scenarios: readonly Scenario[] = [
-  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix,
+  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix, search,
 ];
 
 function select(args: readonly string[]): readonly Scenario[] {
