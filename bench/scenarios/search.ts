@@ -37,7 +37,7 @@ const EPOCH_MS = Date.UTC(2022, 0, 1);
  * triggers (migration 0027) index each row as the app's writes would; the geo capture triggers of
  * issues are left out for the load (a search never reads the event log).
  */
-export function seedSearchableIssues(file: string, seed: IssueProject, total: number): void {
+function seedSearchableIssues(file: string, seed: IssueProject, total: number): void {
   const db = new Database(file, { fileMustExist: true });
   try {
     db.pragma('journal_mode = WAL');
