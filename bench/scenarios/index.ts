@@ -12,9 +12,10 @@ import { mrList } from './mr-list.js';
 import { mrMerge } from './mr-merge.js';
 import { replicationCatchup } from './replication-catchup.js';
 import { replicationLag } from './replication-lag.js';
+import { search } from './search.js';
 import { usersRead } from './users-read.js';
 
 /** Every scenario, in the order `npm run bench` runs them. */
 export const scenarios: readonly Scenario[] = [
-  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix,
+  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix, search,
 ];

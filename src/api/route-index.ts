@@ -83,6 +83,9 @@ export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   'get /users/:id/events': 'events of a user visible to the caller',
   // GitLab 11's user status endpoint is public.
   'get /users/:user_id/status': 'public user status',
+  // Project topics are public (topics.rb: no authenticate! on its reads).
+  'get /topics': 'project topics, public',
+  'get /topics/:id': 'a project topic, public',
 };
 
 const AUTHORIZING = /^(signedIn|admin|loadProject\(|loadGroup\(|requireAbility\()/;

@@ -18,4 +18,11 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
   'web_hook_logs',
 ]);
 
-export const isReplicatedTable = (name: string): boolean => !LOCAL_TABLES.has(name) && !name.startsWith('sqlite_');
+/**
+ * The text search indexes (FTS5 tables and their shadow tables, migration 0027) are derived from
+ * replicated rows by triggers that fire on every site, the applier's writes included: they are not
+ * captured, and unlike LOCAL_TABLES a snapshot keeps them, consistent with the rows it copies.
+ */
+const SEARCH_INDEX_PREFIX = 'search_';
+
+export const isReplicatedTable = (name: string): boolean => !LOCAL_TABLES.has(name) && !name.startsWith('sqlite_') && !name.startsWith(SEARCH_INDEX_PREFIX);

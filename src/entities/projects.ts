@@ -24,6 +24,8 @@ export interface ProjectRelations {
   /** Owners of user namespaces, by user id. */
   readonly owners: ReadonlyMap<number, UserRow>;
   readonly forkCounts: ReadonlyMap<number, number>;
+  /** Topic names by project id, in the order the project was given them. */
+  readonly topics: ReadonlyMap<number, readonly string[]>;
   readonly sharedGroups: ReadonlyMap<number, readonly SharedGroupRow[]>;
   /** The projects that forks were forked from, by id. */
   readonly forkedFrom: ReadonlyMap<number, ProjectRow>;
@@ -68,7 +70,9 @@ export function projectBasic(row: ProjectRow, rel: ProjectRelations, ctx: Entity
     path_with_namespace: fullPath,
     created_at: isoTime(row.created_at),
     default_branch: row.default_branch,
-    tag_list: (JSON.parse(row.tag_list) as string[]).sort(),
+    // GitLab 17 names the list `topics`; `tag_list` is kept, sorted as 10.8 answered it (SPEC: Project).
+    tag_list: [...(rel.topics.get(row.id) ?? [])].sort(),
+    topics: rel.topics.get(row.id) ?? [],
     ssh_url_to_repo: `git@${new URL(ctx.externalUrl).hostname}:${fullPath}.git`,
     http_url_to_repo: `${ctx.externalUrl}/${fullPath}.git`,
     web_url: `${ctx.externalUrl}/${fullPath}`,

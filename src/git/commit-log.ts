@@ -92,9 +92,15 @@ export interface LogFilter {
   readonly since?: string;
   readonly until?: string;
   readonly path?: string;
+  /** Commits whose message contains this text, case-insensitively (a fixed string, not a pattern). */
+  readonly grep?: string;
 }
 
-const filterArgs = (filter: LogFilter) => [...(filter.since ? [`--since=${filter.since}`] : []), ...(filter.until ? [`--until=${filter.until}`] : [])];
+const filterArgs = (filter: LogFilter) => [
+  ...(filter.since ? [`--since=${filter.since}`] : []),
+  ...(filter.until ? [`--until=${filter.until}`] : []),
+  ...(filter.grep !== undefined ? ['--regexp-ignore-case', '--fixed-strings', `--grep=${filter.grep}`] : []),
+];
 const pathArgs = (filter: LogFilter) => (filter.path ? ['--', filter.path] : ['--']);
 
 /** How many commits `git log <revisions>` lists for the filter. */
@@ -106,7 +112,7 @@ export async function countLog(repository: string, revisions: readonly string[],
 /** One page of `git log <revisions>` (newest first: a sha, or `--all`) and the total count for the same filter. */
 export async function listCommits(repository: string, revisions: readonly string[], filter: LogFilter, offset: number, limit: number): Promise<{ commits: CommitRecord[]; total: number }> {
   // A page of the history of commits (not of refs such as `--all`) with absolute dates never changes.
-  const key = revisions.every(isFullSha) ? JSON.stringify([repository, revisions, filter.since, filter.until, filter.path, offset, limit]) : null;
+  const key = revisions.every(isFullSha) ? JSON.stringify([repository, revisions, filter.since, filter.until, filter.path, filter.grep, offset, limit]) : null;
   const known = key === null ? undefined : historyPages.get(key);
   if (known) return known;
   const [log, total] = await Promise.all([

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import { AUTHORIZED_PROJECT_IDS, groupAccessLevel, hasAccessBelowGroup, projectAccessLevel, projectIdsWithAccessAtLeast } from '../db/tables/access.js';
+import { AUTHORIZED_PROJECT_IDS, MEMBER_GROUP_IDS, groupAccessLevel, hasAccessBelowGroup, projectAccessLevel, projectIdsWithAccessAtLeast } from '../db/tables/access.js';
 import { isDeployKeyInProjects } from '../db/tables/deploy-keys.js';
 import type { UserRow } from '../db/tables/users.js';
 import type { Actor } from './users/authentication.js';
@@ -393,6 +393,25 @@ export function readableMergeRequestsAnywhere(actor: Actor | null): SqlCondition
     sql: `p.merge_requests_enabled = 1 AND (p.visibility_level >= ${minVisible} OR p.id IN (${projectIdsWithAccessAtLeast('@reporter')}))`,
     params: { user: actor.user.id, today: today(), reporter: ACCESS.reporter },
   };
+}
+
+/**
+ * read_project for projects `p` anywhere, as SQL: public ones, internal ones for signed-in users
+ * who are not external, and those they are authorized on; all for admins (as listProjects reads).
+ */
+export function readableProjectsAnywhere(actor: Actor | null): SqlCondition {
+  if (isAdmin(actor)) return { sql: '1', params: {} };
+  if (!actor) return { sql: `p.visibility_level = ${VISIBILITY.public}`, params: {} };
+  const minVisible = actor.user.external ? VISIBILITY.public : VISIBILITY.internal;
+  return { sql: `(p.visibility_level >= ${minVisible} OR p.id IN (${AUTHORIZED_PROJECT_IDS}))`, params: { user: actor.user.id, today: today() } };
+}
+
+/** read_group for groups `g` anywhere, as SQL: by visibility as for projects, and the groups the user belongs to (through an ancestor too). */
+export function readableGroupsAnywhere(actor: Actor | null): SqlCondition {
+  if (isAdmin(actor)) return { sql: '1', params: {} };
+  if (!actor) return { sql: `g.visibility_level = ${VISIBILITY.public}`, params: {} };
+  const minVisible = actor.user.external ? VISIBILITY.public : VISIBILITY.internal;
+  return { sql: `(g.visibility_level >= ${minVisible} OR g.id IN (${MEMBER_GROUP_IDS}))`, params: { user: actor.user.id, today: today() } };
 }
 
 /** What the note rules read of a noteable (an issue, later a merge request): whether its discussion is locked. */

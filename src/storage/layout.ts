@@ -93,6 +93,11 @@ export function userAvatarDir(dataDir: string, userId: number): string {
   return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'user', 'avatar', String(userId));
 }
 
+/** Where a project topic's avatar lives (GitLab's uploads/-/system/projects/topic/avatar/:id). */
+export function topicAvatarDir(dataDir: string, topicId: number): string {
+  return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'projects', 'topic', 'avatar', String(topicId));
+}
+
 /** Where a project's avatar lives. */
 export function projectAvatarDir(dataDir: string, projectId: number): string {
   return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'project', 'avatar', String(projectId));

@@ -342,6 +342,8 @@ let otherTokenId = '';
 
 /** Minimal valid bodies, by `method path` pattern, so an allowed write reaches success (`n` makes names unique). */
 const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number; extra: Record<string, string> }) => Record<string, unknown> | Promise<Record<string, unknown>>][] = [
+  // topics.rb: an admin's new topic
+  [/^post \/topics$/, (n) => ({ name: `matrix-topic-${n}`, title: `Topic ${n}` })],
   // issues, notes, discussions, awards (issues.rb, notes.rb, discussions.rb, award_emoji.rb)
   [/^post \/projects\/:id\/issues$/, (n) => ({ title: `Issue ${n}` })],
   [/^put \/projects\/:id\/issues\/:issue_iid$/, (n) => ({ description: `edited ${n}` })],
@@ -430,6 +432,9 @@ function formWith(field: string, name: string, content: string): FormData {
 
 /** Query strings a read needs to name its resource (files on the world's topic branch, compare, badges, key fingerprints). */
 const QUERIES: Record<string, () => string> = {
+  'get /search': () => 'scope=issues&search=seeded',
+  'get /groups/:id/search': () => 'scope=issues&search=seeded',
+  'get /projects/:id/search': () => 'scope=issues&search=seeded',
   'get /projects/:id/repository/files/:file_path': () => 'ref=topic',
   'get /projects/:id/repository/files/:file_path/blame': () => 'ref=topic',
   'get /projects/:id/repository/files/:file_path/raw': () => 'ref=topic',

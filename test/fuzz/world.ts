@@ -18,6 +18,8 @@ export interface World {
   group_values: Record<string, string>;
   merge_request_values: Record<string, string>;
   epic_values: Record<string, string>;
+  /** The world's project topic (/topics/:id). */
+  topic_values: Record<string, string>;
 }
 
 export async function seedWorld(site: TestSite, options: { visibility?: string; member?: TestUser; group?: TestGroup } = {}): Promise<World> {
@@ -57,6 +59,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
   const hook = await post(`${p}/hooks`, { url: 'http://127.0.0.1:9/hook' });
   const badge = await post(`${p}/badges`, { link_url: 'http://example.com', image_url: 'http://example.com/b.png' });
   await post(`${p}/repository/tags`, { tag_name: 'v1.0', ref: 'master' });
+  const topic = await post('/topics', { name: `topic-${project.id}`, title: `Topic ${project.id}` });
   const commits = await site.api(`${p}/repository/commits`);
   const sha = commits.body[0].id as string;
   const labelEvents = await site.api(`${p}/issues/${issue.iid}/resource_label_events`);
@@ -93,6 +96,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
     group_values: { id: String(group.id), milestone_id: String(groupMilestone.id), name: team.name, board_id: String(groupBoard.id), list_id: String(groupList.id) },
     merge_request_values: { merge_request_iid: String(mergeRequest.iid), note_id: String(mergeRequestNote.id), version_id: String(versions.body[0]?.id ?? 1) },
     epic_values: { epic_iid: String(epic.iid), note_id: String(epicNote.id), epic_issue_id: String(epicIssue.epic_issue_id ?? epicIssue.id) },
+    topic_values: { id: String(topic.id) },
   };
 }
 
@@ -107,6 +111,7 @@ export function fill(world: World, path: string, override: (name: string) => str
     if (path.includes('/merge_requests/') && name in world.merge_request_values) return world.merge_request_values[name]!;
     if (path.includes('epics/') && name in world.epic_values) return world.epic_values[name]!;
     if (onGroup && name in world.group_values) return world.group_values[name]!;
+    if (path.startsWith('/topics/') && name in world.topic_values) return world.topic_values[name]!;
     return world.values[name] ?? '1';
   });
 }

@@ -24,6 +24,7 @@ const BASIC_KEYS = [
   'ssh_url_to_repo',
   'star_count',
   'tag_list',
+  'topics',
   'web_url',
 ];
 

@@ -15,6 +15,7 @@ import { archiveProject, starProject, unarchiveProject, unstarProject } from './
 import { addUpload, uploadFile } from './uploads.js';
 import { editProject, projectUpdateParams } from './update.js';
 import { listGroupsOfProject, projectGroupsParams, projectTransferParams, transferProjectHandler } from './transfer.js';
+import { topicsRoutes } from './topics.js';
 import { runHousekeeping, showLanguages, showStorage } from './housekeeping.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
@@ -54,6 +55,7 @@ export const projectsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'get', path: '/projects/:id/storage', guards: [admin, project], handler: showStorage },
 
   ...customAttributesRoutes('/projects/:id', [project], projectAttributes),
+  ...topicsRoutes,
 ];
 
 export { projectAvatarRouter } from './avatar.js';

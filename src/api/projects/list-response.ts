@@ -8,7 +8,7 @@ import { loadProjectRelations, withStatistics } from '../../services/projects/re
 import type { SiteContext } from '../../site-context.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
-import { bool, hash, oneOf, str } from '../params.js';
+import { bool, hash, int, list, oneOf, str } from '../params.js';
 
 
 /** What a project list answers: BasicProjectDetails for anonymous callers and `simple=true`, else ProjectWithAccess (GITLAB-NOTES 2.2). */
@@ -44,6 +44,8 @@ export const projectListParams = paramsGuard(
     with_issues_enabled: bool(),
     with_merge_requests_enabled: bool(),
     custom_attributes: hash(),
+    topic: list(str()),
+    topic_id: int(),
     ...PAGE_PARAMS,
   },
   (params): { filters: ProjectFilters; simple: boolean; statistics: boolean; page: Page } => ({
@@ -59,6 +61,8 @@ export const projectListParams = paramsGuard(
       withIssuesEnabled: params.with_issues_enabled,
       withMergeRequestsEnabled: params.with_merge_requests_enabled,
       customAttributes: params.custom_attributes,
+      topics: params.topic?.map((topic) => topic.trim()).filter(Boolean),
+      topicId: params.topic_id,
     },
     simple: params.simple === true,
     statistics: params.statistics === true,

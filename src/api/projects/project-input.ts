@@ -12,6 +12,7 @@ export const PROJECT_PARAMS = {
   description: str(),
   default_branch: str(),
   visibility: oneOf(VISIBILITY_NAMES),
+  topics: list(str()),
   tag_list: list(str()),
   import_url: str(),
   ci_config_path: str(),

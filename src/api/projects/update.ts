@@ -17,6 +17,7 @@ const UPDATE_ATTRIBUTES = [
   ...PROJECT_FLAGS.filter((flag) => flag !== 'printing_merge_request_link_enabled'),
   'visibility',
   'tag_list',
+  'topics',
   'avatar',
   'ci_config_path',
   'repository_storage',

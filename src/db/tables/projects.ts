@@ -27,7 +27,6 @@ export interface ProjectRow {
   ci_config_path: string | null;
   repository_storage: string;
   approvals_before_merge: number;
-  tag_list: string;
   archived: number;
   star_count: number;
   /** Opened issues, kept by the issue services (GitLab's counter cache). */

@@ -6,6 +6,7 @@ import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import type { SqlCondition } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
+import { textMatch } from '../search/terms.js';
 import { projectLabelScope, projectMilestoneScope } from './scopes.js';
 
 /** `None` (nothing set) and `Any` (something set), the two special values of GitLab's issuable filters. */
@@ -26,6 +27,8 @@ export interface IssuableFilters {
   readonly myReactionEmoji?: string | Presence;
   /** Case-insensitive substring of the title or the description. */
   readonly search?: string;
+  /** GET /search: GitLab's fuzzy search of the title and description, through the table's text index (services/search/terms.ts). */
+  readonly fullText?: string;
   readonly createdAfter?: string;
   readonly createdBefore?: string;
   readonly updatedAfter?: string;
@@ -120,7 +123,7 @@ export function authorCondition(q: IssuableListConditions, filters: IssuableFilt
   if (filters.authorId !== undefined) q.check(`${q.table.alias}.author_id = @author`, { author: filters.authorId });
 }
 
-/** `my_reaction_emoji` (for a signed-in caller) and `search`. */
+/** `my_reaction_emoji` (for a signed-in caller), `search` and the full-text search. */
 export function reactionAndSearchConditions(q: IssuableListConditions, filters: IssuableFilters): void {
   const { alias, type } = q.table;
   if (filters.myReactionEmoji !== undefined && q.me !== null) {
@@ -128,6 +131,10 @@ export function reactionAndSearchConditions(q: IssuableListConditions, filters: 
     if (filters.myReactionEmoji === 'none') q.check(`NOT EXISTS (${mine})`);
     else if (filters.myReactionEmoji === 'any') q.check(`EXISTS (${mine})`);
     else q.check(`EXISTS (${mine} AND ae.name = @emoji)`, { emoji: filters.myReactionEmoji });
+  }
+  if (filters.fullText !== undefined) {
+    const match = textMatch(q.table.name, alias, 'title', filters.fullText);
+    q.candidate(match.sql, match.params);
   }
   if (filters.search) q.check(`(${alias}.title LIKE @search ESCAPE '\\' OR ${alias}.description LIKE @search ESCAPE '\\')`, { search: escapeLike(filters.search) });
 }

@@ -1,3 +1,4 @@
+import { setProjectTopics } from './topics.js';
 import { randomBytes } from 'node:crypto';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { Db } from '../../db/connection.js';
@@ -44,12 +45,17 @@ export type ProjectInput = Partial<Record<ProjectFlag, boolean>> & {
   description?: string;
   default_branch?: string;
   visibility?: VisibilityName;
+  /** GitLab 14+ `topics`; `tag_list` is its legacy name, used when `topics` is absent. */
+  topics?: string[];
   tag_list?: string[];
   import_url?: string;
   ci_config_path?: string;
   repository_storage?: string;
   approvals_before_merge?: number;
 };
+
+/** The topics a create or update gives the project, if it gives any. */
+export const topicsOfInput = (input: ProjectInput): string[] | undefined => input.topics ?? input.tag_list;
 
 /** Row columns for the attributes that map one to one. */
 export function columnsOfInput(input: ProjectInput): ProjectColumns {
@@ -59,7 +65,6 @@ export function columnsOfInput(input: ProjectInput): ProjectColumns {
   }
   for (const key of PROJECT_FLAGS) if (input[key] !== undefined) columns[key] = input[key] ? 1 : 0;
   if (input.visibility !== undefined) columns.visibility_level = VISIBILITY[input.visibility];
-  if (input.tag_list !== undefined) columns.tag_list = JSON.stringify([...new Set(input.tag_list.map((tag) => tag.trim()).filter(Boolean))]);
   return columns;
 }
 
@@ -135,11 +140,14 @@ async function insertProjectAndRepository(db: Db, dataDir: string, by: CreatedBy
     const urlError = input.import_url ? importUrlError(input.import_url) : null;
     if (urlError) (errors.import_url ??= []).push(urlError);
     if (Object.keys(errors).length) throw invalid(errors);
-    return insertProjectWithOwner(db, actor, namespace, {
+    const project = insertProjectWithOwner(db, actor, namespace, {
       ...columns,
       creator_id: by.creatorId,
       import_status: input.import_url ? 'scheduled' : 'none',
     });
+    const topics = topicsOfInput(input);
+    if (topics) setProjectTopics(db, project.id, topics);
+    return project;
   });
   if (project.import_status === 'scheduled') return project;
   try {

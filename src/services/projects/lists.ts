@@ -14,6 +14,8 @@ export type ProjectOrder = (typeof PROJECT_ORDERS)[number];
 export interface ProjectFilters {
   /** Only projects of this namespace (a group's or a user's projects). */
   namespaceId?: number;
+  /** Only projects of these namespaces (a group search: the group and its subgroups). */
+  namespaceIds?: readonly number[];
   /** Only projects shared with this group (a group's `shared_projects`). */
   sharedWithGroupId?: number;
   /** Only forks of this project. */
@@ -34,6 +36,10 @@ export interface ProjectFilters {
   starred?: boolean;
   withIssuesEnabled?: boolean;
   withMergeRequestsEnabled?: boolean;
+  /** Topic names, case-insensitive; a project must have every one. */
+  topics?: readonly string[];
+  /** Only projects with this topic. */
+  topicId?: number;
   /** `custom_attributes[key]=value`; honoured for admins only. */
   customAttributes?: Record<string, string>;
 }
@@ -65,6 +71,10 @@ export function listProjects(db: Db, actor: Actor | null, filters: ProjectFilter
     where.push('p.namespace_id = @namespace');
     params.namespace = filters.namespaceId;
   }
+  if (filters.namespaceIds !== undefined) {
+    where.push('p.namespace_id IN (SELECT value FROM json_each(@namespace_ids))');
+    params.namespace_ids = JSON.stringify(filters.namespaceIds);
+  }
   if (filters.sharedWithGroupId !== undefined) {
     where.push('p.id IN (SELECT project_id FROM project_group_links WHERE group_id = @shared_with)');
     params.shared_with = filters.sharedWithGroupId;
@@ -87,6 +97,14 @@ export function listProjects(db: Db, actor: Actor | null, filters: ProjectFilter
   if (filters.starred) where.push('p.id IN (SELECT project_id FROM project_stars WHERE user_id = @user)');
   if (filters.withIssuesEnabled) where.push('p.issues_enabled = 1');
   if (filters.withMergeRequestsEnabled) where.push('p.merge_requests_enabled = 1');
+  filters.topics?.forEach((topic, index) => {
+    where.push(`EXISTS (SELECT 1 FROM project_topics pt JOIN topics t ON t.id = pt.topic_id WHERE pt.project_id = p.id AND t.name = @topic${index})`);
+    params[`topic${index}`] = topic;
+  });
+  if (filters.topicId !== undefined) {
+    where.push('p.id IN (SELECT project_id FROM project_topics WHERE topic_id = @topic_id)');
+    params.topic_id = filters.topicId;
+  }
   if (isAdmin(actor)) {
     Object.entries(filters.customAttributes ?? {}).forEach(([key, value], index) => {
       where.push(`EXISTS (SELECT 1 FROM project_custom_attributes a WHERE a.project_id = p.id AND a.key = @ca_key${index} AND a.value = @ca_value${index})`);

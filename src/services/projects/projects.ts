@@ -1,3 +1,4 @@
+import { setProjectTopics } from './topics.js';
 import { dropEpicIssuesOutside } from '../planning/epic-issues.js';
 import { rm } from 'node:fs/promises';
 import type { Db } from '../../db/connection.js';
@@ -34,7 +35,7 @@ import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { VISIBILITY } from '../../db/levels.js';
 import { recordProjectDestroyed } from '../issuables/record-events.js';
 import { setProjectAvatar } from './avatar.js';
-import { columnsOfInput, type ProjectInput } from './create.js';
+import { columnsOfInput, topicsOfInput, type ProjectInput } from './create.js';
 import { shadowsSubgroup, validateProject } from './validation.js';
 import { findVisibleGroup } from '../find-visible.js';
 import { removeProjectIssuables } from '../issuables/issue-removal.js';
@@ -68,6 +69,8 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
     });
     if (Object.keys(errors).length) throw invalid(errors);
     updateProjectRow(db, current.id, columns);
+    const topics = topicsOfInput(input);
+    if (topics) setProjectTopics(db, current.id, topics);
     if (next.name !== current.name || next.path !== current.path) recordProjectRenamed(db, current.id);
     return next;
   });

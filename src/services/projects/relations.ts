@@ -9,6 +9,7 @@ import {
   sharedGroups,
   usersByIds,
 } from '../../db/tables/project-relations.js';
+import { topicNamesOfProjects } from '../../db/tables/topics.js';
 import { lfsObjectsSize as linkedLfsBytes } from '../../db/tables/lfs-objects.js';
 import { notificationLevelsOf } from '../../db/tables/notification-settings.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
@@ -36,6 +37,7 @@ export function loadProjectRelations(db: Db, actor: Actor | null, rows: readonly
     namespaces,
     owners,
     forkCounts: forkCounts(db, all.map((row) => row.id)),
+    topics: topicNamesOfProjects(db, all.map((row) => row.id)),
     sharedGroups: sharedGroups(db, ids),
     forkedFrom,
     projectAccess: userId === undefined ? new Map() : directProjectLevels(db, userId, ids, day),
