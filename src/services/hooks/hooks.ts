@@ -34,6 +34,7 @@ const HOOK_DEFAULTS: HookValues = {
   job_events: 0,
   pipeline_events: 0,
   wiki_page_events: 0,
+  releases_events: 0,
   enable_ssl_verification: 1,
 };
 
