@@ -40,6 +40,9 @@ export interface HookQueueOptions {
   readonly allowLocalRequestsFromSystemHooks?: () => boolean;
 }
 
+/** How soon a delivery a trigger queued (db/system-hook-triggers.ts) is picked up: no code path calls enqueue for it. */
+const TRIGGER_POLL_MS = 500;
+
 /** The X-Gitlab-Event of every system hook delivery, whatever its event_name (GitLab's SystemHook). */
 const SYSTEM_HOOK_HEADER = 'System Hook';
 
@@ -65,6 +68,8 @@ export class HookQueue {
    */
   private readonly agents: Record<'guarded' | 'local', { verify: Agent; lenient: Agent }>;
   private wakeTimer: NodeJS.Timeout | null = null;
+  /** Deliveries queued by the database's own triggers (system hook events) are found by this poll. */
+  private pollTimer: NodeJS.Timeout | null = null;
   private wakeAt = Infinity;
   private pumpScheduled = false;
   private started = false;
@@ -125,6 +130,8 @@ export class HookQueue {
     if (!this.delivers || this.started) return;
     this.started = true;
     this.schedulePump();
+    this.pollTimer = setInterval(() => this.schedulePump(), TRIGGER_POLL_MS);
+    this.pollTimer.unref();
   }
 
   /**
@@ -135,6 +142,7 @@ export class HookQueue {
     if (this.stopped) return;
     this.stopped = true;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
     this.cancel.abort();
     await Promise.allSettled([...this.inFlight.values()]);
     await Promise.all(Object.values(this.agents).flatMap((pool) => [pool.verify.destroy(), pool.lenient.destroy()]));
