@@ -1,7 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import { createdBy, createGroup, createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl, startHookReceiver, type HookReceiver } from '../helpers/git.js';
 import { sshPublicKey } from '../helpers/keys.js';
@@ -226,5 +229,31 @@ describe("the local-network rule of system hooks (GitLab's allow_local_requests_
     } finally {
       await site.stop();
     }
+  });
+});
+
+describe('migration 24 (releases, system hooks)', () => {
+  it('keeps releases, queued deliveries and the log, giving old releases their tag as name and creation as release time', () => {
+    const db = new Database(':memory:');
+    db.pragma('foreign_keys = OFF');
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    for (const migration of migrations.filter((m) => m.version < 24)) {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(migration.version, migration.name, '');
+    }
+    db.exec(`INSERT INTO releases (id, project_id, tag, description, author_id, created_at, updated_at) VALUES (3, 1, 'v1', 'notes', NULL, '2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z');
+      INSERT INTO group_hooks (id, group_id, url, created_at, updated_at) VALUES (5, 1, 'https://e.com', '', '');
+      INSERT INTO web_hook_queue (id, group_hook_id, event, body, attempts, next_attempt_at, created_at) VALUES (41, 5, 'push', '{"a":1}', 2, 123, 'then');
+      INSERT INTO web_hook_logs (id, group_hook_id, event, url, attempt, request_headers, request_body, response_status, duration_ms, created_at) VALUES (9, 5, 'push', 'https://e.com', 1, '{}', '{}', 500, 3, 'then');`);
+    expect(migrate(db)).toEqual(migrations.filter((m) => m.version >= 24).map((m) => m.version));
+    expect(db.prepare('SELECT tag, name, released_at, sha FROM releases').all()).toEqual([{ tag: 'v1', name: 'v1', released_at: '2020-01-01T00:00:00.000Z', sha: null }]);
+    expect(db.prepare('SELECT id, hook_id, group_hook_id, system_hook_id, attempts FROM web_hook_queue').all()).toEqual([{ id: 41, hook_id: null, group_hook_id: 5, system_hook_id: null, attempts: 2 }]);
+    expect(db.prepare('SELECT id, group_hook_id, system_hook_id, response_status FROM web_hook_logs').all()).toEqual([{ id: 9, group_hook_id: 5, system_hook_id: null, response_status: 500 }]);
+    expect(() => db.prepare("INSERT INTO web_hook_queue (event, body, next_attempt_at, created_at) VALUES ('push', '{}', 0, '')").run()).toThrow(/CHECK/);
+    expect(() => db.prepare("INSERT INTO web_hook_queue (hook_id, group_hook_id, event, body, next_attempt_at, created_at) VALUES (1, 5, 'push', '{}', 0, '')").run()).toThrow(/CHECK/);
+    db.exec("INSERT INTO system_hooks (id, url, created_at, updated_at) VALUES (2, 'https://s.example', '', '')");
+    expect(db.prepare('SELECT push_events, repository_update_events FROM system_hooks').get()).toEqual({ push_events: 0, repository_update_events: 1 });
+    expect(db.prepare("INSERT INTO web_hook_queue (system_hook_id, event, body, next_attempt_at, created_at) VALUES (2, 'user_create', '{}', 0, '')").run().lastInsertRowid).toBe(42);
+    db.close();
   });
 });
