@@ -33,6 +33,12 @@ export interface Config {
    * allow_local_requests_from_web_hooks_and_services); off by default against SSRF.
    */
   readonly allowLocalRequests: boolean;
+  /**
+   * System hooks may reach loopback, link-local and private addresses (GitLab's
+   * allow_local_requests_from_system_hooks, on by default there too: an admin configured them).
+   * Read through services/hooks/system-hook-network.ts.
+   */
+  readonly allowLocalRequestsFromSystemHooks: boolean;
   readonly rateLimit: RateLimitConfig;
 }
 
@@ -103,6 +109,7 @@ export const defaults: Config = {
   ldap: null,
   logLevel: 'info',
   allowLocalRequests: false,
+  allowLocalRequestsFromSystemHooks: true,
   rateLimit: { authenticated: 2000, unauthenticated: 500, periodSeconds: 60, exemptLoopback: false },
   geo: {
     heartbeatSeconds: 5,
@@ -169,6 +176,7 @@ const settings = {
   geoSyncReplicas: 'GEOFORGE_GEO_SYNC_REPLICAS',
   geoSyncTimeoutMs: 'GEOFORGE_GEO_SYNC_TIMEOUT_MS',
   allowLocalRequests: 'GEOFORGE_ALLOW_LOCAL_REQUESTS',
+  allowLocalRequestsFromSystemHooks: 'GEOFORGE_ALLOW_LOCAL_REQUESTS_FROM_SYSTEM_HOOKS',
   rateLimitAuthenticated: 'GEOFORGE_RATE_LIMIT_AUTHENTICATED',
   rateLimitUnauthenticated: 'GEOFORGE_RATE_LIMIT_UNAUTHENTICATED',
   rateLimitPeriodSeconds: 'GEOFORGE_RATE_LIMIT_PERIOD_SECONDS',
@@ -268,6 +276,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     ldap,
     logLevel: oneOf('logLevel', ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const, defaults.logLevel),
     allowLocalRequests: flag('allowLocalRequests', defaults.allowLocalRequests),
+    allowLocalRequestsFromSystemHooks: flag('allowLocalRequestsFromSystemHooks', defaults.allowLocalRequestsFromSystemHooks),
     rateLimit: {
       authenticated: count('rateLimitAuthenticated', defaults.rateLimit.authenticated, 0, 100_000_000),
       unauthenticated: count('rateLimitUnauthenticated', defaults.rateLimit.unauthenticated, 0, 100_000_000),

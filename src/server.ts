@@ -29,6 +29,7 @@ import { registerSiteGauges } from './observability/site-gauges.js';
 import { ensureRoot } from './services/users/ensure-root.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
+import { allowLocalRequestsFromSystemHooks } from './services/hooks/system-hook-network.js';
 import { Fence } from './geo/fence.js';
 import { readRoleState, resolveRole } from './geo/role-state.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
@@ -199,7 +200,13 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     metrics: base.metrics,
     externalUrl,
     nodeName: nodeName ?? externalUrl,
-    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log, allowLocalRequests: config.allowLocalRequests }),
+    webhooks: new HookQueue({
+      role: config.role,
+      db: () => ctx.db,
+      log,
+      allowLocalRequests: config.allowLocalRequests,
+      allowLocalRequestsFromSystemHooks: () => allowLocalRequestsFromSystemHooks(config),
+    }),
     imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: config.allowLocalRequests }),
     fence: base.fence,
     switchRole: base.switchRole,

@@ -17,6 +17,7 @@ import { usersRoutes } from './users/index.js';
 import { wikisRoutes } from './wikis/index.js';
 import { deployKeysRoutes } from './deploy-keys/index.js';
 import { searchRoutes } from './search/index.js';
+import { releasesRoutes } from './releases/index.js';
 
 /**
  * Every route under /api/v4 but the site-to-site Geo API, domain by domain: one table, so that the
@@ -44,5 +45,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...wikisRoutes(reads),
     ...deployKeysRoutes,
     ...searchRoutes(reads),
+    ...releasesRoutes(reads),
   ];
 }

@@ -1,5 +1,6 @@
 import type { Db } from './connection.js';
 import { isReplicatedTable } from './local-tables.js';
+import { syncSystemHookTriggers } from './system-hook-triggers.js';
 
 const TRIGGER_PREFIX = 'geo_capture_';
 
@@ -31,12 +32,14 @@ const NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
  * Makes the capture triggers match the schema: on the primary every replicated table appends its
  * changed rows to geo_event_log inside the writing transaction, so no code path can forget to
  * replicate and a rolled-back write leaves no event; a secondary has none (its changes come from
- * the log). Recreated at every boot, so a migration that adds a column is captured at once.
+ * the log). Recreated at every boot, so a migration that adds a column is captured at once. The
+ * primary's system hook triggers (db/system-hook-triggers.ts) follow the same switch.
  */
 export function syncCaptureTriggers(db: Db, enabled: boolean): void {
   db.transaction(() => {
     const existing = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE ?").pluck().all(`${TRIGGER_PREFIX}%`) as string[];
     for (const name of existing) db.exec(`DROP TRIGGER ${quote(name)}`);
+    syncSystemHookTriggers(db, enabled);
     if (!enabled) return;
     for (const [table, columns] of replicatedTables(db)) {
       const row = `json_object(${columns.map((column) => `'${column}', NEW.${quote(column)}`).join(', ')})`;

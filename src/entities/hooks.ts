@@ -20,6 +20,7 @@ export function hook<O extends HookOwner>(owner: O, row: HookRow<O>) {
     job_events: flag(row.job_events),
     pipeline_events: flag(row.pipeline_events),
     wiki_page_events: flag(row.wiki_page_events),
+    releases_events: flag(row.releases_events),
     enable_ssl_verification: flag(row.enable_ssl_verification),
     created_at: isoTime(row.created_at),
   };

@@ -182,6 +182,14 @@ const PROJECT_RULES = {
   update_merge_request: whenMergeRequestsEnabled(unlessArchived(atLeast(ACCESS.developer))),
   admin_merge_request: whenMergeRequestsEnabled(unlessArchived(atLeast(ACCESS.developer))),
   destroy_merge_request: whenMergeRequestsEnabled(atLeast(ACCESS.owner)),
+  /**
+   * Releases (GitLab 17's ProjectPolicy): whoever reads the project lists them, guests of a private
+   * project included (the entity then leaves out the tag, commit and sources: download_code);
+   * developers create, edit and delete them and their links (a protected tag's creators only, in
+   * services/releases).
+   */
+  read_release: readProject,
+  create_release: unlessArchived(atLeast(ACCESS.developer)),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 

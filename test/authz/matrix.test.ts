@@ -48,6 +48,8 @@ const ABILITIES: Record<string, AbilityRule> = {
   read_wiki: v(ACCESS.guest), create_wiki: at(ACCESS.developer), admin_wiki: at(ACCESS.maintainer),
   read_merge_request: v(ACCESS.reporter), create_merge_request_from: at(ACCESS.developer), create_merge_request_in: v(ACCESS.reporter),
   update_merge_request: at(ACCESS.developer), admin_merge_request: at(ACCESS.developer), destroy_merge_request: at(ACCESS.owner),
+  // GitLab 17's releases: whoever reads the project lists them; developers write them.
+  read_release: v(ACCESS.guest), create_release: at(ACCESS.developer),
   // groups (GitLab's GroupPolicy; reading a group is for whoever sees it or is a member)
   read_group: v(ACCESS.guest), read_epic: v(ACCESS.guest), create_projects: at(ACCESS.maintainer), create_subgroup: at(ACCESS.owner),
   admin_group_member: at(ACCESS.owner), admin_group: at(ACCESS.owner), remove_group: at(ACCESS.owner), admin_group_label: at(ACCESS.reporter),
@@ -237,6 +239,11 @@ const SUCCESS: Record<string, number> = {
   'delete /groups/:id/-/epics/:epic_iid/issues/:epic_issue_id': 200,
   'delete /groups/:id/epics/:epic_iid/issues/:epic_issue_id': 200,
   'post /projects/:id/milestones/:milestone_id/promote': 200,
+  // releases.rb and release/links.rb delete: present the deleted release or link (200).
+  'delete /projects/:id/releases/:tag_name': 200,
+  'delete /projects/:id/releases/:tag_name/assets/links/:link_id': 200,
+  // releases.rb permalink/latest: redirect to the latest release (302).
+  'get /projects/:id/releases/permalink/latest': 302,
   // time_tracking_endpoints.rb: time_estimate, reset_time_estimate and reset_spent_time answer 200; add_spent_time 201.
   'post /projects/:id/issues/:issue_iid/time_estimate': 200,
   'post /projects/:id/issues/:issue_iid/reset_time_estimate': 200,
@@ -331,6 +338,8 @@ const extras = {} as Record<Visibility, Record<string, string>>;
 const spares: TestUser[] = [];
 /** A group the worlds' projects are shared with (POST and DELETE /projects/:id/share). */
 let shareGroupId = 0;
+/** The system hook the /hooks/:hook_id cells name. */
+let systemHookId = '';
 const callers: Caller[] = [];
 let confidentialIid = '';
 /** The confidential issue's own note, discussion, awards and events (the public world's values name the other issue's). */
@@ -380,6 +389,13 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^post \/(projects|groups)\/:id\/badges$/, () => ({ link_url: 'http://example.com/l', image_url: 'http://example.com/i.png' })],
   [/^put \/(projects|groups)\/:id\/badges\/:badge_id$/, (n) => ({ link_url: `http://example.com/${n}` })],
   [/^(post|put) \/(projects|groups)\/:id\/hooks(\/:hook_id)?$/, (n) => ({ url: `http://127.0.0.1:9/hook${n}` })],
+  // system hooks (POST /hooks/:hook_id, the test event, ignores the url)
+  [/^(post|put) \/hooks(\/:hook_id)?$/, (n) => ({ url: `http://127.0.0.1:9/system${n}` })],
+  // releases and their links (a new tag from master each; the world's release edited and its links added)
+  [/^post \/projects\/:id\/releases$/, (n) => ({ tag_name: `matrix-rel${n}`, ref: 'master' })],
+  [/^put \/projects\/:id\/releases\/:tag_name$/, (n) => ({ description: `edited ${n}` })],
+  [/^post \/projects\/:id\/releases\/:tag_name\/assets\/links$/, (n) => ({ name: `link ${n}`, url: `https://example.com/link${n}` })],
+  [/^put \/projects\/:id\/releases\/:tag_name\/assets\/links\/:link_id$/, (n) => ({ name: `edited link ${n}` })],
   [/^post \/projects\/:id\/deploy_keys$/, (n) => ({ title: `deploy ${n}`, key: sshPublicKey() })],
   [/^put \/projects\/:id\/deploy_keys\/:key_id$/, (n) => ({ title: `deploy ${n}` })],
   [/^put .*\/custom_attributes\/:key$/, (n) => ({ value: `v${n}` })],
@@ -474,6 +490,7 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     if (path.startsWith('/namespaces/') && name === 'id') return String(world.group.id);
     if (path === '/projects/:id/share/:group_id' && name === 'group_id') return String(shareGroupId);
     if (path.startsWith('/groups/') && (name === 'hook_id' || name === 'badge_id')) return extra[`group_${name}`];
+    if (path.startsWith('/hooks/') && name === 'hook_id') return systemHookId;
     if (name === 'key_id' && path.includes('/deploy_keys/')) return extra.deploy_key_id;
     if (name === 'pipeline_id') return extra.pipeline_id;
     if (name === 'name' && path.includes('/protected_branches/')) return extra.protected_branch;
@@ -615,6 +632,7 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) spares.push(await createUser(site));
   // Public: projects.rb share answers 404 'Group' to whoever may not read the group (read_group).
   shareGroupId = (await createGroup(site, { visibility: 'public' })).id;
+  systemHookId = String((await site.api('/hooks', { method: 'POST', body: { url: 'http://127.0.0.1:9/system-seed' } })).body.id);
   for (const visibility of ['private', 'internal', 'public'] as const) {
     const world = await seedWorld(site, { visibility, member: users.developer });
     for (const name of ['guest', 'reporter', 'maintainer', 'owner'] as const) await addMember(site, 'groups', world.group.id, users[name], ACCESS[name]);

@@ -5,7 +5,7 @@ import type { TestSite } from '../helpers/site.js';
 /**
  * One seeded world for the route-table-driven suites (test/fuzz, test/authz): a group with a project
  * that has a repository, an issue, a merge request, notes, awards, a milestone, labels, a board with a
- * list, an epic, a wiki page, a hook and a badge, so that every path parameter of the route table can be
+ * list, an epic, a wiki page, a hook, a badge and a release with an asset link, so that every path parameter of the route table can be
  * filled with a real id.
  */
 export interface World {
@@ -20,6 +20,8 @@ export interface World {
   epic_values: Record<string, string>;
   /** The world's project topic (/topics/:id). */
   topic_values: Record<string, string>;
+  /** The release (its own tag, so the tag routes keep theirs) and its asset link, for /projects/:id/releases/... paths. */
+  release_values: Record<string, string>;
 }
 
 export async function seedWorld(site: TestSite, options: { visibility?: string; member?: TestUser; group?: TestGroup } = {}): Promise<World> {
@@ -60,6 +62,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
   const badge = await post(`${p}/badges`, { link_url: 'http://example.com', image_url: 'http://example.com/b.png' });
   await post(`${p}/repository/tags`, { tag_name: 'v1.0', ref: 'master' });
   const topic = await post('/topics', { name: `topic-${project.id}`, title: `Topic ${project.id}` });
+  const release = await post(`${p}/releases`, { tag_name: 'rel-1.0', ref: 'master', assets: { links: [{ name: 'seeded', url: 'https://example.com/seeded' }] } });
   const commits = await site.api(`${p}/repository/commits`);
   const sha = commits.body[0].id as string;
   const labelEvents = await site.api(`${p}/issues/${issue.iid}/resource_label_events`);
@@ -97,6 +100,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
     merge_request_values: { merge_request_iid: String(mergeRequest.iid), note_id: String(mergeRequestNote.id), version_id: String(versions.body[0]?.id ?? 1) },
     epic_values: { epic_iid: String(epic.iid), note_id: String(epicNote.id), epic_issue_id: String(epicIssue.epic_issue_id ?? epicIssue.id) },
     topic_values: { id: String(topic.id) },
+    release_values: { tag_name: release.tag_name, link_id: String(release.assets.links[0].id) },
   };
 }
 
@@ -110,6 +114,7 @@ export function fill(world: World, path: string, override: (name: string) => str
     if (name === 'id' && onUser) return String(world.member.id);
     if (path.includes('/merge_requests/') && name in world.merge_request_values) return world.merge_request_values[name]!;
     if (path.includes('epics/') && name in world.epic_values) return world.epic_values[name]!;
+    if (path.startsWith('/projects/:id/releases/') && name in world.release_values) return world.release_values[name]!;
     if (onGroup && name in world.group_values) return world.group_values[name]!;
     if (path.startsWith('/topics/') && name in world.topic_values) return world.topic_values[name]!;
     return world.values[name] ?? '1';

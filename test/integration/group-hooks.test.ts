@@ -44,6 +44,7 @@ describe('group hooks', () => {
       job_events: false,
       pipeline_events: false,
       wiki_page_events: false,
+      releases_events: false,
       enable_ssl_verification: true,
       created_at: expect.any(String),
     });

@@ -185,6 +185,7 @@ describe('project hooks API', () => {
       job_events: false,
       pipeline_events: false,
       wiki_page_events: false,
+      releases_events: false,
       enable_ssl_verification: true,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
     });

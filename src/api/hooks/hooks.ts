@@ -26,6 +26,7 @@ export const hookParams = paramsGuard(
     pipeline_events: bool(),
     wiki_page_events: bool(),
     wiki_events: bool(),
+    releases_events: bool(),
     enable_ssl_verification: bool(),
   },
   ({ wiki_events: wikiEvents, ...params }): HookInput => ({ ...params, wiki_page_events: params.wiki_page_events ?? wikiEvents }),

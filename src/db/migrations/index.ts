@@ -19,11 +19,12 @@ import { geoFailover } from './0017_geo_failover.js';
 import { mergeRequestMerges } from './0018_merge_request_merges.js';
 import { geoUsedNonces } from './0019_geo_used_nonces.js';
 import { mergeRequestReviewers } from './0020_merge_request_reviewers.js';
+import { releasesSystemHooks } from './0024_releases_system_hooks.js';
 import { topicsSearch } from './0027_topics_search.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
 export const migrations: readonly Migration[] = [
   users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
   mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges,
-  geoUsedNonces, mergeRequestReviewers, topicsSearch,
+  geoUsedNonces, mergeRequestReviewers, releasesSystemHooks, topicsSearch,
 ];

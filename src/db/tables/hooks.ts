@@ -13,6 +13,7 @@ export const HOOK_FLAGS = [
   'job_events',
   'pipeline_events',
   'wiki_page_events',
+  'releases_events',
 ] as const;
 export type HookFlag = (typeof HOOK_FLAGS)[number];
 

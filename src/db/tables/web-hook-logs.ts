@@ -6,8 +6,10 @@ export interface WebHookLogRow {
   id: number;
   /** The project hook, or null for a group hook's attempt. */
   hook_id: number | null;
-  /** The group hook (ee), or null for a project hook's attempt. */
+  /** The group hook (ee), or null for another hook's attempt. */
   group_hook_id: number | null;
+  /** The system hook, or null for another hook's attempt. */
+  system_hook_id: number | null;
   event: string;
   url: string;
   attempt: number;
@@ -28,9 +30,10 @@ export interface WebHookLogRow {
 export function insertWebHookLog(db: Db, row: Omit<WebHookLogRow, 'id'>): boolean {
   const result = prepare(
     db,
-    `INSERT INTO web_hook_logs (hook_id, group_hook_id, event, url, attempt, request_headers, request_body, response_status, response_body, error, duration_ms, created_at)
-     SELECT @hook_id, @group_hook_id, @event, @url, @attempt, @request_headers, @request_body, @response_status, @response_body, @error, @duration_ms, @created_at
-     WHERE EXISTS (SELECT 1 FROM project_hooks WHERE id = @hook_id) OR EXISTS (SELECT 1 FROM group_hooks WHERE id = @group_hook_id)`,
+    `INSERT INTO web_hook_logs (hook_id, group_hook_id, system_hook_id, event, url, attempt, request_headers, request_body, response_status, response_body, error, duration_ms, created_at)
+     SELECT @hook_id, @group_hook_id, @system_hook_id, @event, @url, @attempt, @request_headers, @request_body, @response_status, @response_body, @error, @duration_ms, @created_at
+     WHERE EXISTS (SELECT 1 FROM project_hooks WHERE id = @hook_id) OR EXISTS (SELECT 1 FROM group_hooks WHERE id = @group_hook_id)
+       OR EXISTS (SELECT 1 FROM system_hooks WHERE id = @system_hook_id)`,
   ).run(row);
   return result.changes === 1;
 }

@@ -6,8 +6,10 @@ export interface DueDeliveryRow {
   id: number;
   /** The project hook, or null when the delivery is a group hook's. */
   hook_id: number | null;
-  /** The group hook (ee), or null when the delivery is a project hook's. */
+  /** The group hook (ee), or null when the delivery is another hook's. */
   group_hook_id: number | null;
+  /** The system hook, or null when the delivery is another hook's. */
+  system_hook_id: number | null;
   event: string;
   body: string;
   attempts: number;
@@ -16,26 +18,31 @@ export interface DueDeliveryRow {
   enable_ssl_verification: number;
 }
 
-/** Which hook a delivery calls: a project hook or a group hook, exactly one. */
-export type HookTarget = { readonly hook_id: number; readonly group_hook_id?: null } | { readonly hook_id?: null; readonly group_hook_id: number };
+/** Which hook a delivery calls: a project hook, a group hook or a system hook, exactly one. */
+export type HookTarget =
+  | { readonly hook_id: number; readonly group_hook_id?: null; readonly system_hook_id?: null }
+  | { readonly hook_id?: null; readonly group_hook_id: number; readonly system_hook_id?: null }
+  | { readonly hook_id?: null; readonly group_hook_id?: null; readonly system_hook_id: number };
 
 export function insertQueuedDelivery(db: Db, row: HookTarget & { event: string; body: string; next_attempt_at: number; created_at: string }): void {
   prepare(
     db,
-    'INSERT INTO web_hook_queue (hook_id, group_hook_id, event, body, next_attempt_at, created_at) VALUES (@hook_id, @group_hook_id, @event, @body, @next_attempt_at, @created_at)',
-  ).run({ ...row, hook_id: row.hook_id ?? null, group_hook_id: row.group_hook_id ?? null });
+    `INSERT INTO web_hook_queue (hook_id, group_hook_id, system_hook_id, event, body, next_attempt_at, created_at)
+     VALUES (@hook_id, @group_hook_id, @system_hook_id, @event, @body, @next_attempt_at, @created_at)`,
+  ).run({ ...row, hook_id: row.hook_id ?? null, group_hook_id: row.group_hook_id ?? null, system_hook_id: row.system_hook_id ?? null });
 }
 
 /** Up to `limit` deliveries due at `now`, oldest first, leaving out those already in flight. */
 export function selectDueDeliveries(db: Db, now: number, inFlight: readonly number[], limit: number): DueDeliveryRow[] {
   return prepare(
     db,
-    `SELECT q.id, q.hook_id, q.group_hook_id, q.event, q.body, q.attempts,
-       CASE WHEN q.hook_id IS NULL THEN g.url ELSE h.url END AS url,
-       CASE WHEN q.hook_id IS NULL THEN g.token ELSE h.token END AS token,
-       CASE WHEN q.hook_id IS NULL THEN g.enable_ssl_verification ELSE h.enable_ssl_verification END AS enable_ssl_verification
+    `SELECT q.id, q.hook_id, q.group_hook_id, q.system_hook_id, q.event, q.body, q.attempts,
+       coalesce(h.url, g.url, s.url) AS url,
+       coalesce(h.token, g.token, s.token) AS token,
+       coalesce(h.enable_ssl_verification, g.enable_ssl_verification, s.enable_ssl_verification) AS enable_ssl_verification
      FROM web_hook_queue q LEFT JOIN project_hooks h ON h.id = q.hook_id LEFT JOIN group_hooks g ON g.id = q.group_hook_id
-     WHERE q.next_attempt_at <= ? AND (h.id IS NOT NULL OR g.id IS NOT NULL) AND q.id NOT IN (SELECT value FROM json_each(?))
+       LEFT JOIN system_hooks s ON s.id = q.system_hook_id
+     WHERE q.next_attempt_at <= ? AND (h.id IS NOT NULL OR g.id IS NOT NULL OR s.id IS NOT NULL) AND q.id NOT IN (SELECT value FROM json_each(?))
      ORDER BY q.next_attempt_at, q.id LIMIT ?`,
   ).all(now, JSON.stringify(inFlight), limit) as DueDeliveryRow[];
 }

@@ -15,6 +15,7 @@ export const HOOK_EVENTS = {
   job: { flag: 'job_events', header: 'Job Hook' },
   pipeline: { flag: 'pipeline_events', header: 'Pipeline Hook' },
   wiki_page: { flag: 'wiki_page_events', header: 'Wiki Page Hook' },
+  release: { flag: 'releases_events', header: 'Release Hook' },
 } as const satisfies Record<string, { flag: HookFlag; header: string }>;
 
 export type HookEvent = keyof typeof HOOK_EVENTS;

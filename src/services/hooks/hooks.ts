@@ -34,6 +34,7 @@ const HOOK_DEFAULTS: HookValues = {
   job_events: 0,
   pipeline_events: 0,
   wiki_page_events: 0,
+  releases_events: 0,
   enable_ssl_verification: 1,
 };
 
@@ -98,7 +99,7 @@ function pick(row: HookValues): HookValues {
  * A hook URL must be absolute http or https with a host (GITLAB-NOTES 2.2). Kept as given, trimmed.
  * Local and private addresses are allowed: a self-hosted site commonly calls a bot next to it.
  */
-function validateHookUrl(raw: string): string {
+export function validateHookUrl(raw: string): string {
   const url = raw.trim();
   let parsed: URL;
   try {

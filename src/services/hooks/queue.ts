@@ -33,7 +33,18 @@ export interface HookQueueOptions {
   readonly random?: () => number;
   /** Deliver to loopback, link-local and private addresses too (GitLab's allow_local_requests_from_web_hooks_and_services). */
   readonly allowLocalRequests?: boolean;
+  /**
+   * Whether system hooks may reach those addresses (GitLab's allow_local_requests_from_system_hooks),
+   * read at each attempt so a changed setting applies to what is queued; false when absent.
+   */
+  readonly allowLocalRequestsFromSystemHooks?: () => boolean;
 }
+
+/** How soon a delivery a trigger queued (db/system-hook-triggers.ts) is picked up: no code path calls enqueue for it. */
+const TRIGGER_POLL_MS = 500;
+
+/** The X-Gitlab-Event of every system hook delivery, whatever its event_name (GitLab's SystemHook). */
+const SYSTEM_HOOK_HEADER = 'System Hook';
 
 /** GitLab 10.x's WebHookWorker retried 4 times through Sidekiq; we make 4 attempts in all, minutes apart. */
 const DEFAULTS = { concurrency: 8, timeoutMs: 10_000, maxAttempts: 4, retry: { baseMs: 10_000, capMs: 600_000 } } as const;
@@ -48,12 +59,17 @@ const DEFAULTS = { concurrency: 8, timeoutMs: 10_000, maxAttempts: 4, retry: { b
  * a no-op, and replicated hooks are never called from two sites.
  */
 export class HookQueue {
-  private readonly settings: Required<Omit<HookQueueOptions, 'db' | 'log' | 'role' | 'allowLocalRequests'>>;
+  private readonly settings: Required<Omit<HookQueueOptions, 'db' | 'log' | 'role' | 'allowLocalRequests' | 'allowLocalRequestsFromSystemHooks'>>;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly cancel = new AbortController();
-  /** One connection pool per TLS policy: enable_ssl_verification off uses the lenient one. */
-  private readonly agents: { verify: Agent; lenient: Agent };
+  /**
+   * One connection pool per TLS policy (enable_ssl_verification off uses the lenient one) and per
+   * local-network rule: `local` pools may connect to local addresses, `guarded` ones may not.
+   */
+  private readonly agents: Record<'guarded' | 'local', { verify: Agent; lenient: Agent }>;
   private wakeTimer: NodeJS.Timeout | null = null;
+  /** Deliveries queued by the database's own triggers (system hook events) are found by this poll. */
+  private pollTimer: NodeJS.Timeout | null = null;
   private wakeAt = Infinity;
   private pumpScheduled = false;
   private started = false;
@@ -68,8 +84,11 @@ export class HookQueue {
       random: options.random ?? Math.random,
     };
     // The lookup checks each resolved address, and the socket connects to the one it checked.
-    const connect = { timeout: this.settings.timeoutMs, lookup: guardedLookup(options.allowLocalRequests ?? false) };
-    this.agents = { verify: new Agent({ connect }), lenient: new Agent({ connect: { ...connect, rejectUnauthorized: false } }) };
+    const pools = (allowLocal: boolean) => {
+      const connect = { timeout: this.settings.timeoutMs, lookup: guardedLookup(allowLocal) };
+      return { verify: new Agent({ connect }), lenient: new Agent({ connect: { ...connect, rejectUnauthorized: false } }) };
+    };
+    this.agents = { guarded: pools(false), local: pools(true) };
   }
 
   /** Whether this site sends deliveries: the primary, while running. */
@@ -94,11 +113,25 @@ export class HookQueue {
     return count;
   }
 
+  /** Queues one delivery per system hook of `systemHookIds`, due now, with GitLab's `event_name` as its event. */
+  enqueueSystem(db: Db, systemHookIds: readonly number[], eventName: string, body: string): number {
+    if (!this.delivers || systemHookIds.length === 0) return 0;
+    const now = Date.now();
+    const createdAt = nowIso();
+    inTransaction(db, () => {
+      for (const id of systemHookIds) insertQueuedDelivery(db, { system_hook_id: id, event: eventName, body, next_attempt_at: now, created_at: createdAt });
+    });
+    this.schedulePump();
+    return systemHookIds.length;
+  }
+
   /** Starts sending, and sends what a previous run left pending. */
   start(): void {
     if (!this.delivers || this.started) return;
     this.started = true;
     this.schedulePump();
+    this.pollTimer = setInterval(() => this.schedulePump(), TRIGGER_POLL_MS);
+    this.pollTimer.unref();
   }
 
   /**
@@ -109,9 +142,10 @@ export class HookQueue {
     if (this.stopped) return;
     this.stopped = true;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
     this.cancel.abort();
     await Promise.allSettled([...this.inFlight.values()]);
-    await Promise.all([this.agents.verify.destroy(), this.agents.lenient.destroy()]);
+    await Promise.all(Object.values(this.agents).flatMap((pool) => [pool.verify.destroy(), pool.lenient.destroy()]));
   }
 
   /** Pumps on a later turn, so the request that fired answers before any delivery work starts. */
@@ -132,7 +166,7 @@ export class HookQueue {
       if (free > 0) {
         for (const row of selectDueDeliveries(db, Date.now(), [...this.inFlight.keys()], free)) {
           const run = this.attempt(row)
-            .catch((error: unknown) => this.options.log.error({ err: error, hook: row.hook_id, groupHook: row.group_hook_id, delivery: row.id }, 'webhook attempt failed unexpectedly'))
+            .catch((error: unknown) => this.options.log.error({ err: error, hook: row.hook_id, groupHook: row.group_hook_id, systemHook: row.system_hook_id, delivery: row.id }, 'webhook attempt failed unexpectedly'))
             .finally(() => {
             this.inFlight.delete(row.id);
             this.schedulePump();
@@ -165,13 +199,17 @@ export class HookQueue {
   }
 
   private async attempt(row: DueDeliveryRow): Promise<void> {
-    const event = row.event as HookEvent;
+    const event = row.event;
     const attempt = row.attempts + 1;
-    const result = await sendHookRequest(row, HOOK_EVENTS[event].header, row.body, {
-      dispatcher: row.enable_ssl_verification ? this.agents.verify : this.agents.lenient,
+    const system = row.system_hook_id !== null;
+    const allowLocal = system ? (this.options.allowLocalRequestsFromSystemHooks?.() ?? false) : (this.options.allowLocalRequests ?? false);
+    const pool = this.agents[allowLocal ? 'local' : 'guarded'];
+    const header = system ? SYSTEM_HOOK_HEADER : HOOK_EVENTS[event as HookEvent].header;
+    const result = await sendHookRequest(row, header, row.body, {
+      dispatcher: row.enable_ssl_verification ? pool.verify : pool.lenient,
       timeoutMs: this.settings.timeoutMs,
       cancel: this.cancel.signal,
-      allowLocal: this.options.allowLocalRequests ?? false,
+      allowLocal,
     });
     const cancelled = this.cancel.signal.aborted && result.status === null;
     const retry = !cancelled && result.retryable && attempt < this.settings.maxAttempts;
@@ -185,13 +223,13 @@ export class HookQueue {
       });
     } catch (error) {
       // The delivery stays queued, so it is attempted again: a duplicate beats a lost event.
-      this.options.log.error({ err: error, hook: row.hook_id, groupHook: row.group_hook_id, delivery: row.id }, 'webhook attempt could not be recorded');
+      this.options.log.error({ err: error, hook: row.hook_id, groupHook: row.group_hook_id, systemHook: row.system_hook_id, delivery: row.id }, 'webhook attempt could not be recorded');
       return;
     }
     const failed = result.error !== null || (result.status !== null && (result.status < 200 || result.status >= 300));
     if (failed && !cancelled) {
       this.options.log.warn(
-        { hook: row.hook_id, groupHook: row.group_hook_id, event, attempt, status: result.status, error: result.error, willRetry: retry },
+        { hook: row.hook_id, groupHook: row.group_hook_id, systemHook: row.system_hook_id, event, attempt, status: result.status, error: result.error, willRetry: retry },
         retry ? 'webhook attempt failed; retrying' : 'webhook delivery failed',
       );
     }
@@ -202,6 +240,7 @@ function logRow(row: DueDeliveryRow, attempt: number, result: AttemptResult) {
   return {
     hook_id: row.hook_id,
     group_hook_id: row.group_hook_id,
+    system_hook_id: row.system_hook_id,
     event: row.event,
     url: result.url,
     attempt,

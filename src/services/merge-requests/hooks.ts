@@ -8,6 +8,7 @@ import type { UserRow } from '../../db/tables/users.js';
 import { isWorkInProgress } from '../../entities/merge-requests.js';
 import type { SiteContext } from '../../site-context.js';
 import { fireProjectHooks } from '../hooks/fire.js';
+import { fireSystemHooks } from '../hooks/system-fire.js';
 import { mergeRequestNotePayload, mergeRequestPayload, type MergeRequestHookInput } from '../hooks/payloads.js';
 import { hookLabel, labelHookChanges } from '../issuables/hook-labels.js';
 import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
@@ -86,7 +87,9 @@ export function fireMergeRequestHooks(
   oldrev: string | null = null,
 ): void {
   if (!ctx.webhooks.delivers) return;
-  fireProjectHooks(ctx, project, 'merge_request', mergeRequestPayload(hookInput(ctx, actor, project, mergeRequest), action, changes, oldrev));
+  const payload = mergeRequestPayload(hookInput(ctx, actor, project, mergeRequest), action, changes, oldrev);
+  fireProjectHooks(ctx, project, 'merge_request', payload);
+  fireSystemHooks(ctx, 'merge_request', payload);
 }
 
 /** The merge-request-change listener (changes.ts) that calls the hooks of each write; a delete calls none, as in GitLab. */

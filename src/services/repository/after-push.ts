@@ -13,6 +13,7 @@ import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
 import { nowIso } from '../../storage/clock.js';
 import { fireProjectHooks } from '../hooks/fire.js';
+import { fireSystemHooks, repositoryUpdatePayload } from '../hooks/system-fire.js';
 import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import { recordPushEvents } from '../issuables/push-events.js';
 import { protectDefaultBranch } from './protected-refs.js';
@@ -64,8 +65,12 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
     const user = hookUserOf(ctx, actor.user);
     for (const { event, update, commits, total, message } of events) {
       const input = { user, project: hookProject, before: normalized(update.before), after: normalized(update.after), ref: update.ref, commits, totalCommitsCount: total, message };
-      fireProjectHooks(ctx, current, event, event === 'push' ? pushPayload(input) : tagPushPayload(input));
+      const payload = event === 'push' ? pushPayload(input) : tagPushPayload(input);
+      fireProjectHooks(ctx, current, event, payload);
+      fireSystemHooks(ctx, event, payload);
     }
+    const changes = updates.map((update) => ({ before: normalized(update.before), after: normalized(update.after), ref: update.ref }));
+    fireSystemHooks(ctx, 'repository_update', repositoryUpdatePayload(user, hookProject, changes));
   });
   for (const { event, update } of events) {
     if (event === 'push') await refreshMergeRequestsAfterPush(ctx, project, actor, update.ref.slice('refs/heads/'.length), update.after);

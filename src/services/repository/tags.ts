@@ -89,7 +89,7 @@ export async function createTag(ctx: SiteContext, project: ProjectRow, actor: Ac
   }
   const tag = await findTag(ctx, project, input.name);
   // A release left by a tag of this name deleted over git is the new tag's to replace.
-  if (input.releaseDescription) upsertRelease(ctx, project, actor, input.name, input.releaseDescription, 'replace');
+  if (input.releaseDescription) upsertRelease(ctx, project, actor, tag, input.releaseDescription, 'replace');
   await notifyRefChange(ctx, project, actor, `refs/tags/${input.name}`, BLANK_SHA, tag.target);
   return getTag(ctx, project, actor, input.name);
 }
@@ -112,14 +112,15 @@ export async function deleteTag(ctx: SiteContext, project: ProjectRow, actor: Ac
 }
 
 /** Writes a tag's release notes: `create` (409 when they exist), `update` (404 when not) or `replace` (either). */
-function upsertRelease(ctx: SiteContext, project: ProjectRow, actor: Actor, tag: string, description: string, mode: 'create' | 'update' | 'replace'): ReleaseRow {
+function upsertRelease(ctx: SiteContext, project: ProjectRow, actor: Actor, tagRecord: TagRecord, description: string, mode: 'create' | 'update' | 'replace'): ReleaseRow {
+  const tag = tagRecord.name;
   return inTransaction(ctx.db, () => {
     const existing = findReleaseRow(ctx.db, project.id, tag);
     const now = nowIso();
     if (existing && mode === 'create') throw conflict('Release already exists');
     if (!existing && mode === 'update') throw notFound('Release');
     if (existing) updateReleaseDescription(ctx.db, existing.id, description, now);
-    else insertReleaseRow(ctx.db, { project_id: project.id, tag, description, author_id: actor.user.id, created_at: now, updated_at: now });
+    else insertReleaseRow(ctx.db, { project_id: project.id, tag, name: tag, description, author_id: actor.user.id, released_at: now, sha: tagRecord.commitId, created_at: now, updated_at: now });
     return findReleaseRow(ctx.db, project.id, tag)!;
   });
 }
@@ -129,6 +130,5 @@ function upsertRelease(ctx: SiteContext, project: ProjectRow, actor: Actor, tag:
  * unknown tag, 409 `Release already exists` on create, 404 `Release` on update of none.
  */
 export async function writeRelease(ctx: SiteContext, project: ProjectRow, actor: Actor, tag: string, description: string, mode: 'create' | 'update'): Promise<ReleaseRow> {
-  await findTag(ctx, project, tag);
-  return upsertRelease(ctx, project, actor, tag, description, mode);
+  return upsertRelease(ctx, project, actor, await findTag(ctx, project, tag), description, mode);
 }
