@@ -259,6 +259,10 @@ const SUCCESS: Record<string, number> = {
   'delete /groups/:id/-/epics/:epic_iid/issues/:epic_issue_id': 200,
   'delete /groups/:id/epics/:epic_iid/issues/:epic_issue_id': 200,
   'post /projects/:id/milestones/:milestone_id/promote': 200,
+  // personal_access_tokens.rb and resource_access_tokens.rb rotate: status :ok.
+  'post /personal_access_tokens/:id/rotate': 200,
+  'post /projects/:id/access_tokens/:token_id/rotate': 200,
+  'post /groups/:id/access_tokens/:token_id/rotate': 200,
   // time_tracking_endpoints.rb: time_estimate, reset_time_estimate and reset_spent_time answer 200; add_spent_time 201.
   'post /projects/:id/issues/:issue_iid/time_estimate': 200,
   'post /projects/:id/issues/:issue_iid/reset_time_estimate': 200,

@@ -26,10 +26,10 @@ import { addSystemNote } from '../issuables/notes.js';
 import { approvalAllowedBy, mergeRequestRuleState, type MergeRequestRuleState } from './approval-state.js';
 
 /**
- * Merge request approvals (ee; issue 15, item 7; GITLAB-NOTES 2.3 "Approvals"). A merge request
- * needs `approvals_required` approvals: its own approvals_before_merge, else its target project's;
- * merging is refused (405) while some are missing, and a push of new commits drops them when the
- * project resets approvals on push.
+ * Merge request approvals (ee; issue 15, item 7; issue 25; GITLAB-NOTES 2.3 "Approvals"). What a
+ * merge request needs comes from the approval rules in force and its approvals_before_merge
+ * (approval-state.ts); merging is refused (405) while some approval is missing, and a push of new
+ * commits drops the approvals when the project resets approvals on push.
  */
 
 /** What the approval views show of one merge request. */
