@@ -2,6 +2,7 @@ import type { MergeRequestRow } from '../db/tables/merge-requests.js';
 import type { ProjectApprovalSettingsRow } from '../db/tables/merge-request-approvals.js';
 import type { UserRow } from '../db/tables/users.js';
 import type { ApprovalState } from '../services/merge-requests/approvals.js';
+import { approvalRuleShort } from './approval-rules.js';
 import { flag } from './column-values.js';
 import { mergeRequestHead } from './merge-requests.js';
 import { userBasic, type EntityContext } from './users.js';
@@ -36,6 +37,10 @@ export function mergeRequestApprovalsView(
     approver_groups: [],
     user_has_approved: state.userHasApproved,
     user_can_approve: state.userCanApprove,
+    // GitLab 12.3+: the approval rules in force (ApprovalState entity).
+    approved: state.rules.approved,
+    approval_rules_left: state.rules.rules.filter((progress) => !progress.approved).map((progress) => approvalRuleShort(progress.rule)),
+    has_approval_rules: state.rules.rules.length > 0,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { PersonalAccessTokenRow } from '../db/tables/personal-access-tokens.js';
+import type { PersonalAccessTokenRow, ResourceTokenRow } from '../db/tables/personal-access-tokens.js';
 import { isExpiredDate } from '../storage/clock.js';
 import { flag, isoTime } from './column-values.js';
 
@@ -25,4 +25,9 @@ export function impersonationToken(row: PersonalAccessTokenRow, secret?: string)
 /** PersonalAccessToken (GitLab 13.3+); with `token` only in the create response (PersonalAccessTokenWithToken). */
 export function personalAccessToken(row: PersonalAccessTokenRow, secret?: string) {
   return { ...tokenFields(row), last_used_at: isoTime(row.last_used_at), ...(secret === undefined ? {} : { token: secret }) };
+}
+
+/** ResourceAccessToken (GitLab 13.9+): a project's or group's token with its bot's access level; `token` only when created or rotated. */
+export function resourceAccessToken(row: ResourceTokenRow, secret?: string) {
+  return { ...personalAccessToken(row), access_level: row.access_level, ...(secret === undefined ? {} : { token: secret }) };
 }

@@ -36,6 +36,8 @@ export function userDetails(user: UserRow, ctx: EntityContext) {
     twitter: user.twitter,
     website_url: user.website_url,
     organization: user.organization,
+    // GitLab 13.x+: the bot users of project and group access tokens.
+    bot: user.user_type === 'project_bot',
   });
 }
 

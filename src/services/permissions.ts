@@ -190,6 +190,10 @@ const PROJECT_RULES = {
    */
   read_release: readProject,
   create_release: unlessArchived(atLeast(ACCESS.developer)),
+  /** Approval rules (ee): whoever may open a merge request here reads them; maintainers change them (GitLab's manage_merge_request_settings). */
+  read_approval_rules: whenMergeRequestsEnabled(visibleOr(ACCESS.reporter)),
+  /** Project access tokens (GitLab's read/create/destroy_resource_access_tokens): maintainers. */
+  manage_project_access_tokens: atLeast(ACCESS.maintainer),
 } satisfies Record<string, Rule<ProjectRef>>;
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 
@@ -218,6 +222,8 @@ const GROUP_RULES = {
   /** Reporters create and edit epics and their issue lists; owners (and admins) delete them, as GitLab's later destroy_epic. */
   admin_epic: atLeast(ACCESS.reporter),
   destroy_epic: atLeast(ACCESS.owner),
+  /** Group access tokens (GitLab's read/create/destroy_resource_access_tokens on a group): owners. */
+  manage_group_access_tokens: atLeast(ACCESS.owner),
 } satisfies Record<string, Rule<GroupRef>>;
 export type GroupAbility = keyof typeof GROUP_RULES;
 
@@ -261,6 +267,16 @@ export function canUpdateMergeRequest(db: Db, actor: Actor | null, project: Proj
 export function userCanReadMergeRequest(db: Db, user: UserRow, project: ProjectRef): boolean {
   if (user.state !== 'active' || user.ghost) return false;
   return canReadMergeRequest(db, { user, via: 'session', scopes: ['api'], sudoFrom: null }, project);
+}
+
+/** Whether `user` is a member of the project's team (directly or through its groups), at any level: who may be named in an approval rule (GitLab's members_among). */
+export function isProjectTeamMember(db: Db, user: UserRow, project: ProjectRef): boolean {
+  return user.state === 'active' && !user.ghost && projectAccessLevel(db, user.id, project, today()) > ACCESS.none;
+}
+
+/** PUT .../reset_approvals: the bot user of a project or group access token who may update the project's merge requests (GitLab: bots only). */
+export function canResetApprovals(db: Db, actor: Actor | null, project: ProjectRef): boolean {
+  return !!actor && actor.user.user_type === 'project_bot' && can(db, actor, 'update_merge_request', project);
 }
 
 /** What the issue rules read of an issue: who wrote it, who it is assigned to, whether it is confidential. */

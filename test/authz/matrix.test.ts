@@ -50,6 +50,8 @@ const ABILITIES: Record<string, AbilityRule> = {
   update_merge_request: at(ACCESS.developer), admin_merge_request: at(ACCESS.developer), destroy_merge_request: at(ACCESS.owner),
   // GitLab 17's releases: whoever reads the project lists them; developers write them.
   read_release: v(ACCESS.guest), create_release: at(ACCESS.developer),
+  // ee approval rules: authorize_read_project_approval_rule! (manage_merge_request_settings or create_merge_request_in).
+  read_approval_rules: v(ACCESS.reporter),
   // groups (GitLab's GroupPolicy; reading a group is for whoever sees it or is a member)
   read_group: v(ACCESS.guest), read_epic: v(ACCESS.guest), create_projects: at(ACCESS.maintainer), create_subgroup: at(ACCESS.owner),
   admin_group_member: at(ACCESS.owner), admin_group: at(ACCESS.owner), remove_group: at(ACCESS.owner), admin_group_label: at(ACCESS.reporter),
@@ -111,6 +113,10 @@ const mergesToMaster = (caller: Caller) => isAdmin(caller) || caller.level >= AC
 /** GitLab's update_merge_request / resolve_note on a merge request: developers and up, and its author (root). */
 const updatesMergeRequests = (caller: Caller) => isAdmin(caller) || caller.level >= ACCESS.developer;
 
+/** GitLab's read/create/destroy_resource_access_tokens: maintainers of a project, owners of a group. */
+const managesProjectTokens = (caller: Caller) => isAdmin(caller) || caller.level >= ACCESS.maintainer;
+const managesGroupTokens = (caller: Caller) => isAdmin(caller) || caller.level >= ACCESS.owner;
+
 /**
  * Rules a handler or a parameter guard applies beyond the authorization guards, as GitLab does: the
  * matrix expects them by name, so that a change shows here. Keyed by `method path` or by a pattern.
@@ -145,6 +151,22 @@ const HANDLER_RULES: Record<string, (caller: Caller, subject: Subject) => 400 | 
   // members (maintainers of a project, owners of a group), or the member leaving (the world's member is the developer).
   'delete /projects/:id/members/:user_id': (caller) => (isAdmin(caller) || caller.level >= ACCESS.maintainer || caller.name === 'developer' ? null : 403),
   'delete /groups/:id/members/:user_id': (caller) => (isAdmin(caller) || caller.level >= ACCESS.owner || caller.name === 'developer' ? null : 403),
+  // ee merge_request_approvals.rb reset_approvals: "unauthorized! unless current_user.bot? && ..." (no caller is a token's bot).
+  'put /projects/:id/merge_requests/:merge_request_iid/reset_approvals': () => 401,
+  // resource_access_tokens.rb: reads and rotation answer unauthorized! to whoever may not manage the tokens (project
+  // maintainers, group owners); create and revoke answer the service's error with bad_request!.
+  'get /projects/:id/access_tokens': (caller) => (managesProjectTokens(caller) ? null : 401),
+  'get /projects/:id/access_tokens/:token_id': (caller) => (managesProjectTokens(caller) ? null : 401),
+  'post /projects/:id/access_tokens/:token_id/rotate': (caller) => (managesProjectTokens(caller) ? null : 401),
+  'post /projects/:id/access_tokens': (caller) => (managesProjectTokens(caller) ? null : 400),
+  'delete /projects/:id/access_tokens/:token_id': (caller) => (managesProjectTokens(caller) ? null : 400),
+  'get /groups/:id/access_tokens': (caller) => (managesGroupTokens(caller) ? null : 401),
+  'get /groups/:id/access_tokens/:token_id': (caller) => (managesGroupTokens(caller) ? null : 401),
+  'post /groups/:id/access_tokens/:token_id/rotate': (caller) => (managesGroupTokens(caller) ? null : 401),
+  'post /groups/:id/access_tokens': (caller) => (managesGroupTokens(caller) ? null : 400),
+  'delete /groups/:id/access_tokens/:token_id': (caller) => (managesGroupTokens(caller) ? null : 400),
+  // personal_access_tokens.rb rotate: not_found! for another user's token (the world's token is not the callers').
+  'post /personal_access_tokens/:id/rotate': (caller) => (caller.admin ? null : 404),
   // namespaces.rb: a group namespace is found only by whoever may read the group (find_namespace answers 404 otherwise).
   'get /namespaces/:id': (caller, subject) => (caller.admin || caller.level >= ACCESS.guest || subject.visibility !== 'private' ? null : 404),
 };
@@ -244,6 +266,10 @@ const SUCCESS: Record<string, number> = {
   'delete /projects/:id/releases/:tag_name/assets/links/:link_id': 200,
   // releases.rb permalink/latest: redirect to the latest release (302).
   'get /projects/:id/releases/permalink/latest': 302,
+  // personal_access_tokens.rb and resource_access_tokens.rb rotate: status :ok.
+  'post /personal_access_tokens/:id/rotate': 200,
+  'post /projects/:id/access_tokens/:token_id/rotate': 200,
+  'post /groups/:id/access_tokens/:token_id/rotate': 200,
   // time_tracking_endpoints.rb: time_estimate, reset_time_estimate and reset_spent_time answer 200; add_spent_time 201.
   'post /projects/:id/issues/:issue_iid/time_estimate': 200,
   'post /projects/:id/issues/:issue_iid/reset_time_estimate': 200,
@@ -296,6 +322,8 @@ const ONCE: [RegExp, number, string][] = [
   [/^post \/projects\/:id\/repository\/commits\/:sha\/(cherry_pick|revert)$/, 400, 'an earlier cell already picked (reverted) the commit onto that branch'],
   [/^post \/projects\/:id\/milestones\/:milestone_id\/promote$/, 404, 'the milestone was promoted to the group by an earlier cell'],
   [/^post \/projects\/:id\/repository\/tags\/:tag_name\/release$/, 409, "tags.rb: conflict!('Release already exists')"],
+  // RotateService: "Token already revoked" once an earlier cell rotated it (bad_request!).
+  [/\/access_tokens\/:token_id\/rotate$|^post \/personal_access_tokens\/:id\/rotate$/, 400, 'rotated (revoked) by an earlier cell'],
 ];
 /** ONCE rules that hold per user: the same user (admin and admin via sudo) repeating it. */
 const ONCE_PER_USER: [RegExp, number, string][] = [
@@ -348,6 +376,8 @@ let confidentialValues: Record<string, string> = {};
 const memberValues: Record<string, string> = {};
 /** A personal access token of a user who is none of the callers (the matrix's own credentials stay valid when a cell revokes it). */
 let otherTokenId = '';
+/** Another user's token for the rotate cells (rotation revokes it, so it is not the one the revoke cells use). */
+let rotatedTokenId = '';
 
 /** Minimal valid bodies, by `method path` pattern, so an allowed write reaches success (`n` makes names unique). */
 const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number; extra: Record<string, string> }) => Record<string, unknown> | Promise<Record<string, unknown>>][] = [
@@ -432,6 +462,10 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^post \/users?(\/:id)?\/gpg_keys$/, async (n) => ({ key: (await gpgKeyPair(`gpg${n}@example.com`)).publicKey })],
   [/^post \/users?(\/:id)?\/emails$/, (n) => ({ email: `extra${n}@example.com` })],
   [/^post \/users\/:user_id\/(impersonation_tokens|personal_access_tokens)$/, (n) => ({ name: `token ${n}`, scopes: ['api'] })],
+  // ee approval rules (a regular rule each, so no any-approver clash) and access tokens (a guest bot: every manager may give it)
+  [/^post .*\/approval_rules$/, (n) => ({ name: `rule ${n}`, approvals_required: 0, rule_type: 'regular' })],
+  [/^put .*\/approval_rules\/:approval_rule_id$/, () => ({ approvals_required: 0 })],
+  [/^post \/(projects|groups)\/:id\/access_tokens$/, (n) => ({ name: `bot ${n}`, scopes: ['read_api'], access_level: ACCESS.guest })],
 ];
 
 /** Multipart bodies for the routes that take a `file` (uploads.rb, wikis.rb attachments, the job artifacts upload). */
@@ -485,6 +519,10 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     }
     if (path === '/keys/:id' && name === 'id') return memberValues.key_id;
     if (path === '/personal_access_tokens/:id' && name === 'id') return otherTokenId;
+    if (path === '/personal_access_tokens/:id/rotate' && name === 'id') return rotatedTokenId;
+    // The rule and token a delete takes away are their own; the others stay for the reads and edits.
+    if (name === 'approval_rule_id') return extra[`${path.includes('/merge_requests/') ? 'merge_request' : 'project'}_rule${route.method === 'delete' ? '_doomed' : ''}`];
+    if (name === 'token_id') return extra[`${path.startsWith('/groups/') ? 'group' : 'project'}_token${route.method === 'delete' ? '_doomed' : path.endsWith('/rotate') ? '_rotated' : ''}`];
     if (path === '/todos/:id/mark_as_done' && name === 'id') return caller.own?.todo_id;
     if (name === 'provider' && path.startsWith('/users/')) return memberValues.provider;
     if (path.startsWith('/namespaces/') && name === 'id') return String(world.group.id);
@@ -612,6 +650,15 @@ async function seedExtras(world: World): Promise<Record<string, string>> {
   await api(`${p}/repository/branches`, 'POST', { branch: out.merge_request_source, ref: 'topic' });
   out.epic_candidate_issue_id = String((await api(`${p}/issues`, 'POST', { title: 'For the epic' })).id);
   out.promote_milestone_id = String((await api(`${p}/milestones`, 'POST', { title: 'promote me' })).id);
+  for (const [owner, base] of [['project', p], ['merge_request', `${p}/merge_requests/${mergeRequestIid}`]] as const) {
+    out[`${owner}_rule`] = String((await api(`${base}/approval_rules`, 'POST', { name: 'kept', approvals_required: 0, rule_type: 'regular' })).id);
+    out[`${owner}_rule_doomed`] = String((await api(`${base}/approval_rules`, 'POST', { name: 'doomed', approvals_required: 0, rule_type: 'regular' })).id);
+  }
+  for (const [kind, base] of [['project', p], ['group', g]] as const) {
+    for (const suffix of ['', '_doomed', '_rotated']) {
+      out[`${kind}_token${suffix}`] = String((await api(`${base}/access_tokens`, 'POST', { name: `seed${suffix}`, scopes: ['read_api'], access_level: ACCESS.guest })).id);
+    }
+  }
   out.doomed_branch = 'doomed';
   await api(`${p}/repository/branches`, 'POST', { branch: out.doomed_branch, ref: 'topic' });
   await api(`${p}/statuses/${world.values.sha}`, 'POST', { state: 'success', name: 'seed' });
@@ -683,6 +730,7 @@ beforeAll(async () => {
   memberValues.token_id = String((await adminPost(`/users/${member.id}/impersonation_tokens`, { name: 'imp', scopes: ['api'] })).id);
   const tokenOwner = await createUser(site);
   otherTokenId = String((await adminPost(`/users/${tokenOwner.id}/personal_access_tokens`, { name: 'other', scopes: ['api'] })).id);
+  rotatedTokenId = String((await adminPost(`/users/${tokenOwner.id}/personal_access_tokens`, { name: 'rotated', scopes: ['api'] })).id);
   // An external identity for DELETE /users/:id/identities/:provider (users.rb update sets one from provider and extern_uid).
   memberValues.provider = 'ldapmain';
   const identity = await site.api(`/users/${member.id}`, { method: 'PUT', body: { provider: memberValues.provider, extern_uid: `uid=${member.username},dc=example` } });

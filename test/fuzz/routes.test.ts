@@ -45,6 +45,7 @@ const DESTRUCTIVE = new Set([
   'post /projects/:id/archive',
   'delete /personal_access_tokens/self',
   'delete /personal_access_tokens/:id',
+  'post /personal_access_tokens/:id/rotate',
   'post /geo_nodes/:id/promote',
   'post /geo_nodes/:id/repair',
   'delete /projects/:id/members/:user_id',

@@ -5,7 +5,7 @@ import { valueGuard } from '../middleware/value-guards.js';
 import { mergeRequestNoteable } from '../../services/issuables/noteables.js';
 import { eeRoute, loadGroup, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
 import { paged } from '../pagination.js';
-import type { Route } from '../routes.js';
+import type { Guard, Route } from '../routes.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import {
   listClosesIssues,
@@ -29,12 +29,33 @@ import {
 import { editableMergeRequest, namedMergeRequest, readableMergeRequest } from './guards.js';
 import { addMergeRequest, editMergeRequest, listGroupMergeRequests, listMyMergeRequests, listProjectMergeRequests, removeMergeRequest, showMergeRequest } from './merge-requests.js';
 import { approvalSettingsParams, approvalsRequiredParams, approve, mergeRequestApproveParams, changeApprovalsRequired, changeProjectApprovals, showApprovals, showProjectApprovals, unapprove } from './approvals.js';
+import {
+  addMergeRequestRule,
+  addProjectRule,
+  approvalRuleCreateParams,
+  approvalRuleId,
+  approvalRuleUpdateParams,
+  editMergeRequestRule,
+  editProjectRule,
+  listMergeRequestRules,
+  listProjectRules,
+  removeMergeRequestRule,
+  removeProjectRule,
+  resetMergeRequestApprovals,
+  showApprovalState,
+  showMergeRequestRule,
+  showProjectRule,
+} from './approval-rules.js';
 import { acceptMerge, mergeRequestMergeParams, cancelMergeWhenPipeline, rebaseMerge, showMergeRef } from './merges.js';
 import { commitMergeRequestsParams, mergeRequestCreateParams, mergeRequestIid, mergeRequestListParams, mergeRequestUpdateParams, myMergeRequestListParams, versionId } from './params.js';
 
 const base = '/projects/:id/merge_requests/:merge_request_iid';
+const projectRule = '/projects/:id/approval_rules/:approval_rule_id';
 /** The routes of one merge request: signed in (401), its iid (400), a visible project (404), read_merge_request (403), then the merge request (404). */
 const oneMergeRequest = [signedIn, mergeRequestIid, loadProject(), requireAbility('read_merge_request'), readableMergeRequest];
+
+/** A merge request's rule changes: its parameters read first (400), the merge request (404), then update_merge_request (403; the service refuses a merged one or a project that forbids overriding). */
+const editingRules = (params: readonly Guard[]) => [eeRoute, signedIn, mergeRequestIid, ...params, ...oneMergeRequest.slice(2), requireAbility('update_merge_request')];
 
 /** Time tracking changes: signed in (401), the duration read (400), then the merge request (404), then admin_merge_request (403). */
 const timeTracking = (duration: boolean) => [
@@ -110,4 +131,18 @@ export const mergeRequestsRoutes: readonly Route[] = [
   { method: 'post', path: `${base}/unapprove`, guards: [eeRoute, ...oneMergeRequest], handler: unapprove },
   { method: 'get', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('read_merge_request')], handler: showProjectApprovals },
   { method: 'post', path: '/projects/:id/approvals', guards: [eeRoute, signedIn, loadProject(), requireAbility('admin_project'), approvalSettingsParams], handler: changeProjectApprovals },
+
+  // Approval rules (issue 25, ee): parameters are read before the project is found (Grape validates before the endpoint runs).
+  { method: 'get', path: '/projects/:id/approval_rules', guards: [eeRoute, signedIn, loadProject(), requireAbility('read_approval_rules'), paged], handler: listProjectRules },
+  { method: 'post', path: '/projects/:id/approval_rules', guards: [eeRoute, signedIn, approvalRuleCreateParams, loadProject(), requireAbility('admin_project')], handler: addProjectRule },
+  { method: 'get', path: projectRule, guards: [eeRoute, signedIn, approvalRuleId, loadProject(), requireAbility('read_approval_rules')], handler: showProjectRule },
+  { method: 'put', path: projectRule, guards: [eeRoute, signedIn, approvalRuleId, approvalRuleUpdateParams, loadProject(), requireAbility('admin_project')], handler: editProjectRule },
+  { method: 'delete', path: projectRule, guards: [eeRoute, signedIn, approvalRuleId, loadProject(), requireAbility('admin_project')], handler: removeProjectRule },
+  { method: 'get', path: `${base}/approval_rules`, guards: [eeRoute, ...oneMergeRequest, paged], handler: listMergeRequestRules },
+  { method: 'post', path: `${base}/approval_rules`, guards: editingRules([approvalRuleCreateParams]), handler: addMergeRequestRule },
+  { method: 'get', path: `${base}/approval_rules/:approval_rule_id`, guards: [eeRoute, signedIn, mergeRequestIid, approvalRuleId, ...oneMergeRequest.slice(2)], handler: showMergeRequestRule },
+  { method: 'put', path: `${base}/approval_rules/:approval_rule_id`, guards: editingRules([approvalRuleId, approvalRuleUpdateParams]), handler: editMergeRequestRule },
+  { method: 'delete', path: `${base}/approval_rules/:approval_rule_id`, guards: editingRules([approvalRuleId]), handler: removeMergeRequestRule },
+  { method: 'get', path: `${base}/approval_state`, guards: [eeRoute, ...oneMergeRequest], handler: showApprovalState },
+  { method: 'put', path: `${base}/reset_approvals`, guards: [eeRoute, ...oneMergeRequest], handler: resetMergeRequestApprovals },
 ];

@@ -1,5 +1,5 @@
 import { customAttributesRoutes } from '../custom-attributes.js';
-import { admin, signedIn } from '../middleware/guards.js';
+import { admin, loadGroup, loadProject, signedIn } from '../middleware/guards.js';
 import { avatarFile } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
 import type { Route } from '../routes.js';
@@ -8,7 +8,27 @@ import { addUserEmail, emailIdParam, userEmailParams, listUserEmails, removeUser
 import { addUserGpgKey, gpgKeyIdParam, gpgKeyParams, listUserGpgKeys, removeUserGpgKey, revokeUserGpgKey, showUserGpgKey } from './gpg-keys.js';
 import { removeUserIdentity } from './identities.js';
 import { addToken, impersonationListParams, impersonationTokenIdParam, listTokens, revokeToken, showToken, userTokenParams, tokenUserIdParam } from './impersonation-tokens.js';
-import { addUserPersonalToken, listPersonalTokens, personalTokenIdParam, personalTokenListParams, revokePersonalToken, showPersonalToken } from './personal-access-tokens.js';
+import {
+  addUserPersonalToken,
+  listPersonalTokens,
+  personalTokenIdParam,
+  personalTokenListParams,
+  personalTokenRotateParams,
+  revokePersonalToken,
+  rotatePersonalToken,
+  showPersonalToken,
+} from './personal-access-tokens.js';
+import {
+  addResourceToken,
+  listResourceTokens,
+  resourceTokenCreateParams,
+  resourceTokenId,
+  resourceTokenListParams,
+  resourceTokenRotateParams,
+  revokeResourceToken,
+  rotateResourceToken,
+  showResourceToken,
+} from './resource-access-tokens.js';
 import { addUserKey, anyKeyIdParam, sshKeyFingerprintParams, sshKeyIdParam, findKeyByFingerprint, listUserKeys, sshKeyParams, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
 import {
   addUser,
@@ -93,6 +113,19 @@ export const usersRoutes: readonly Route[] = [
   { method: 'get', path: '/personal_access_tokens', guards: [signedIn, personalTokenListParams, paged], handler: listPersonalTokens },
   { method: 'get', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: showPersonalToken },
   { method: 'delete', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: revokePersonalToken },
+  { method: 'post', path: '/personal_access_tokens/:id/rotate', guards: [signedIn, personalTokenIdParam, personalTokenRotateParams], handler: rotatePersonalToken },
+  // Project and group access tokens (issue 26, item 7): the services answer GitLab's 401 (reads, rotate) and 400 (create, revoke) to whoever may not manage them.
+  ...(['project', 'group'] as const).flatMap((kind): Route[] => {
+    const base = `/${kind}s/:id/access_tokens`;
+    const load = kind === 'project' ? loadProject() : loadGroup();
+    return [
+      { method: 'get', path: base, guards: [signedIn, resourceTokenListParams, paged, load], handler: listResourceTokens(kind) },
+      { method: 'post', path: base, guards: [signedIn, resourceTokenCreateParams, load], handler: addResourceToken(kind) },
+      { method: 'get', path: `${base}/:token_id`, guards: [signedIn, resourceTokenId, load], handler: showResourceToken(kind) },
+      { method: 'delete', path: `${base}/:token_id`, guards: [signedIn, resourceTokenId, load], handler: revokeResourceToken(kind) },
+      { method: 'post', path: `${base}/:token_id/rotate`, guards: [signedIn, resourceTokenId, resourceTokenRotateParams, load], handler: rotateResourceToken(kind) },
+    ];
+  }),
 
   ...customAttributesRoutes('/users/:id', [userIdParam], userAttributes),
 ];

@@ -5,6 +5,7 @@ import {
   getPersonalAccessToken,
   listPersonalAccessTokens,
   revokePersonalAccessTokenById,
+  rotatePersonalAccessToken,
 } from '../../services/users/personal-access-tokens.js';
 import type { SiteContext } from '../../site-context.js';
 import { requireActor } from '../middleware/guards.js';
@@ -71,4 +72,12 @@ export function addUserPersonalToken(ctx: SiteContext, req: Request, res: Respon
     expiresAt: params.expires_at ?? null,
   });
   sendJson(res, 201, personalAccessToken(row, token));
+}
+
+export const personalTokenRotateParams = paramsGuard('personalTokenRotateParams', { expires_at: date() });
+
+/** POST /personal_access_tokens/:id/rotate and /self/rotate: 200 with the successor's secret. */
+export function rotatePersonalToken(ctx: SiteContext, req: Request, res: Response): void {
+  const { row, token } = rotatePersonalAccessToken(ctx.db, requireActor(req), personalTokenIdParam.of(req), personalTokenRotateParams.of(req).expires_at);
+  sendJson(res, 200, personalAccessToken(row, token));
 }

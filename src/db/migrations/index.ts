@@ -19,6 +19,7 @@ import { geoFailover } from './0017_geo_failover.js';
 import { mergeRequestMerges } from './0018_merge_request_merges.js';
 import { geoUsedNonces } from './0019_geo_used_nonces.js';
 import { mergeRequestReviewers } from './0020_merge_request_reviewers.js';
+import { approvalRulesAccessTokens } from './0021_approval_rules_access_tokens.js';
 import { releasesSystemHooks } from './0024_releases_system_hooks.js';
 import { topicsSearch } from './0027_topics_search.js';
 
@@ -26,5 +27,6 @@ import { topicsSearch } from './0027_topics_search.js';
 export const migrations: readonly Migration[] = [
   users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
   mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges,
-  geoUsedNonces, mergeRequestReviewers, releasesSystemHooks, topicsSearch,
+  geoUsedNonces, mergeRequestReviewers, approvalRulesAccessTokens, releasesSystemHooks,
+  topicsSearch,
 ];

@@ -15,10 +15,6 @@ export function approvalsOf(db: Db, mergeRequestId: number): MergeRequestApprova
   return prepare(db, 'SELECT * FROM merge_request_approvals WHERE merge_request_id = ? ORDER BY id').all(mergeRequestId) as MergeRequestApprovalRow[];
 }
 
-export function countApprovals(db: Db, mergeRequestId: number): number {
-  return prepare(db, 'SELECT COUNT(*) FROM merge_request_approvals WHERE merge_request_id = ?').pluck().get(mergeRequestId) as number;
-}
-
 export function hasApproved(db: Db, mergeRequestId: number, userId: number): boolean {
   return prepare(db, 'SELECT 1 FROM merge_request_approvals WHERE merge_request_id = ? AND user_id = ?').get(mergeRequestId, userId) !== undefined;
 }

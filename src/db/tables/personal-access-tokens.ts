@@ -1,6 +1,7 @@
 import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
 import { selectPage, type Page, type Paged } from '../page.js';
+import type { MemberTable } from './members.js';
 
 /** A personal or impersonation token; only the secret's digest is stored, and it is never read back. */
 export interface PersonalAccessTokenRow {
@@ -96,4 +97,21 @@ export function listPersonalAccessTokenRows(db: Db, filters: TokenFilters, today
   if (filters.expiresAfter !== undefined) add('expires_at > ?', filters.expiresAfter);
   if (filters.search !== undefined) add("name LIKE ? ESCAPE '\\'", `%${filters.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   return selectPage(db, COLUMNS, `FROM personal_access_tokens${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`, 'id DESC', params, page);
+}
+
+/** A project's or group's access token: a token of a bot user who is a member there, with the bot's access level. */
+export type ResourceTokenRow = PersonalAccessTokenRow & { access_level: number };
+
+const RESOURCE_FROM = (source: MemberTable) =>
+  `FROM personal_access_tokens t JOIN users u ON u.id = t.user_id AND u.user_type = 'project_bot' JOIN ${source.table} m ON m.user_id = u.id AND m.${source.column} = ?`;
+const RESOURCE_COLUMNS = COLUMNS.split(', ').map((column) => `t.${column}`).join(', ') + ', m.access_level';
+
+/** The access tokens of one project or group, newest first; `state` as of `today` (YYYY-MM-DD) when given. */
+export function listResourceTokenRows(db: Db, source: MemberTable, sourceId: number, state: 'active' | 'inactive' | undefined, today: string, page: Page): Paged<ResourceTokenRow> {
+  const filter = state === 'active' ? ' WHERE t.revoked = 0 AND (t.expires_at IS NULL OR t.expires_at >= ?)' : state === 'inactive' ? ' WHERE (t.revoked = 1 OR t.expires_at < ?)' : '';
+  return selectPage(db, RESOURCE_COLUMNS, `${RESOURCE_FROM(source)}${filter}`, 't.id DESC', state ? [sourceId, today] : [sourceId], page);
+}
+
+export function findResourceTokenRow(db: Db, source: MemberTable, sourceId: number, tokenId: number): ResourceTokenRow | undefined {
+  return prepare(db, `SELECT ${RESOURCE_COLUMNS} ${RESOURCE_FROM(source)} WHERE t.id = ?`).get(sourceId, tokenId) as ResourceTokenRow | undefined;
 }

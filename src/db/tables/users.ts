@@ -9,6 +9,8 @@ export interface UserRow {
   state: 'active' | 'blocked' | 'ldap_blocked';
   admin: number;
   ghost: number;
+  /** 'project_bot' for the bot user of a project or group access token (migration 0021). */
+  user_type: 'human' | 'project_bot';
   password_hash: string | null;
   password_expires_at: string | null;
   bio: string;

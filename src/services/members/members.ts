@@ -29,7 +29,7 @@ import { assertUnmodifiedSince } from '../unmodified-since.js';
 export type MemberSource = { kind: 'group'; group: NamespaceRow } | { kind: 'project'; project: ProjectRow };
 export type SourceKind = MemberSource['kind'];
 
-const TABLES: Record<SourceKind, MemberTable> = {
+export const MEMBER_TABLES: Record<SourceKind, MemberTable> = {
   group: { table: 'group_members', column: 'namespace_id' },
   project: { table: 'project_members', column: 'project_id' },
 };
@@ -53,7 +53,7 @@ function assertMayAdminMembers(db: Db, actor: Actor, source: MemberSource): void
 
 /** The direct members of a source, optionally matching `query` in name or username. */
 export function listMembers(db: Db, source: MemberSource, query: string | undefined, page: Page): Paged<MemberRow> {
-  return selectMembers(db, TABLES[source.kind], sourceId(source), query, page);
+  return selectMembers(db, MEMBER_TABLES[source.kind], sourceId(source), query, page);
 }
 
 /** Direct and inherited members (ancestor groups; a project's group chain), each user at their highest level. */
@@ -67,7 +67,7 @@ export function listAllMembers(db: Db, source: MemberSource, query: string | und
 
 /** One direct member, or 404 `Member`. */
 export function getMember(db: Db, source: MemberSource, userId: number): MemberRow {
-  const member = findMember(db, TABLES[source.kind], sourceId(source), userId);
+  const member = findMember(db, MEMBER_TABLES[source.kind], sourceId(source), userId);
   if (!member) throw notFound('Member');
   return member;
 }
@@ -85,7 +85,7 @@ export interface MembershipInput {
  */
 export function addMember(db: Db, actor: Actor, source: MemberSource, userId: number, input: MembershipInput): MemberRow {
   return inTransaction(db, () => {
-    const table = TABLES[source.kind];
+    const table = MEMBER_TABLES[source.kind];
     if (findMember(db, table, sourceId(source), userId)) throw conflict('Member already exists');
     getUser(db, userId);
     if (source.kind === 'project' && membershipLockedAbove(db, source.project.namespace_id)) throw new AppError('not_allowed');
@@ -102,7 +102,7 @@ export function changeMember(db: Db, source: MemberSource, userId: number, input
     const member = getMember(db, source, userId);
     if (input.accessLevel < ACCESS.owner) assertNotLastOwner(db, source, member);
     const columns = { access_level: input.accessLevel, expires_at: input.expiresAt === undefined ? member.expires_at : input.expiresAt };
-    updateMember(db, TABLES[source.kind], sourceId(source), userId, columns, nowIso());
+    updateMember(db, MEMBER_TABLES[source.kind], sourceId(source), userId, columns, nowIso());
     return { ...member, ...columns };
   });
 }
@@ -115,9 +115,9 @@ export function removeMember(db: Db, actor: Actor, source: MemberSource, userId:
   inTransaction(db, () => {
     const member = getMember(db, source, userId);
     if (userId !== actor.user.id) assertMayAdminMembers(db, actor, source);
-    assertUnmodifiedSince(unmodifiedSince, selectMembershipUpdatedAt(db, TABLES[source.kind], sourceId(source), userId) ?? null);
+    assertUnmodifiedSince(unmodifiedSince, selectMembershipUpdatedAt(db, MEMBER_TABLES[source.kind], sourceId(source), userId) ?? null);
     assertNotLastOwner(db, source, member);
-    deleteMember(db, TABLES[source.kind], sourceId(source), userId);
+    deleteMember(db, MEMBER_TABLES[source.kind], sourceId(source), userId);
     if (!ownsProjectNamespace(db, source, userId)) recordMembership(db, userId, eventScope(source), 'left');
   });
 }

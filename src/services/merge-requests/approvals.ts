@@ -1,8 +1,6 @@
 import { inTransaction, type Db } from '../../db/connection.js';
 import {
   approverUserIds,
-  approvalsOf,
-  countApprovals,
   deleteApproval,
   deleteApprovalsOf,
   hasApproved,
@@ -18,19 +16,20 @@ import { usersByIds } from '../../db/tables/project-relations.js';
 import type { UserRow } from '../../db/tables/users.js';
 import { AppError, conflict, invalid, notFound } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
-import { can } from '../permissions.js';
+import { can, canResetApprovals } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
 import type { SiteContext } from '../../site-context.js';
 import type { MergeRequestChange } from './changes.js';
 import { fireMergeRequestHooks } from './hooks.js';
 import { mergeRequestNoteable } from '../issuables/noteables.js';
 import { addSystemNote } from '../issuables/notes.js';
+import { approvalAllowedBy, mergeRequestRuleState, type MergeRequestRuleState } from './approval-state.js';
 
 /**
- * Merge request approvals (ee; issue 15, item 7; GITLAB-NOTES 2.3 "Approvals"). A merge request
- * needs `approvals_required` approvals: its own approvals_before_merge, else its target project's;
- * merging is refused (405) while some are missing, and a push of new commits drops them when the
- * project resets approvals on push.
+ * Merge request approvals (ee; issue 15, item 7; issue 25; GITLAB-NOTES 2.3 "Approvals"). What a
+ * merge request needs comes from the approval rules in force and its approvals_before_merge
+ * (approval-state.ts); merging is refused (405) while some approval is missing, and a push of new
+ * commits drops the approvals when the project resets approvals on push.
  */
 
 /** What the approval views show of one merge request. */
@@ -41,39 +40,40 @@ export interface ApprovalState {
   readonly left: number;
   readonly userHasApproved: boolean;
   readonly userCanApprove: boolean;
-}
-
-/** The approvals a merge request needs: its own setting, else its target project's. */
-function approvalsRequired(db: Db, mergeRequest: MergeRequestRow): number {
-  return mergeRequest.approvals_before_merge ?? projectApprovalSettings(db, mergeRequest.target_project_id).approvals_before_merge;
-}
-
-/** Whether no approval is missing (a merge needs this). */
-export function isApproved(db: Db, mergeRequest: MergeRequestRow): boolean {
-  return countApprovals(db, mergeRequest.id) >= approvalsRequired(db, mergeRequest);
+  /** Each rule in force and how far it is (approval_rules_left, has_approval_rules). */
+  readonly rules: MergeRequestRuleState;
 }
 
 /**
- * Whether the actor may approve (EE MergeRequest#can_approve?): an open merge request, a caller
- * who may write to the target project (a developer), not its author unless the project allows
- * authors to approve, and who has not approved yet.
+ * Whether no approval is missing (a merge needs this): every approval rule in force is satisfied,
+ * and the implicit any-approver requirement of approvals_before_merge (approval-state.ts).
  */
-function canApprove(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): boolean {
+export function isApproved(db: Db, mergeRequest: MergeRequestRow): boolean {
+  return mergeRequestRuleState(db, mergeRequest).approved;
+}
+
+/**
+ * Whether the actor may approve (EE MergeRequest#can_approve? and ApprovalState#eligible_for_approval_by?):
+ * an open merge request, a caller who may write to the target project (a developer), not its
+ * author unless the project allows authors to approve, who has not approved yet, and whose
+ * approval counts for a rule in force.
+ */
+function canApprove(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow, rules: MergeRequestRuleState): boolean {
   if (!actor || mergeRequest.state !== 'opened' || !can(db, actor, 'push_code', project)) return false;
   if (mergeRequest.author_id === actor.user.id && !projectApprovalSettings(db, project.id).merge_requests_author_approval) return false;
-  return !hasApproved(db, mergeRequest.id, actor.user.id);
+  return !hasApproved(db, mergeRequest.id, actor.user.id) && approvalAllowedBy(rules, actor.user.id);
 }
 
 /** The approval state the views show, for the caller. */
 function approvalState(db: Db, actor: Actor | null, project: ProjectRow, mergeRequest: MergeRequestRow): ApprovalState {
-  const approvals = approvalsOf(db, mergeRequest.id);
-  const required = approvalsRequired(db, mergeRequest);
+  const rules = mergeRequestRuleState(db, mergeRequest);
   return {
-    required,
-    approvals,
-    left: Math.max(required - approvals.length, 0),
-    userHasApproved: !!actor && approvals.some((approval) => approval.user_id === actor.user.id),
-    userCanApprove: canApprove(db, actor, project, mergeRequest),
+    required: rules.required,
+    approvals: rules.approvals,
+    left: rules.left,
+    userHasApproved: !!actor && rules.approvals.some((approval) => approval.user_id === actor.user.id),
+    userCanApprove: canApprove(db, actor, project, mergeRequest, rules),
+    rules,
   };
 }
 
@@ -84,7 +84,7 @@ function approvalState(db: Db, actor: Actor | null, project: ProjectRow, mergeRe
  */
 export function approveMergeRequest(ctx: SiteContext, actor: Actor, project: ProjectRow, mergeRequest: MergeRequestRow, sha: string | undefined): MergeRequestRow {
   const { db } = ctx;
-  if (!canApprove(db, actor, project, mergeRequest)) throw new AppError('unauthorized');
+  if (!canApprove(db, actor, project, mergeRequest, mergeRequestRuleState(db, mergeRequest))) throw new AppError('unauthorized');
   if (sha !== undefined && sha !== mergeRequest.head_sha) throw conflict(`SHA does not match HEAD of source branch: ${mergeRequest.head_sha ?? ''}`);
   return inTransaction(db, () => {
     const now = nowIso();
@@ -118,6 +118,18 @@ function recordApprovalChange(ctx: SiteContext, actor: Actor, project: ProjectRo
 function resetApprovalsAfterPush(db: Db, mergeRequest: MergeRequestRow): number {
   if (!projectApprovalSettings(db, mergeRequest.target_project_id).reset_approvals_on_push) return 0;
   return deleteApprovalsOf(db, mergeRequest.id);
+}
+
+/**
+ * PUT .../reset_approvals (GitLab 15.4+): drops every approval of the merge request. Only the bot
+ * user of a project or group access token may (401 otherwise, as GitLab's `unauthorized!`).
+ */
+export function resetApprovals(ctx: SiteContext, actor: Actor, project: ProjectRow, mergeRequest: MergeRequestRow): void {
+  if (!canResetApprovals(ctx.db, actor, project)) throw new AppError('unauthorized');
+  inTransaction(ctx.db, () => {
+    deleteApprovalsOf(ctx.db, mergeRequest.id);
+    updateMergeRequestRow(ctx.db, mergeRequest.id, { updated_at: nowIso() });
+  });
 }
 
 /** The change listener (changes.ts) that resets approvals when a push recorded a new version, in the push's transaction. */

@@ -71,6 +71,9 @@ export function missingScope(scopes: readonly string[], method: string, path: st
   // A token of any scope may read and revoke itself (GitLab's PersonalAccessTokens::SelfInformation and SelfRevocation).
   if ((read(method) || method === 'DELETE') && path === '/personal_access_tokens/self') return null;
   if (read(method) && scopes.includes('read_user') && /^\/(users?|events)(\/|$)/.test(path)) return null;
+  // GitLab 12.10+: read_api reads everything api does; self_rotate rotates the token it is (16.10+).
+  if (read(method) && scopes.includes('read_api')) return null;
+  if (method === 'POST' && scopes.includes('self_rotate') && path === '/personal_access_tokens/self/rotate') return null;
   return 'api';
 }
 

@@ -23,6 +23,46 @@ export type TokenScope = (typeof TOKEN_SCOPES)[number];
 /** Impersonation tokens may not carry sudo (SPEC: Impersonation token scopes). */
 export const IMPERSONATION_SCOPES: readonly TokenScope[] = ['api', 'read_user'];
 
+/** GitLab 17's longest token lifetime: a resource token without an expiry gets this many days. */
+export const MAX_LIFETIME_DAYS = 365;
+/** A rotated token lives a week unless told otherwise (GitLab's RotateService EXPIRATION_PERIOD). */
+const ROTATION_DAYS = 7;
+
+/** The date `days` days after `date` (both YYYY-MM-DD). */
+export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/** An expiry from today up to the longest lifetime (GitLab's PersonalAccessToken validations). */
+export function assertTokenExpiry(expiresAt: string): void {
+  if (expiresAt < today()) throw invalid({ expires_at: ['must be in the future'] });
+  const max = addDays(today(), MAX_LIFETIME_DAYS);
+  if (expiresAt > max) throw invalid({ expires_at: [`must be before ${max}`] });
+}
+
+/**
+ * Revokes a token and makes its successor with the same user, name and scopes, expiring on
+ * `expiresAt` or in a week (GitLab's PersonalAccessTokens::RotateService), in the caller's
+ * transaction; 400 `Token already revoked` for a revoked one.
+ */
+export function rotateTokenRow(db: Db, old: PersonalAccessTokenRow, expiresAt: string | undefined): { row: PersonalAccessTokenRow; token: string } {
+  if (old.revoked) throw badRequest('400 Bad request - Token already revoked');
+  const expiry = expiresAt ?? addDays(today(), ROTATION_DAYS);
+  assertTokenExpiry(expiry);
+  revokePersonalAccessToken(db, old.id);
+  return createPersonalAccessToken(db, old.user_id, { name: old.name, scopes: JSON.parse(old.scopes) as string[], expiresAt: expiry, impersonation: !!old.impersonation });
+}
+
+/**
+ * POST /personal_access_tokens/:id/rotate (GitLab 16.0+) and /self/rotate (16.10+): the caller's
+ * own token, or any for an admin; GitLab's bare 404 for another user's or a missing one.
+ */
+export function rotatePersonalAccessToken(db: Db, actor: Actor, id: number | 'self', expiresAt: string | undefined): { row: PersonalAccessTokenRow; token: string } {
+  return inTransaction(db, () => {
+    const token = findPersonalAccessToken(db, id === 'self' ? selfTokenId(actor) : id);
+    if (!token || (id !== 'self' && token.user_id !== actor.user.id && !isAdmin(actor))) throw notFound();
+    return rotateTokenRow(db, token, expiresAt);
+  });
+}
+
 /** Creates a personal or impersonation token; the secret is returned once and only its digest is stored. */
 export function createPersonalAccessToken(
   db: Db,
