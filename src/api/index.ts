@@ -16,6 +16,7 @@ import { siteRoutes } from './site/index.js';
 import { usersRoutes } from './users/index.js';
 import { wikisRoutes } from './wikis/index.js';
 import { deployKeysRoutes } from './deploy-keys/index.js';
+import { snippetsRoutes } from './snippets/index.js';
 
 /**
  * Every route under /api/v4 but the site-to-site Geo API, domain by domain: one table, so that the
@@ -42,5 +43,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...settingsRoutes,
     ...wikisRoutes(reads),
     ...deployKeysRoutes,
+    ...snippetsRoutes(reads),
   ];
 }
