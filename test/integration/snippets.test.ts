@@ -288,6 +288,27 @@ describe('snippets API', () => {
       expect((await site.api(`${base()}/${snippet.id}/raw`, { as: guest.token })).text).toBe('pushed\n');
     });
 
+    it('takes notes, discussions and award emoji (noteable type Snippet), 404 to strangers', async () => {
+      const notes = `${base()}/${snippet.id}/notes`;
+      const note = await site.api(notes, { method: 'POST', as: guest.token, body: { body: 'nice snippet' } });
+      expect(note.status).toBe(201);
+      expect(note.body).toMatchObject({ body: 'nice snippet', noteable_type: 'Snippet', noteable_id: snippet.id, noteable_iid: null, author: { id: guest.id } });
+      expect((await site.api(notes, { as: reporter.token })).body.map((n: { id: number }) => n.id)).toEqual([note.body.id]);
+      expect((await site.api(notes, { as: other.token })).status).toBe(404);
+      expect((await site.api(notes, { method: 'POST', as: guest.token, body: {} })).status).toBe(400);
+      expect((await site.api(`${notes}/${note.body.id}`, { method: 'PUT', as: reporter.token, body: { body: 'x' } })).status).toBe(403);
+      const thread = await site.api(`${base()}/${snippet.id}/discussions`, { method: 'POST', as: reporter.token, body: { body: 'thread' } });
+      expect(thread.status).toBe(201);
+      const reply = await site.api(`${base()}/${snippet.id}/discussions/${thread.body.id}/notes`, { method: 'POST', as: guest.token, body: { body: 'reply' } });
+      expect(reply.status).toBe(201);
+      expect((await site.api(`${base()}/${snippet.id}/discussions`, { as: guest.token })).body).toHaveLength(2);
+      const award = await site.api(`${base()}/${snippet.id}/award_emoji`, { method: 'POST', as: guest.token, body: { name: 'thumbsup' } });
+      expect(award.status).toBe(201);
+      expect(award.body).toMatchObject({ name: 'thumbsup', awardable_type: 'Snippet', awardable_id: snippet.id });
+      expect((await site.api(`${base()}/${snippet.id}/award_emoji`, { method: 'POST', as: guest.token, body: { name: 'thumbsup' } })).status).toBe(404);
+      expect((await site.api(`${notes}/${note.body.id}/award_emoji`, { method: 'POST', as: reporter.token, body: { name: 'tada' } })).status).toBe(201);
+    });
+
     it('goes with its project: the project delete removes its snippets', async () => {
       const doomedProject = await createProject(site, { visibility: 'private' }, maintainer.token);
       const doomed = await site.api(`/projects/${doomedProject.id}/snippets`, { method: 'POST', as: maintainer.token, body: { title: 'D', visibility: 'private', file_name: 'd', content: 'd' } });

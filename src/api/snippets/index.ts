@@ -1,4 +1,7 @@
-import { admin, loadProject, signedIn } from '../middleware/guards.js';
+import { snippetNoteable } from '../../services/issuables/noteables.js';
+import { noteableRoutes } from '../issuables/note-routes.js';
+import { admin, loadProject, projectOf, signedIn } from '../middleware/guards.js';
+import { valueGuard } from '../middleware/value-guards.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import type { Route } from '../routes.js';
 import {
@@ -20,12 +23,15 @@ import { addPersonalSnippet, addProjectSnippet, editSnippet, listSnippetsOf, rem
  * under /snippets, a project's under /projects/:id/snippets (its snippets feature off is 403).
  * Order as GitLab: 401, 400 for declared parameters, 404 for a project or snippet the caller may
  * not see, then 403. The raw reads come from the snippet's repository (`reads`: a secondary whose
- * copy is not current asks the primary).
+ * copy is not current asks the primary). A project snippet's notes, discussions and award emoji
+ * are the issuables' routes with the snippet as noteable.
  */
 const base = '/projects/:id/snippets';
 const one = `${base}/:snippet_id`;
 const inProject = [loadProject(), snippetsEnabled];
 const readable = [projectSnippetId, ...inProject, projectSnippet];
+/** A project snippet the caller may read, as a noteable (notes, discussions and award emoji reuse the issuables' routes). */
+const snippetAsNoteable = valueGuard('snippetNoteable', (_ctx, req) => snippetNoteable(projectOf(req), projectSnippet.of(req).snippet));
 
 export const snippetsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'get', path: '/snippets', guards: [signedIn, snippetListParams], handler: listSnippetsOf((req) => ({ authorId: req.actor!.user.id })) },
@@ -47,4 +53,5 @@ export const snippetsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'get', path: `${one}/raw`, guards: readable, handler: showRaw(reads, projectSnippet) },
   { method: 'get', path: `${one}/files/:ref/:file_path/raw`, guards: [...readable, snippetFileRef], handler: showRawFile(reads, projectSnippet) },
   { method: 'get', path: `${one}/user_agent_detail`, guards: [admin, ...readable], handler: showSnippetUserAgentDetail(projectSnippet) },
+  ...noteableRoutes({ base: one, load: [...readable, snippetAsNoteable], noteable: snippetAsNoteable, resourceEvents: false }),
 ];
