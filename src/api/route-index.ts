@@ -83,6 +83,10 @@ export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   'get /users/:id/events': 'events of a user visible to the caller',
   // GitLab 11's user status endpoint is public.
   'get /users/:user_id/status': 'public user status',
+  // snippets.rb reads a snippet with SnippetsFinder for the caller: public ones to anonymous callers.
+  'get /snippets/:id': 'a snippet visible to the caller',
+  'get /snippets/:id/raw': 'a snippet visible to the caller',
+  'get /snippets/:id/files/:ref/:file_path/raw': 'a snippet visible to the caller',
 };
 
 const AUTHORIZING = /^(signedIn|admin|loadProject\(|loadGroup\(|requireAbility\()/;

@@ -5,7 +5,7 @@ import type { TestSite } from '../helpers/site.js';
 /**
  * One seeded world for the route-table-driven suites (test/fuzz, test/authz): a group with a project
  * that has a repository, an issue, a merge request, notes, awards, a milestone, labels, a board with a
- * list, an epic, a wiki page, a hook and a badge, so that every path parameter of the route table can be
+ * list, an epic, a wiki page, a hook, a badge and snippets, so that every path parameter of the route table can be
  * filled with a real id.
  */
 export interface World {
@@ -18,6 +18,8 @@ export interface World {
   group_values: Record<string, string>;
   merge_request_values: Record<string, string>;
   epic_values: Record<string, string>;
+  /** The project's snippet (the project's visibility, by root) and its note, and a personal snippet of root's of the same visibility. */
+  snippet_values: Record<string, string>;
 }
 
 export async function seedWorld(site: TestSite, options: { visibility?: string; member?: TestUser; group?: TestGroup } = {}): Promise<World> {
@@ -57,6 +59,9 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
   const hook = await post(`${p}/hooks`, { url: 'http://127.0.0.1:9/hook' });
   const badge = await post(`${p}/badges`, { link_url: 'http://example.com', image_url: 'http://example.com/b.png' });
   await post(`${p}/repository/tags`, { tag_name: 'v1.0', ref: 'master' });
+  const snippet = await post(`${p}/snippets`, { title: 'Snippet', visibility, files: [{ file_path: 'dir/a.txt', content: 'a\n' }] });
+  const snippetNote = await post(`${p}/snippets/${snippet.id}/notes`, { body: 'on the snippet' });
+  const personalSnippet = await post('/snippets', { title: 'Personal', visibility, files: [{ file_path: 'dir/a.txt', content: 'a\n' }] });
   const commits = await site.api(`${p}/repository/commits`);
   const sha = commits.body[0].id as string;
   const labelEvents = await site.api(`${p}/issues/${issue.iid}/resource_label_events`);
@@ -93,6 +98,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
     group_values: { id: String(group.id), milestone_id: String(groupMilestone.id), name: team.name, board_id: String(groupBoard.id), list_id: String(groupList.id) },
     merge_request_values: { merge_request_iid: String(mergeRequest.iid), note_id: String(mergeRequestNote.id), version_id: String(versions.body[0]?.id ?? 1) },
     epic_values: { epic_iid: String(epic.iid), note_id: String(epicNote.id), epic_issue_id: String(epicIssue.epic_issue_id ?? epicIssue.id) },
+    snippet_values: { snippet_id: String(snippet.id), note_id: String(snippetNote.id), personal_snippet_id: String(personalSnippet.id), ref: 'main' },
   };
 }
 
@@ -104,6 +110,8 @@ export function fill(world: World, path: string, override: (name: string) => str
     const given = override(name);
     if (given !== undefined) return given;
     if (name === 'id' && onUser) return String(world.member.id);
+    if (name === 'id' && path.startsWith('/snippets/')) return world.snippet_values.personal_snippet_id!;
+    if (path.includes('/snippets/') && name in world.snippet_values) return world.snippet_values[name]!;
     if (path.includes('/merge_requests/') && name in world.merge_request_values) return world.merge_request_values[name]!;
     if (path.includes('epics/') && name in world.epic_values) return world.epic_values[name]!;
     if (onGroup && name in world.group_values) return world.group_values[name]!;
