@@ -1,4 +1,4 @@
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { findProjectByFullPath, findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { findSnippetById, type SnippetRow } from '../../db/tables/snippets.js';
 import { hasRepository } from '../../git/in-repository.js';
@@ -33,26 +33,42 @@ function targetOf(ctx: SiteContext, projectPath: string | undefined, id: number)
 
 const NOT_FOUND = 'The snippet you were looking for could not be found.';
 
+/** Why a request was refused: the status and the message git shows its user (401 with the Basic challenge). */
+interface Refusal {
+  readonly status: 401 | 403 | 404;
+  readonly message: string;
+}
+
+const DENIED: Refusal = { status: 401, message: 'HTTP Basic: Access denied' };
+
 /**
  * Who may use `service` on the snippet, as for a project's repository: anonymous callers are
  * challenged (401) unless they only pull a snippet they may read; signed-in callers get 404 for a
  * snippet they cannot read and 403 for a push they may not make (update_snippet), or on a
- * read-only site. Answers the refusal itself and returns null.
+ * read-only site. A repository missing on disk is 404.
  */
-async function authorize(ctx: SiteContext, req: Request, res: Response, target: Target, service: GitService): Promise<{ actor: Actor | null; repository: string } | null> {
+async function authorize(ctx: SiteContext, req: Request, target: Target, service: GitService): Promise<{ actor: Actor | null; repository: string } | Refusal> {
   const basic = basicActor(ctx, req, service);
-  if (basic === 'invalid') return void refuseGit(res, 401, 'HTTP Basic: Access denied', true), null;
+  if (basic === 'invalid') return DENIED;
   const { actor } = basic;
   const project = target.project ?? (target.snippet.project_id === null ? null : (findProjectById(ctx.db, target.snippet.project_id) ?? null));
-  if (!canReadSnippet(ctx.db, actor, target.snippet, project)) return void refuseGit(res, actor ? 404 : 401, actor ? NOT_FOUND : 'HTTP Basic: Access denied', !actor), null;
+  if (!canReadSnippet(ctx.db, actor, target.snippet, project)) return actor ? { status: 404, message: NOT_FOUND } : DENIED;
   if (service === 'git-receive-pack') {
-    if (!actor) return void refuseGit(res, 401, 'HTTP Basic: Access denied', true), null;
-    if (ctx.config.role !== 'primary') return void refuseGit(res, 403, "You can't push code to a read-only GitLab instance."), null;
-    if (!canUpdateSnippet(ctx.db, actor, target.snippet, project)) return void refuseGit(res, 403, 'You are not allowed to update this snippet.'), null;
+    if (!actor) return DENIED;
+    if (ctx.config.role !== 'primary') return { status: 403, message: "You can't push code to a read-only GitLab instance." };
+    if (!canUpdateSnippet(ctx.db, actor, target.snippet, project)) return { status: 403, message: 'You are not allowed to update this snippet.' };
   }
   const repository = snippetRepositoryOf(ctx, target.snippet.id);
-  if (!(await hasRepository(repository))) return void refuseGit(res, 404, NOT_FOUND), null;
+  if (!(await hasRepository(repository))) return { status: 404, message: NOT_FOUND };
   return { actor, repository };
+}
+
+/** authorize, answering a refusal itself (null then). */
+async function gate(ctx: SiteContext, req: Request, res: Response, target: Target, service: GitService): Promise<{ actor: Actor | null; repository: string } | null> {
+  const result = await authorize(ctx, req, target, service);
+  if (!('status' in result)) return result;
+  refuseGit(res, result.status, result.message, result.status === 401);
+  return null;
 }
 
 /**
@@ -65,11 +81,12 @@ async function authorize(ctx: SiteContext, req: Request, res: Response, target: 
  */
 export function snippetGitRouter(ctx: SiteContext, reads: ReadRouting | null): Router {
   const router = Router();
-  const resolve = (req: Request, res: Response, next: NextFunction, service: GitService): Target | null => {
+  /** The snippet the path names, or where the request goes instead: the project router (`next`), or the primary. */
+  const resolve = (req: Request, service: GitService): Target | 'next' | 'primary' => {
     const params = req.params as unknown as Record<string, string | undefined>;
     const target = targetOf(ctx, params[0], Number(params[1]));
-    if (!target) return next(), null;
-    if (reads && (service === 'git-receive-pack' || !reads.isCurrent('snippet_repository', target.snippet.id))) return void reads.fromPrimary(req, res), null;
+    if (!target) return 'next';
+    if (reads && (service === 'git-receive-pack' || !reads.isCurrent('snippet_repository', target.snippet.id))) return 'primary';
     return target;
   };
 
@@ -77,9 +94,10 @@ export function snippetGitRouter(ctx: SiteContext, reads: ReadRouting | null): R
     res.locals.route = '/snippets/:id.git/info/refs';
     const service = req.query.service;
     if (!isGitService(service)) return next();
-    const target = resolve(req, res, next, service);
-    if (!target) return;
-    const access = await authorize(ctx, req, res, target, service);
+    const target = resolve(req, service);
+    if (target === 'next') return next();
+    if (target === 'primary') return reads!.fromPrimary(req, res);
+    const access = await gate(ctx, req, res, target, service);
     if (!access) return;
     res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-advertisement`);
     try {
@@ -94,9 +112,10 @@ export function snippetGitRouter(ctx: SiteContext, reads: ReadRouting | null): R
   router.post(RPC, async (req, res, next) => {
     const service = (req.params as unknown as Record<string, string>)[2] as GitService;
     res.locals.route = `/snippets/:id.git/${service}`;
-    const target = resolve(req, res, next, service);
-    if (!target) return;
-    const access = await authorize(ctx, req, res, target, service);
+    const target = resolve(req, service);
+    if (target === 'next') return next();
+    if (target === 'primary') return reads!.fromPrimary(req, res);
+    const access = await gate(ctx, req, res, target, service);
     if (!access) return;
     const rpc = startGitRpc(req, res, service);
     if (!rpc) return;
