@@ -317,7 +317,10 @@ describe('snippets API', () => {
       expect((await site.api(`/snippets/${doomed.body.id}`)).status).toBe(404);
     });
 
-    it('deletes it (204) as a maintainer', async () => {
+    it('deletes it (204) as a maintainer; a stale If-Unmodified-Since is 412 and deletes nothing', async () => {
+      const stale = await site.api(`${base()}/${snippet.id}`, { method: 'DELETE', as: maintainer.token, headers: { 'if-unmodified-since': new Date(Date.now() - 3_600_000).toUTCString() } });
+      expect(stale.status).toBe(412);
+      expect((await site.api(`${base()}/${snippet.id}`, { as: maintainer.token })).status).toBe(200);
       expect((await site.api(`${base()}/${snippet.id}`, { method: 'DELETE', as: maintainer.token })).status).toBe(204);
       expect((await site.api(`${base()}/${snippet.id}`, { as: maintainer.token })).status).toBe(404);
     });

@@ -1,6 +1,7 @@
 import { snippetNoteable } from '../../services/issuables/noteables.js';
 import { noteableRoutes } from '../issuables/note-routes.js';
 import { admin, loadProject, projectOf, signedIn } from '../middleware/guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { valueGuard } from '../middleware/value-guards.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import type { Route } from '../routes.js';
@@ -40,7 +41,7 @@ export const snippetsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'post', path: '/snippets', guards: [signedIn, personalSnippetCreateParams, personalSnippetCreator], handler: addPersonalSnippet },
   { method: 'get', path: '/snippets/:id', guards: [snippetId, readableSnippet], handler: showSnippet(readableSnippet) },
   { method: 'put', path: '/snippets/:id', guards: [signedIn, snippetId, snippetUpdateParams, ownSnippet], handler: editSnippet(ownSnippet) },
-  { method: 'delete', path: '/snippets/:id', guards: [signedIn, snippetId, ownSnippet], handler: removeSnippet(ownSnippet) },
+  { method: 'delete', path: '/snippets/:id', guards: [signedIn, snippetId, ownSnippet, unmodifiedSince], handler: removeSnippet(ownSnippet) },
   { method: 'get', path: '/snippets/:id/raw', guards: [snippetId, readableSnippet], handler: showRaw(reads, readableSnippet) },
   { method: 'get', path: '/snippets/:id/files/:ref/:file_path/raw', guards: [snippetId, readableSnippet, snippetFileRef], handler: showRawFile(reads, readableSnippet) },
   { method: 'get', path: '/snippets/:id/user_agent_detail', guards: [admin, snippetId, readableSnippet], handler: showSnippetUserAgentDetail(readableSnippet) },
@@ -49,7 +50,7 @@ export const snippetsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'post', path: base, guards: [signedIn, projectSnippetCreateParams, ...inProject, projectSnippetCreator], handler: addProjectSnippet },
   { method: 'get', path: one, guards: readable, handler: showSnippet(projectSnippet) },
   { method: 'put', path: one, guards: [signedIn, projectSnippetId, snippetUpdateParams, ...inProject, projectSnippet, editableSnippet], handler: editSnippet(projectSnippet) },
-  { method: 'delete', path: one, guards: [signedIn, ...readable, editableSnippet], handler: removeSnippet(projectSnippet) },
+  { method: 'delete', path: one, guards: [signedIn, ...readable, editableSnippet, unmodifiedSince], handler: removeSnippet(projectSnippet) },
   { method: 'get', path: `${one}/raw`, guards: readable, handler: showRaw(reads, projectSnippet) },
   { method: 'get', path: `${one}/files/:ref/:file_path/raw`, guards: [...readable, snippetFileRef], handler: showRawFile(reads, projectSnippet) },
   { method: 'get', path: `${one}/user_agent_detail`, guards: [admin, ...readable], handler: showSnippetUserAgentDetail(projectSnippet) },

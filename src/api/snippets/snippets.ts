@@ -8,6 +8,8 @@ import type { SnippetFilter, SnippetRow } from '../../db/tables/snippets.js';
 import type { SiteContext } from '../../site-context.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
+import { unmodifiedSince } from '../middleware/unmodified-since.js';
+import { assertUnmodifiedSince } from '../../services/unmodified-since.js';
 import type { ValueGuard } from '../middleware/value-guards.js';
 import { sendPage } from '../pagination.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -52,6 +54,9 @@ export const editSnippet =
 export const removeSnippet =
   (loaded: ValueGuard<LoadedSnippet>): Handler =>
   async (ctx, req, res) => {
+    const { snippet } = loaded.of(req);
+    // GitLab's destroy_conditionally!: 412 when the snippet changed after the caller's If-Unmodified-Since.
+    assertUnmodifiedSince(unmodifiedSince.of(req), snippet.updated_at);
     await deleteSnippet(ctx, loaded.of(req));
     sendNoContent(res);
   };
