@@ -18,6 +18,7 @@ import { apiRoutes } from './api/index.js';
 import { geoHttp, type GeoHttp } from './api/geo/index.js';
 import { projectAvatarRouter, projectUploadsWebRouter } from './api/projects/index.js';
 import { gitHttpRouter, gitLfsRouter } from './api/repository/index.js';
+import { snippetGitRouter } from './api/snippets/git-http.js';
 import { mountRoutes } from './api/routes.js';
 import { probesRouter } from './api/site/index.js';
 import { avatarRouter, signInRouter } from './api/users/index.js';
@@ -244,6 +245,7 @@ function buildHandler(ctx: SiteContext, geo: GeoHttp, revision: string): Router 
   app.use(projectAvatarRouter(ctx, geo.reads));
   app.use(projectUploadsWebRouter(ctx, input, geo.reads));
   app.use(gitLfsRouter(ctx, geo.reads));
+  app.use(snippetGitRouter(ctx, geo.reads));
   app.use(gitHttpRouter(ctx, geo.reads));
 
   app.use(unknownRoute);

@@ -18,6 +18,7 @@ import { wikisRoutes } from './wikis/index.js';
 import { deployKeysRoutes } from './deploy-keys/index.js';
 import { searchRoutes } from './search/index.js';
 import { releasesRoutes } from './releases/index.js';
+import { snippetsRoutes } from './snippets/index.js';
 
 /**
  * Every route under /api/v4 but the site-to-site Geo API, domain by domain: one table, so that the
@@ -46,5 +47,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...deployKeysRoutes,
     ...searchRoutes(reads),
     ...releasesRoutes(reads),
+    ...snippetsRoutes(reads),
   ];
 }

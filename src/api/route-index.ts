@@ -86,6 +86,10 @@ export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   // Project topics are public (topics.rb: no authenticate! on its reads).
   'get /topics': 'project topics, public',
   'get /topics/:id': 'a project topic, public',
+  // snippets.rb reads a snippet with SnippetsFinder for the caller: public ones to anonymous callers.
+  'get /snippets/:id': 'a snippet visible to the caller',
+  'get /snippets/:id/raw': 'a snippet visible to the caller',
+  'get /snippets/:id/files/:ref/:file_path/raw': 'a snippet visible to the caller',
 };
 
 const AUTHORIZING = /^(signedIn|admin|loadProject\(|loadGroup\(|requireAbility\()/;

@@ -19,6 +19,7 @@ const TYPES = [
   ['lfs_objects', 'lfs_objects'],
   ['uploads', 'attachments'],
   ['job_artifacts', 'job_artifacts'],
+  ['snippet_repositories', 'snippet_repositories'],
 ] as const satisfies ReadonlyArray<readonly [string, (typeof BLOB_KINDS)[number]]>;
 
 /** `geoforge geo status`: everything the screen shows, and exactly what `--json` prints. */

@@ -1,6 +1,6 @@
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { repositoryPath, stagingRepositoryPath, wikiRepositoryPath } from '../storage/layout.js';
+import { repositoryPath, snippetRepositoryPath, stagingRepositoryPath, wikiRepositoryPath } from '../storage/layout.js';
 import { GitError, runGit, type GitOptions } from './cli.js';
 
 export interface CloneOptions extends Pick<GitOptions, 'signal' | 'timeoutMs'> {
@@ -65,6 +65,22 @@ export async function createWikiRepository(dataDir: string, projectId: number): 
   await runGit(['init', '--bare', '--quiet', target]);
   await setRepositoryHead(target, 'master');
   return target;
+}
+
+/** The branch a snippet's files live on: GitLab 17's default branch name. */
+export const SNIPPET_DEFAULT_BRANCH = 'main';
+
+/** Creates a snippet's empty bare repository, HEAD on the default branch; an existing one is left as it is. */
+export async function createSnippetRepository(dataDir: string, snippetId: number): Promise<string> {
+  const target = snippetRepositoryPath(dataDir, snippetId);
+  await runGit(['init', '--bare', '--quiet', target]);
+  await setRepositoryHead(target, SNIPPET_DEFAULT_BRANCH);
+  return target;
+}
+
+/** Removes snippets' repositories; missing ones are fine. */
+export async function removeSnippetRepositories(dataDir: string, snippetIds: readonly number[]): Promise<void> {
+  for (const id of snippetIds) await rm(snippetRepositoryPath(dataDir, id), { recursive: true, force: true });
 }
 
 /** Points HEAD at refs/heads/<branch>; the branch need not exist yet. */

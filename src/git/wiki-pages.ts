@@ -53,9 +53,10 @@ export async function readBlobs(repository: string, shas: readonly string[]): Pr
   return out;
 }
 
-/** One file a commit writes (from bytes, or from a file on disk, hashed without reading it into memory) or removes (`remove`). */
+/** One file a commit writes (from bytes, from a file on disk hashed without reading it into memory, or a blob already stored) or removes (`remove`). */
 export type FileChange =
   | { readonly path: string; readonly content: Buffer }
+  | { readonly path: string; readonly blob: string }
   | { readonly path: string; readonly fromFile: string }
   | { readonly path: string; readonly remove: true };
 
@@ -90,7 +91,9 @@ export async function commitTreeChanges(repository: string, request: TreeCommit)
         continue;
       }
       const blob =
-        'content' in change
+        'blob' in change
+          ? change.blob
+          : 'content' in change
           ? (await gitBytes(repository, ['hash-object', '-w', '--no-filters', '--stdin'], change.content)).toString('utf8').trim()
           : (await git(repository, ['hash-object', '-w', '--no-filters', '--', change.fromFile])).stdout.trim();
       entries.push(`100644 ${blob}\t${change.path}`);

@@ -566,3 +566,65 @@ export function canUseDeployKey(db: Db, actor: Actor, key: DeployKeyRef): boolea
 export function canRetitleDeployKey(actor: Actor, key: DeployKeyRef): boolean {
   return isAdmin(actor) || (key.public === 0 && key.user_id === actor.user.id);
 }
+
+/** What the snippet rules read of a snippet. */
+export interface SnippetRef {
+  readonly author_id: number;
+  readonly project_id: number | null;
+  readonly visibility_level: number;
+}
+
+/** A project snippet's project: the snippets feature switch besides what project rules read. */
+export type SnippetProjectRef = ProjectRef & { readonly snippets_enabled: number };
+
+/**
+ * GitLab's snippet policies (PersonalSnippetPolicy, ProjectSnippetPolicy): admins read every
+ * snippet; a personal one is read by its author and by whoever its visibility lets see it; a
+ * project one needs the project's snippets on and the project readable, then its author, its
+ * visibility, or (a private one) membership in the project.
+ */
+export function canReadSnippet(db: Db, actor: Actor | null, snippet: SnippetRef, project: SnippetProjectRef | null): boolean {
+  if (isAdmin(actor)) return true;
+  const author = !!actor && snippet.author_id === actor.user.id;
+  if (!project) return author || visibleWithoutMembership(actor, snippet.visibility_level);
+  if (project.snippets_enabled !== 1 || !can(db, actor, 'read_project', project)) return false;
+  return author || visibleWithoutMembership(actor, snippet.visibility_level) || projectAccess(db, actor, project) >= ACCESS.guest;
+}
+
+/** Personal snippets: signed-in users who are not external (GitLab's create_snippet of the global policy). */
+export function canCreatePersonalSnippet(actor: Actor | null): boolean {
+  return !!actor && (isAdmin(actor) || actor.user.external === 0);
+}
+
+/** Project snippets: reporters and up of a project with snippets on that is not archived. */
+export function canCreateProjectSnippet(db: Db, actor: Actor | null, project: SnippetProjectRef): boolean {
+  return project.snippets_enabled === 1 && !project.archived && projectAccess(db, actor, project) >= ACCESS.reporter;
+}
+
+/**
+ * update_snippet and admin_snippet (editing, deleting, pushing to its repository): a personal
+ * snippet's author and admins; a project snippet's author while a reporter of the project, and
+ * maintainers, in a project with snippets on that is not archived.
+ */
+export function canUpdateSnippet(db: Db, actor: Actor | null, snippet: SnippetRef, project: SnippetProjectRef | null): boolean {
+  if (!actor) return false;
+  if (!project) return isAdmin(actor) || snippet.author_id === actor.user.id;
+  if (project.snippets_enabled !== 1 || project.archived) return false;
+  const access = projectAccess(db, actor, project);
+  return access >= ACCESS.maintainer || (snippet.author_id === actor.user.id && access >= ACCESS.reporter);
+}
+
+/** canReadSnippet for snippets `s` left-joined to their project `p`, as SQL. */
+export function readableSnippets(actor: Actor | null): SqlCondition {
+  if (isAdmin(actor)) return { sql: '1', params: {} };
+  const projectOn = 's.project_id IS NOT NULL AND p.snippets_enabled = 1';
+  if (!actor) return { sql: `s.visibility_level = ${VISIBILITY.public} AND (s.project_id IS NULL OR (${projectOn} AND p.visibility_level = ${VISIBILITY.public}))`, params: {} };
+  const min = lowestVisibleWithoutMembership(actor);
+  const member = `p.id IN (${AUTHORIZED_PROJECT_IDS})`;
+  return {
+    sql:
+      `(s.project_id IS NULL AND (s.author_id = @user OR s.visibility_level >= ${min})) OR ` +
+      `(${projectOn} AND (p.visibility_level >= ${min} OR ${member}) AND (s.author_id = @user OR s.visibility_level >= ${min} OR ${member}))`,
+    params: { user: actor.user.id, today: today() },
+  };
+}

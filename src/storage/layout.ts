@@ -53,6 +53,15 @@ export function wikiRepositoryPath(dataDir: string, projectId: number): string {
   return path.join(dataDir, REPOSITORIES_DIR, `${hashedStoragePath(projectId)}.wiki.git`);
 }
 
+/**
+ * A snippet's repository: DATA_DIR/repositories/@snippets/aa/bb/<sha256(id)>.git, as GitLab's
+ * hashed storage keeps snippets apart from projects (the id spaces overlap).
+ */
+export function snippetRepositoryPath(dataDir: string, snippetId: number): string {
+  const hash = createHash('sha256').update(String(snippetId)).digest('hex');
+  return path.join(dataDir, REPOSITORIES_DIR, '@snippets', hash.slice(0, 2), hash.slice(2, 4), `${hash}.git`);
+}
+
 /** Where a clone is written before it is renamed to repositoryPath: beside it, so the rename stays on one filesystem. */
 export function stagingRepositoryPath(dataDir: string, projectId: number): string {
   return `${repositoryPath(dataDir, projectId)}.importing`;

@@ -189,6 +189,14 @@ const RESOURCE_GUARDS: Record<string, (caller: Caller, subject: Subject) => 403 
   editableIssue: (caller, subject) => (subject.confidential && !readsConfidential(caller) ? 404 : updatesIssues(caller) ? null : 403),
   // merge_requests.rb update: authorize! :update_merge_request.
   editableMergeRequest: (caller) => (updatesMergeRequests(caller) ? null : 403),
+  // project_snippets.rb: the world's snippets have the project's visibility, so whoever sees the project reads them; root wrote
+  // them, so update_snippet / admin_snippet is a maintainer's (ProjectSnippetPolicy); create_snippet is a reporter's.
+  editableSnippet: (caller) => (caller.admin || caller.level >= ACCESS.maintainer ? null : 403),
+  projectSnippetCreator: (caller) => (caller.admin || caller.level >= ACCESS.reporter ? null : 403),
+  // snippets.rb: /snippets/:id finds the world's personal snippet (root's, of the subject's visibility) for whoever may read
+  // it; PUT and DELETE find the caller's own snippets only (snippets_for_current_user), and no caller is root.
+  readableSnippet: (caller, subject) => (caller.admin || visibleWithoutMembership(caller, subject.visibility) ? null : 404),
+  ownSnippet: () => 404,
 };
 
 const READ_USER_PATHS = /^\/(users?|events)(\/|$)/;
@@ -391,6 +399,10 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^put .*\/notes\/:note_id$/, (n) => ({ body: `edited ${n}` })],
   [/^post .*\/award_emoji$/, () => ({ name: EMOJI[awards++ % EMOJI.length] })],
   [/^put \/projects\/:id\/merge_requests\/:merge_request_iid\/discussions\/:discussion_id$/, () => ({ resolved: true })],
+  // snippets (snippets.rb, project_snippets.rb)
+  [/^post \/snippets$/, (n) => ({ title: `snippet ${n}`, file_name: `s${n}.txt`, content: 'x' })],
+  [/^post \/projects\/:id\/snippets$/, (n) => ({ title: `snippet ${n}`, visibility: 'private', file_name: `s${n}.txt`, content: 'x' })],
+  [/^put \/(projects\/:id\/snippets\/:snippet_id|snippets\/:id)$/, (n) => ({ description: `snippet ${n}` })],
   // labels and milestones
   [/^post \/(projects|groups)\/:id\/labels$/, (n) => ({ name: `label${n}`, color: '#123456' })],
   [/^put \/projects\/:id\/labels$/, (n) => ({ name: 'bug', description: `label ${n}` })],
@@ -538,7 +550,7 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     if (name === 'branch' && (route.method !== 'get')) return extra.doomed_branch;
     if (name === 'sha' && path.includes('/blobs/')) return extra.blob_sha;
     if (name === 'sha' && /\/(cherry_pick|revert)$/.test(path)) return extra.topic_sha;
-    const kind = path.includes('/merge_requests/') ? 'merge_request' : path.includes('epics/') ? 'epic' : path.includes('/repository/commits/') ? 'commit' : 'issue';
+    const kind = path.includes('/merge_requests/') ? 'merge_request' : path.includes('epics/') ? 'epic' : path.includes('/repository/commits/') ? 'commit' : path.includes('/snippets/') ? 'snippet' : 'issue';
     if (name === 'discussion_id' && kind !== 'issue') return extra[`${kind}_discussion_id`];
     if (name === 'note_id' && path.includes('/discussions/:discussion_id/notes/')) return extra[`${kind}_discussion_note_id`];
     if (name === 'award_id') return extra[`${kind}${path.includes('/notes/:note_id/') ? '_note' : ''}_award_id`];
@@ -595,6 +607,10 @@ async function seedExtras(world: World): Promise<Record<string, string>> {
   const epicDiscussion = await api(`${g}/epics/${epicIid}/discussions`, 'POST', { body: 'an epic thread' });
   const epicAward = await api(`${g}/epics/${epicIid}/award_emoji`, 'POST', { name: 'thumbsup' });
   const epicNoteAward = await api(`${g}/epics/${epicIid}/notes/${world.epic_values.note_id}/award_emoji`, 'POST', { name: 'tada' });
+  const snippetBase = `${p}/snippets/${world.snippet_values.snippet_id}`;
+  const snippetDiscussion = await api(`${snippetBase}/discussions`, 'POST', { body: 'a snippet thread' });
+  const snippetAward = await api(`${snippetBase}/award_emoji`, 'POST', { name: 'thumbsup' });
+  const snippetNoteAward = await api(`${snippetBase}/notes/${world.snippet_values.note_id}/award_emoji`, 'POST', { name: 'tada' });
   // One event of each kind on the issue and the merge request.
   await api(`${p}/issues/${issueIid}`, 'PUT', { state_event: 'close' });
   await api(`${p}/issues/${issueIid}`, 'PUT', { state_event: 'reopen' });
@@ -616,6 +632,10 @@ async function seedExtras(world: World): Promise<Record<string, string>> {
     epic_discussion_note_id: String(epicDiscussion.notes[0].id),
     epic_award_id: String(epicAward.id),
     epic_note_award_id: String(epicNoteAward.id),
+    snippet_discussion_id: snippetDiscussion.id,
+    snippet_discussion_note_id: String(snippetDiscussion.notes[0].id),
+    snippet_award_id: String(snippetAward.id),
+    snippet_note_award_id: String(snippetNoteAward.id),
   };
   for (const [kind, base] of [['issue', `${p}/issues/${issueIid}`], ['merge_request', `${p}/merge_requests/${mergeRequestIid}`]] as const) {
     for (const event of ['label', 'milestone', 'state'] as const) out[`${kind}_${event}_event_id`] = await firstId(`${base}/resource_${event}_events`);

@@ -5,7 +5,8 @@ import type { TestSite } from '../helpers/site.js';
 /**
  * One seeded world for the route-table-driven suites (test/fuzz, test/authz): a group with a project
  * that has a repository, an issue, a merge request, notes, awards, a milestone, labels, a board with a
- * list, an epic, a wiki page, a hook, a badge and a release with an asset link, so that every path parameter of the route table can be
+ * list, an epic, a wiki page, a hook, a badge, a topic, a release with an asset link and snippets, so that every path
+ * parameter of the route table can be
  * filled with a real id.
  */
 export interface World {
@@ -22,6 +23,8 @@ export interface World {
   topic_values: Record<string, string>;
   /** The release (its own tag, so the tag routes keep theirs) and its asset link, for /projects/:id/releases/... paths. */
   release_values: Record<string, string>;
+  /** The project's snippet (the project's visibility, by root) and its note, and a personal snippet of root's of the same visibility. */
+  snippet_values: Record<string, string>;
 }
 
 export async function seedWorld(site: TestSite, options: { visibility?: string; member?: TestUser; group?: TestGroup } = {}): Promise<World> {
@@ -63,6 +66,9 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
   await post(`${p}/repository/tags`, { tag_name: 'v1.0', ref: 'master' });
   const topic = await post('/topics', { name: `topic-${project.id}`, title: `Topic ${project.id}` });
   const release = await post(`${p}/releases`, { tag_name: 'rel-1.0', ref: 'master', assets: { links: [{ name: 'seeded', url: 'https://example.com/seeded' }] } });
+  const snippet = await post(`${p}/snippets`, { title: 'Snippet', visibility, files: [{ file_path: 'dir/a.txt', content: 'a\n' }] });
+  const snippetNote = await post(`${p}/snippets/${snippet.id}/notes`, { body: 'on the snippet' });
+  const personalSnippet = await post('/snippets', { title: 'Personal', visibility, files: [{ file_path: 'dir/a.txt', content: 'a\n' }] });
   const commits = await site.api(`${p}/repository/commits`);
   const sha = commits.body[0].id as string;
   const labelEvents = await site.api(`${p}/issues/${issue.iid}/resource_label_events`);
@@ -101,6 +107,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
     epic_values: { epic_iid: String(epic.iid), note_id: String(epicNote.id), epic_issue_id: String(epicIssue.epic_issue_id ?? epicIssue.id) },
     topic_values: { id: String(topic.id) },
     release_values: { tag_name: release.tag_name, link_id: String(release.assets.links[0].id) },
+    snippet_values: { snippet_id: String(snippet.id), note_id: String(snippetNote.id), personal_snippet_id: String(personalSnippet.id), ref: 'main' },
   };
 }
 
@@ -112,6 +119,8 @@ export function fill(world: World, path: string, override: (name: string) => str
     const given = override(name);
     if (given !== undefined) return given;
     if (name === 'id' && onUser) return String(world.member.id);
+    if (name === 'id' && path.startsWith('/snippets/')) return world.snippet_values.personal_snippet_id!;
+    if (path.includes('/snippets/') && name in world.snippet_values) return world.snippet_values[name]!;
     if (path.includes('/merge_requests/') && name in world.merge_request_values) return world.merge_request_values[name]!;
     if (path.includes('epics/') && name in world.epic_values) return world.epic_values[name]!;
     if (path.startsWith('/projects/:id/releases/') && name in world.release_values) return world.release_values[name]!;

@@ -1,18 +1,17 @@
 import { Router, type Request, type Response } from 'express';
 import { stat } from 'node:fs/promises';
-import { findProjectById } from '../../db/tables/projects.js';
 import { readHeadTarget } from '../../geo/repository-checksum.js';
-import { repositoryOnDisk, type RepositoryType } from '../../geo/repository-events.js';
+import { gitItemExists, gitItemOnDisk, type GitItemType } from '../../geo/git-items.js';
 import { advertiseRefs, gitProtocolOf, NO_CACHE_HEADERS, serviceRpc, type GitService } from '../../git/smart-http.js';
 import type { SiteContext } from '../../site-context.js';
 import { endFailedGitRpc, refuseGit, startGitRpc } from '../repository/git-rpc.js';
 import { geoCaller } from './caller.js';
 
-/** `/<repository|wiki>/<project id>.git/info/refs` and `/<repository|wiki>/<project id>.git/<service>`. */
-const INFO_REFS = /^\/(repository|wiki)\/(\d{1,15})\.git\/info\/refs$/;
-const RPC = /^\/(repository|wiki)\/(\d{1,15})\.git\/(git-upload-pack|git-receive-pack)$/;
-/** `/<repository|wiki>/<project id>.git/HEAD`: where git's dumb HTTP protocol reads HEAD. */
-const HEAD = /^\/(repository|wiki)\/(\d{1,15})\.git\/HEAD$/;
+/** `/<type>/<id>.git/info/refs` and `/<type>/<id>.git/<service>`: a project's repository or wiki by project id, a snippet's repository by snippet id. */
+const INFO_REFS = /^\/(repository|wiki|snippet_repository)\/(\d{1,15})\.git\/info\/refs$/;
+const RPC = /^\/(repository|wiki|snippet_repository)\/(\d{1,15})\.git\/(git-upload-pack|git-receive-pack)$/;
+/** `/<type>/<id>.git/HEAD`: where git's dumb HTTP protocol reads HEAD. */
+const HEAD = /^\/(repository|wiki|snippet_repository)\/(\d{1,15})\.git\/HEAD$/;
 
 const UPLOAD_PACK: GitService = 'git-upload-pack';
 
@@ -31,9 +30,10 @@ async function gate(ctx: SiteContext, req: Request, res: Response, service: stri
     return null;
   }
   const params = req.params as unknown as Record<string, string>;
-  const projectId = Number(params[1]);
-  const repository = repositoryOnDisk(ctx.config.dataDir, projectId, params[0] as RepositoryType);
-  if (!findProjectById(ctx.db, projectId) || !(await stat(repository).catch(() => null))?.isDirectory()) {
+  const type = params[0] as GitItemType;
+  const itemId = Number(params[1]);
+  const repository = gitItemOnDisk(ctx.config.dataDir, type, itemId);
+  if (!gitItemExists(ctx.db, type, itemId) || !(await stat(repository).catch(() => null))?.isDirectory()) {
     refuseGit(res, 404, 'The repository does not exist on the primary.');
     return null;
   }

@@ -21,12 +21,13 @@ import { geoUsedNonces } from './0019_geo_used_nonces.js';
 import { mergeRequestReviewers } from './0020_merge_request_reviewers.js';
 import { approvalRulesAccessTokens } from './0021_approval_rules_access_tokens.js';
 import { releasesSystemHooks } from './0024_releases_system_hooks.js';
+import { snippets } from './0025_snippets.js';
 import { topicsSearch } from './0027_topics_search.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
 export const migrations: readonly Migration[] = [
   users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
   mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges,
-  geoUsedNonces, mergeRequestReviewers, approvalRulesAccessTokens, releasesSystemHooks,
+  geoUsedNonces, mergeRequestReviewers, approvalRulesAccessTokens, releasesSystemHooks, snippets,
   topicsSearch,
 ];

@@ -2,7 +2,7 @@ import type { Db } from '../connection.js';
 import { prepare } from '../connection.js';
 import { countUpTo, selectPage, type Page, type Paged } from '../page.js';
 
-export type NoteableType = 'Issue' | 'MergeRequest' | 'Epic' | 'Commit';
+export type NoteableType = 'Issue' | 'MergeRequest' | 'Epic' | 'Commit' | 'Snippet';
 
 export interface NoteRow {
   id: number;

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { geoAuthorization, geoPathOf, type FencingClaims, type GeoScope } from '../signing.js';
 import { FILE_BATCH_MAX_FILES, decodeFileBatch, fileBatchKey } from '../transfer-batch.js';
+import type { GitItemType } from '../git-items.js';
 
 /** One event as the primary sends it: [id, created_at, kind, table, op, row_id, payload]. */
 export type WireEvent = [number, number, 'row' | 'blob' | 'heartbeat', string | null, string | null, number | null, Record<string, unknown> | null];
@@ -277,7 +278,7 @@ export class PrimaryClient {
    * What the primary's copy of a repository or wiki has in HEAD: the ref it names (unborn
    * included) or a detached commit, as the HEAD file holds it. A fetch never brings HEAD.
    */
-  async repositoryHead(type: 'repository' | 'wiki', projectId: number, signal?: AbortSignal): Promise<string> {
+  async repositoryHead(type: GitItemType, projectId: number, signal?: AbortSignal): Promise<string> {
     const response = await this.call('GET', `/git/${type}/${projectId}.git/HEAD`, { signal });
     const head = (await response.body.text()).trim();
     const target = head.startsWith('ref: ') ? head.slice('ref: '.length) : head;
@@ -292,7 +293,7 @@ export class PrimaryClient {
    * Where git fetches a repository or wiki from, and the environment that signs it: the header
    * goes through GIT_CONFIG_* so the token never shows in a process list. Sign afresh per command.
    */
-  gitRemote(type: 'repository' | 'wiki', projectId: number): { url: string; env: Record<string, string> } {
+  gitRemote(type: GitItemType, projectId: number): { url: string; env: Record<string, string> } {
     const url = `${this.primaryUrl}/api/v4/geo/git/${type}/${projectId}.git`;
     // One fetch is several requests (info/refs, upload-pack): the token covers this repository's paths.
     const scope = { method: '*', path: `${geoPathOf(new URL(url).pathname)}/`, prefix: true };

@@ -11,6 +11,7 @@ const KIND_OF: Readonly<Record<BlobType, BlobKind>> = {
   lfs_object: 'lfs_objects',
   job_artifact: 'job_artifacts',
   attachment: 'attachments',
+  snippet_repository: 'snippet_repositories',
 };
 
 /** What the primary holds, per kind, as the replicated database lists it (each an indexed count). */
@@ -20,6 +21,7 @@ const INVENTORY_COUNTS: Readonly<Record<BlobKind, string>> = {
   lfs_objects: 'SELECT count(*) FROM lfs_objects',
   job_artifacts: 'SELECT count(*) FROM ci_job_artifacts',
   attachments: 'SELECT count(*) FROM uploads',
+  snippet_repositories: 'SELECT count(*) FROM snippets WHERE repository_checksum IS NOT NULL',
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction, prepare } from '../../db/connection.js';
-import { artifactFilePath, lfsObjectPath, repositoryPath, uploadFilePath, wikiRepositoryPath } from '../../storage/layout.js';
+import { artifactFilePath, lfsObjectPath, repositoryPath, snippetRepositoryPath, uploadFilePath, wikiRepositoryPath } from '../../storage/layout.js';
 import type { BlobType } from '../blobs.js';
 
 /** One item of the primary's inventory, as the replicated database lists it. */
@@ -40,6 +40,10 @@ const SOURCES: Readonly<Record<BlobType, InventorySource>> = {
   attachment: {
     sql: 'SELECT id AS key, id AS item_id, project_id, secret, filename, sha256 AS checksum FROM uploads WHERE id > ? ORDER BY id LIMIT ?',
     path: (row) => uploadFilePath('.', row as { project_id: number; secret: string; filename: string }),
+  },
+  snippet_repository: {
+    sql: 'SELECT id AS key, id AS item_id, project_id, repository_checksum AS checksum FROM snippets WHERE repository_checksum IS NOT NULL AND id > ? ORDER BY id LIMIT ?',
+    path: (row) => snippetRepositoryPath('.', row.item_id as number),
   },
 };
 
@@ -93,6 +97,7 @@ export function reconcileRegistryPage(db: Db, afterId: number, limit: number, ho
          WHEN 'lfs_object' THEN NOT EXISTS (SELECT 1 FROM lfs_objects WHERE id = geo_registry.item_id)
          WHEN 'job_artifact' THEN NOT EXISTS (SELECT 1 FROM ci_job_artifacts WHERE id = geo_registry.item_id)
          WHEN 'attachment' THEN NOT EXISTS (SELECT 1 FROM uploads WHERE id = geo_registry.item_id)
+         WHEN 'snippet_repository' THEN NOT EXISTS (SELECT 1 FROM snippets WHERE id = geo_registry.item_id)
          ELSE NOT EXISTS (SELECT 1 FROM projects WHERE id = geo_registry.item_id) END`,
     ).run(afterId, upTo.last).changes;
     let deselected = 0;
@@ -107,14 +112,21 @@ export function reconcileRegistryPage(db: Db, afterId: number, limit: number, ho
       const drop = prepare(db, `UPDATE geo_registry SET to_delete = 1, retry_count = 0, ${RESCHEDULE} WHERE id = ?`);
       for (const row of page) if (!holds(db, row.item_type, row.item_id, row.project_id)) deselected += drop.run(row.id).changes;
     }
-    // coalesce(primary's, ours): no repository_states checksum means nothing to compare against.
-    const stale = prepare(
-      db,
-      `UPDATE geo_registry SET ${RESCHEDULE}
+    // coalesce(primary's, ours): no recorded checksum means nothing to compare against.
+    const stale =
+      prepare(
+        db,
+        `UPDATE geo_registry SET ${RESCHEDULE}
        WHERE id > ? AND id <= ? AND state = 'synced' AND item_type IN ('repository', 'wiki')
          AND coalesce((SELECT CASE geo_registry.item_type WHEN 'repository' THEN repository_checksum ELSE wiki_checksum END
                        FROM repository_states WHERE project_id = geo_registry.item_id), checksum) IS NOT checksum`,
-    ).run(afterId, upTo.last).changes;
+      ).run(afterId, upTo.last).changes +
+      prepare(
+        db,
+        `UPDATE geo_registry SET ${RESCHEDULE}
+       WHERE id > ? AND id <= ? AND state = 'synced' AND item_type = 'snippet_repository'
+         AND coalesce((SELECT repository_checksum FROM snippets WHERE id = geo_registry.item_id), checksum) IS NOT checksum`,
+      ).run(afterId, upTo.last).changes;
     return { lastId: upTo.n === limit ? upTo.last : null, deleted: deleted + deselected, stale };
   });
 }

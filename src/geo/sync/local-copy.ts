@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { safeBlobPath } from '../blobs.js';
+import { isGitBlobType, safeBlobPath } from '../blobs.js';
 import type { RegistryItem } from '../registry/queue.js';
 
 /** Where an item's copy lives on this site; a registry path that could leave its root is refused. */
@@ -16,7 +16,7 @@ export const repositoryStagingPath = (local: string): string => `${local}.geo-st
 /** Removes an item's local copy (and a repository's staging leftovers); a copy already gone is fine. Empty parent directories stay. */
 export async function removeLocalCopy(dataDir: string, item: RegistryItem): Promise<void> {
   const local = localCopyPath(dataDir, item);
-  if (item.item_type === 'repository' || item.item_type === 'wiki') {
+  if (isGitBlobType(item.item_type)) {
     await rm(local, { recursive: true, force: true });
     await rm(repositoryStagingPath(local), { recursive: true, force: true });
   } else {

@@ -1,8 +1,8 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Db } from '../../db/connection.js';
-import { prepare } from '../../db/connection.js';
 import { GitError, runGit } from '../../git/cli.js';
+import { isGitBlobType } from '../blobs.js';
+import { primaryRefsChecksum, type GitItemType } from '../git-items.js';
 import type { RegistryItem } from '../registry/queue.js';
 import { readHeadTarget, refsChecksum } from '../repository-checksum.js';
 import type { SyncDeps } from './deps.js';
@@ -12,13 +12,14 @@ import { localCopyPath, repositoryStagingPath } from './local-copy.js';
 const GIT_TIMEOUT_MS = 30 * 60_000;
 
 /**
- * Brings the bare mirror of a repository or wiki up to the primary's: `git fetch --prune` of every
+ * Brings the bare mirror of a repository, wiki or snippet repository up to the primary's: `git fetch --prune` of every
  * ref into the existing copy, or a `git clone --mirror` into a staging directory renamed into place
  * when complete (the final path never holds half a repository). Then the copy's refs checksum must
  * equal the primary's; resolves with it.
  */
 export async function syncRepository(item: RegistryItem, deps: SyncDeps): Promise<string> {
-  const type = item.item_type === 'wiki' ? 'wiki' : 'repository';
+  if (!isGitBlobType(item.item_type)) throw new Error(`${item.item_type} ${item.item_id} is no git repository`);
+  const type: GitItemType = item.item_type;
   const local = localCopyPath(deps.dataDir, item);
   const git = (args: string[]) => {
     const remote = deps.client.gitRemote(type, item.item_id);
@@ -33,7 +34,8 @@ export async function syncRepository(item: RegistryItem, deps: SyncDeps): Promis
     await cloneMirror(local, git);
   }
   let checksum = await refsChecksum(local);
-  const expected = primaryChecksum(deps.db(), item);
+  // The replicated row's checksum (as fresh as the applied events), else the newest event's.
+  const expected = primaryRefsChecksum(deps.db(), type, item.item_id) ?? item.expected_checksum;
   if (checksum !== null && (expected === null || checksum !== expected)) {
     // Refs are fetched but HEAD never is, and an empty repository advertises no branch at all
     // (issue 17, item 8): the clone's HEAD is this site's default, the primary's may differ.
@@ -74,17 +76,10 @@ async function cloneMirror(local: string, git: (args: string[]) => Promise<unkno
   }
 }
 
-/** The primary's checksum: its replicated repository_states (as fresh as the applied events), else the newest event's. */
-function primaryChecksum(db: Db, item: RegistryItem): string | null {
-  const column = item.item_type === 'wiki' ? 'wiki_checksum' : 'repository_checksum';
-  const state = prepare(db, `SELECT ${column} AS checksum FROM repository_states WHERE project_id = ?`).get(item.item_id) as { checksum: string | null } | undefined;
-  return state?.checksum ?? item.expected_checksum;
-}
-
 /** git's answer to the primary's 404 is "repository '<url>' not found": the primary does not have it (decision 16). */
-function asSyncFailure(error: unknown, type: 'repository' | 'wiki'): unknown {
+function asSyncFailure(error: unknown, type: GitItemType): unknown {
   if (error instanceof GitError && /repository '[^']*' not found/.test(error.stderr)) {
-    return new SyncFailure('sync', `the ${type} is missing on the primary (it answered 404): ${error.stderr.trim()}`, true, { cause: error });
+    return new SyncFailure('sync', `the ${type.replace('_', ' ')} is missing on the primary (it answered 404): ${error.stderr.trim()}`, true, { cause: error });
   }
   return error;
 }

@@ -3,9 +3,10 @@ import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '../../db/connection.js';
 import type { RegistryItem } from '../registry/queue.js';
+import { isGitBlobType } from '../blobs.js';
+import { primaryRefsChecksum } from '../git-items.js';
 import type { RetryPolicy } from '../../backoff.js';
 import { itemsDueForVerification, markVerificationFailed, markVerified } from '../registry/verification.js';
-import { prepare } from '../../db/connection.js';
 import { refsChecksum } from '../repository-checksum.js';
 import { localCopyPath } from './local-copy.js';
 
@@ -51,7 +52,6 @@ export interface ItemVerification {
   readonly problem: string | null;
 }
 
-const PRIMARY_REFS_CHECKSUM = { repository: 'repository_checksum', wiki: 'wiki_checksum' } as const;
 
 /**
  * Re-checks one item now: its local copy's checksum against the primary's (from the replicated
@@ -60,11 +60,9 @@ const PRIMARY_REFS_CHECKSUM = { repository: 'repository_checksum', wiki: 'wiki_c
  */
 export async function verifyItem(deps: Pick<VerifyDeps, 'dataDir' | 'db' | 'retry'>, item: RegistryItem, state: string): Promise<ItemVerification> {
   const local = localCopyPath(deps.dataDir, item);
-  const repository = item.item_type === 'repository' || item.item_type === 'wiki';
-  const localChecksum = repository ? await refsChecksum(local) : await fileSha256(local);
-  const primaryChecksum = repository
-    ? ((prepare(deps.db(), `SELECT ${PRIMARY_REFS_CHECKSUM[item.item_type as 'repository' | 'wiki']} FROM repository_states WHERE project_id = ?`).pluck().get(item.item_id) as string | null | undefined) ?? null)
-    : item.expected_checksum;
+  const gitType = isGitBlobType(item.item_type) ? item.item_type : null;
+  const localChecksum = gitType ? await refsChecksum(local) : await fileSha256(local);
+  const primaryChecksum = gitType ? primaryRefsChecksum(deps.db(), gitType, item.item_id) : item.expected_checksum;
   const base = { type: item.item_type, item_id: item.item_id, state, local_checksum: localChecksum, primary_checksum: primaryChecksum, synced_checksum: item.checksum };
   const matches = localChecksum === null || primaryChecksum === null ? null : localChecksum === primaryChecksum;
   if (state !== 'synced') {
@@ -83,7 +81,7 @@ export async function verifyItem(deps: Pick<VerifyDeps, 'dataDir' | 'db' | 'retr
 /** Null when the local copy still matches the recorded checksum; otherwise what is wrong, in words. */
 async function checkLocalCopy(dataDir: string, item: RegistryItem): Promise<string | null> {
   const local = localCopyPath(dataDir, item);
-  const actual = item.item_type === 'repository' || item.item_type === 'wiki' ? await refsChecksum(local) : await fileSha256(local);
+  const actual = isGitBlobType(item.item_type) ? await refsChecksum(local) : await fileSha256(local);
   if (actual === null) return `verification: the local copy at ${item.path} is missing`;
   return actual === item.checksum ? null : `verification: the local copy's checksum ${actual} differs from the synced ${item.checksum}`;
 }

@@ -6,6 +6,7 @@ import { updateIssueRow } from '../../db/tables/issues.js';
 import { touchMergeRequest, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
+import { updateSnippetRow, type SnippetRow } from '../../db/tables/snippets.js';
 import type { NoteHome } from '../permissions.js';
 
 /** What every kind of noteable shows the note code. */
@@ -19,12 +20,14 @@ interface NoteableFields {
 
 /**
  * What notes, discussions, award emoji and system notes are written on: an issue of a project, an
- * epic of a group (issue 16), a merge request of its target project (issue 15). The route that
+ * epic of a group (issue 16), a merge request of its target project (issue 15), a project's snippet
+ * (issue 26). The route that
  * names the noteable has already checked that the caller may read it.
  */
 export type Noteable =
   | (NoteableFields & { readonly type: 'Issue' | 'MergeRequest'; readonly project: ProjectRow })
-  | (NoteableFields & { readonly type: 'Epic'; readonly group: NamespaceRow });
+  | (NoteableFields & { readonly type: 'Epic'; readonly group: NamespaceRow })
+  | (Omit<NoteableFields, 'iid'> & { readonly iid: null; readonly type: 'Snippet'; readonly project: ProjectRow });
 
 /** An issue of its project as a noteable. */
 export function issueNoteable(project: ProjectRow, issue: IssueRow) {
@@ -40,6 +43,11 @@ export function mergeRequestNoteable(project: ProjectRow, mergeRequest: MergeReq
 /** An epic of its group as a noteable (epics have no discussion lock here). */
 export function epicNoteable(group: NamespaceRow, epic: EpicRow): Noteable {
   return { type: 'Epic', id: epic.id, iid: epic.iid, title: epic.title, author_id: epic.author_id, discussion_locked: null, group };
+}
+
+/** A project snippet as a noteable: no iid, and no discussion lock (GitLab's snippets have none). */
+export function snippetNoteable(project: ProjectRow, snippet: SnippetRow): Noteable {
+  return { type: 'Snippet', id: snippet.id, iid: null, title: snippet.title, author_id: snippet.author_id, discussion_locked: null, project };
 }
 
 /** Where the noteable lives, as the permission rules read it. */
@@ -62,6 +70,9 @@ export function touchNoteable(db: Db, noteable: Noteable, at: string): void {
       return;
     case 'MergeRequest':
       touchMergeRequest(db, noteable.id, at);
+      return;
+    case 'Snippet':
+      updateSnippetRow(db, noteable.id, { updated_at: at });
       return;
   }
 }

@@ -24,8 +24,9 @@ import {
 import type { UserRow } from '../../db/tables/users.js';
 import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { recordProjectDeleted, recordProjectRenamed, recordRepositoryChange } from '../../geo/repository-events.js';
+import { recordProjectSnippetsDeleted } from '../../geo/snippet-repository-events.js';
 import { hasRepository } from '../../git/in-repository.js';
-import { removeRepository, setRepositoryHead } from '../../git/repositories.js';
+import { removeRepository, removeSnippetRepositories, setRepositoryHead } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
 import { projectArtifactsDir, projectAvatarDir, projectUploadsDir, repositoryPath } from '../../storage/layout.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
@@ -92,15 +93,19 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
  * each project of a group it deletes.
  */
 export async function deleteProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow): Promise<void> {
-  inTransaction(db, () => {
+  const snippetIds = inTransaction(db, () => {
     const fullPath = `${findNamespaceById(db, project.namespace_id)?.full_path ?? ''}/${project.path}`;
+    // Its snippets go with it (foreign key); their repositories' deleted events first.
+    const snippets = recordProjectSnippetsDeleted(db, project.id);
     removeProjectIssuables(db, project.id);
     removeDeployKeysOfProject(db, project.id);
     deleteProjectRow(db, project.id);
     recordProjectDeleted(db, project.id);
     recordProjectDestroyed(db, actor.user.id, { id: project.id, fullPath });
+    return snippets;
   });
   await removeRepository(dataDir, project.id);
+  await removeSnippetRepositories(dataDir, snippetIds);
   await rm(projectAvatarDir(dataDir, project.id), { recursive: true, force: true });
   await rm(projectUploadsDir(dataDir, project.id), { recursive: true, force: true });
   await rm(projectArtifactsDir(dataDir, project.id), { recursive: true, force: true });
