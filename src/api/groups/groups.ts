@@ -9,6 +9,7 @@ import { createGroup, updateGroup, type GroupInput } from '../../services/groups
 import { listProjects } from '../../services/projects/projects.js';
 import { loadProjectRelations } from '../../services/projects/relations.js';
 import { isAdmin } from '../../services/permissions.js';
+import { visibleSharedWithGroups } from '../../services/groups/shares.js';
 import { VISIBILITY_NAMES } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
@@ -154,5 +155,6 @@ export function groupDetailOf(ctx: SiteContext, actor: Actor | null, row: Namesp
   const own = listProjects(ctx.db, actor, { namespaceId: row.id, archived: true }, DETAIL_PROJECTS).rows;
   const shared = listProjects(ctx.db, actor, { sharedWithGroupId: row.id, archived: true }, DETAIL_PROJECTS).rows;
   const rel = loadProjectRelations(ctx.db, actor, [...own, ...shared]);
-  return groupDetail(row, ctx, { own: own.map((p) => projectView(p, rel, ctx)), shared: shared.map((p) => projectView(p, rel, ctx)) });
+  const sharedWith = visibleSharedWithGroups(ctx.db, actor, row);
+  return groupDetail(row, ctx, { own: own.map((p) => projectView(p, rel, ctx)), shared: shared.map((p) => projectView(p, rel, ctx)) }, sharedWith);
 }

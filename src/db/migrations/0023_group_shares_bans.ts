@@ -1,0 +1,32 @@
+import type { Migration } from '../migrate.js';
+
+/**
+ * Group-to-group shares (GitLab's group_group_links: members of the shared-with group get up to
+ * `group_access` on the shared group, its subgroups and their projects) and bans (GitLab's
+ * banned_users: a banned user is kept `blocked` in users.state, so every sign-in and token check
+ * refuses them, and shows as `banned`). Both replicate like every table.
+ */
+export const groupSharesBans: Migration = {
+  version: 23,
+  name: 'group_shares_bans',
+  sql: `
+CREATE TABLE group_group_links (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  shared_group_id INTEGER NOT NULL REFERENCES namespaces (id) ON DELETE CASCADE,
+  shared_with_group_id INTEGER NOT NULL REFERENCES namespaces (id) ON DELETE CASCADE,
+  group_access INTEGER NOT NULL CHECK (group_access IN (10, 20, 30, 40, 50)),
+  expires_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX group_group_links_shared ON group_group_links (shared_group_id, shared_with_group_id);
+-- Access checks start from the user's groups and look for what they were shared into.
+CREATE INDEX group_group_links_shared_with ON group_group_links (shared_with_group_id);
+
+CREATE TABLE banned_users (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  user_id INTEGER NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
+  created_at TEXT NOT NULL
+);
+`,
+};
