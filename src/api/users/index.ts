@@ -12,6 +12,7 @@ import { addUserPersonalToken, listPersonalTokens, personalTokenIdParam, persona
 import { addUserKey, anyKeyIdParam, sshKeyFingerprintParams, sshKeyIdParam, findKeyByFingerprint, listUserKeys, sshKeyParams, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
 import {
   addUser,
+  banAccount,
   blockAccount,
   editUser,
   listUserActivities,
@@ -20,6 +21,7 @@ import {
   showCurrentUser,
   showUser,
   unblockAccount,
+  unbanAccount,
   userAttributes,
   userActivityParams,
   userCreateParams,
@@ -49,6 +51,8 @@ export const usersRoutes: readonly Route[] = [
   { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, userDeleteParams, admin, unmodifiedSince], handler: removeUser },
   { method: 'post', path: '/users/:id/block', guards: [signedIn, userIdParam, admin], handler: blockAccount },
   { method: 'post', path: '/users/:id/unblock', guards: [signedIn, userIdParam, admin], handler: unblockAccount },
+  { method: 'post', path: '/users/:id/ban', guards: [signedIn, userIdParam, admin], handler: banAccount },
+  { method: 'post', path: '/users/:id/unban', guards: [signedIn, userIdParam, admin], handler: unbanAccount },
   { method: 'delete', path: '/users/:id/identities/:provider', guards: [signedIn, userIdParam, admin], handler: removeUserIdentity },
   { method: 'get', path: '/user', guards: [signedIn], handler: showCurrentUser },
   { method: 'get', path: '/user/activities', guards: [signedIn, userActivityParams, paged, admin], handler: listUserActivities },

@@ -2,9 +2,9 @@ import type { Migration } from '../migrate.js';
 
 /**
  * Group-to-group shares (GitLab's group_group_links: members of the shared-with group get up to
- * `group_access` on the shared group, its subgroups and their projects) and bans (GitLab's
- * banned_users: a banned user is kept `blocked` in users.state, so every sign-in and token check
- * refuses them, and shows as `banned`). Both replicate like every table.
+ * `group_access` on the shared group, its subgroups and their projects) and bans: a banned user
+ * is kept `blocked` in users.state, so every sign-in and token check refuses them, and
+ * `banned_at` makes them show as `banned`. Both replicate like every table.
  */
 export const groupSharesBans: Migration = {
   version: 23,
@@ -23,10 +23,7 @@ CREATE UNIQUE INDEX group_group_links_shared ON group_group_links (shared_group_
 -- Access checks start from the user's groups and look for what they were shared into.
 CREATE INDEX group_group_links_shared_with ON group_group_links (shared_with_group_id);
 
-CREATE TABLE banned_users (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  user_id INTEGER NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
-  created_at TEXT NOT NULL
-);
+-- When the user was banned; a banned user's state stays 'blocked' (the CHECK of 0001 cannot change).
+ALTER TABLE users ADD COLUMN banned_at TEXT;
 `,
 };
