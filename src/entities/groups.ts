@@ -21,8 +21,7 @@ export function group(row: NamespaceRow, ctx: EntityContext, statistics?: GroupS
     description: row.description,
     visibility: visibilityName(row.visibility_level),
     lfs_enabled: flag(row.lfs_enabled),
-    // No route uploads or serves group avatars yet, so there is never one to point at.
-    avatar_url: null,
+    avatar_url: row.avatar_path ? `${ctx.externalUrl}/uploads/-/system/group/avatar/${row.id}/${encodeURIComponent(row.avatar_path)}` : null,
     web_url: `${ctx.externalUrl}/groups/${row.full_path}`,
     request_access_enabled: flag(row.request_access_enabled),
     full_name: row.full_name,

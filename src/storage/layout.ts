@@ -93,6 +93,11 @@ export function userAvatarDir(dataDir: string, userId: number): string {
   return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'user', 'avatar', String(userId));
 }
 
+/** Where a group's avatar lives. */
+export function groupAvatarDir(dataDir: string, groupId: number): string {
+  return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'group', 'avatar', String(groupId));
+}
+
 /** Where a project's avatar lives. */
 export function projectAvatarDir(dataDir: string, projectId: number): string {
   return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'project', 'avatar', String(projectId));

@@ -1,6 +1,7 @@
 import { customAttributesRoutes } from '../custom-attributes.js';
 import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import { paged } from '../pagination.js';
+import { avatarChange } from '../middleware/value-guards.js';
 import type { Route } from '../routes.js';
 import { groupProjectsScope, listGroupProjects, transferProjectToGroup } from './group-projects.js';
 import { addGroup, groupCreateParams, editGroup, groupEditParams, groupAttributes, listChildGroups, listGroupDescendants, groupListParams, removeGroup, searchGroups, showGroup } from './groups.js';
@@ -35,7 +36,7 @@ export const groupsRoutes: readonly Route[] = [
   { method: 'get', path: '/groups/:id/descendant_groups', guards: [groupListParams, loadGroup(), paged], handler: listGroupDescendants },
   { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
   { method: 'post', path: '/groups', guards: [signedIn, groupCreateParams], handler: addGroup },
-  { method: 'put', path: '/groups/:id', guards: [signedIn, groupEditParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
+  { method: 'put', path: '/groups/:id', guards: [signedIn, avatarChange, groupEditParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
   { method: 'delete', path: '/groups/:id', guards: [signedIn, loadGroup(), requireAbility('remove_group'), unmodifiedSince], handler: removeGroup },
 
   { method: 'post', path: '/groups/:id/share', guards: [signedIn, groupShareParams, loadGroup(), requireAbility('admin_group')], handler: addGroupShare },
@@ -59,3 +60,5 @@ export const groupsRoutes: readonly Route[] = [
 
   ...customAttributesRoutes('/groups/:id', [loadGroup()], groupAttributes),
 ];
+
+export { groupAvatarRouter } from './avatar.js';

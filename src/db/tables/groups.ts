@@ -15,6 +15,7 @@ export interface GroupColumns {
   membership_lock?: number;
   share_with_group_lock?: number;
   shared_runners_minutes_limit?: number | null;
+  avatar_path?: string | null;
   updated_at?: string;
 }
 
