@@ -4,7 +4,7 @@ import { startSite, type TestSite } from '../helpers/site.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
-function avatarForm(name = 'logo.png', content: Buffer | string = PNG): FormData {
+function avatarForm(name = 'logo.png', content: Uint8Array<ArrayBuffer> | string = new Uint8Array(PNG)): FormData {
   const form = new FormData();
   form.set('avatar', new Blob([content], { type: 'image/png' }), name);
   return form;
