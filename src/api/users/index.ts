@@ -30,6 +30,7 @@ import {
   userListParams,
 } from './users.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
+import { listMemberships, membershipListParams, membershipsUserId } from './memberships.js';
 
 export { avatarRouter } from './avatar.js';
 export { signInRouter } from './sign-in.js';
@@ -51,6 +52,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, userDeleteParams, admin, unmodifiedSince], handler: removeUser },
   { method: 'post', path: '/users/:id/block', guards: [signedIn, userIdParam, admin], handler: blockAccount },
   { method: 'post', path: '/users/:id/unblock', guards: [signedIn, userIdParam, admin], handler: unblockAccount },
+  { method: 'get', path: '/users/:user_id/memberships', guards: [signedIn, membershipsUserId, membershipListParams, admin], handler: listMemberships },
   { method: 'post', path: '/users/:id/ban', guards: [signedIn, userIdParam, admin], handler: banAccount },
   { method: 'post', path: '/users/:id/unban', guards: [signedIn, userIdParam, admin], handler: unbanAccount },
   { method: 'delete', path: '/users/:id/identities/:provider', guards: [signedIn, userIdParam, admin], handler: removeUserIdentity },
