@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'api_error' // GitLab's render_api_error!({error: text}, 400): {message: {error: "Label not found!"}}
   | 'unauthorized'
   | 'forbidden'
+  | 'refused' // GitLab's render_api_error!(text, 403): {message: "You cannot ban blocked users."}
   | 'insufficient_scope'
   | 'not_found' // detail names the resource: "404 Project Not Found"
   | 'route_not_found'
@@ -36,6 +37,7 @@ export class AppError extends Error {
 
 export const notFound = (resource = ''): AppError => new AppError('not_found', resource);
 export const forbidden = (reason = ''): AppError => new AppError('forbidden', reason);
+export const refused = (message: string): AppError => new AppError('refused', message);
 export const badRequest = (message: string): AppError => new AppError('bad_request', message);
 export const invalid = (fields: FieldErrors): AppError => new AppError('invalid', fields);
 /** 400 in the shape GitLab's boards and epic issues answer with render_api_error! (GITLAB-NOTES 1.3). */

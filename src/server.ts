@@ -17,6 +17,7 @@ import { requestLog } from './api/middleware/request-log.js';
 import { apiRoutes } from './api/index.js';
 import { geoHttp, type GeoHttp } from './api/geo/index.js';
 import { projectAvatarRouter, projectUploadsWebRouter } from './api/projects/index.js';
+import { groupAvatarRouter } from './api/groups/index.js';
 import { gitHttpRouter, gitLfsRouter } from './api/repository/index.js';
 import { snippetGitRouter } from './api/snippets/git-http.js';
 import { mountRoutes } from './api/routes.js';
@@ -243,6 +244,7 @@ function buildHandler(ctx: SiteContext, geo: GeoHttp, revision: string): Router 
   app.use(signInRouter(ctx, input));
   app.use(avatarRouter(ctx, geo.reads));
   app.use(projectAvatarRouter(ctx, geo.reads));
+  app.use(groupAvatarRouter(ctx, geo.reads));
   app.use(projectUploadsWebRouter(ctx, input, geo.reads));
   app.use(gitLfsRouter(ctx, geo.reads));
   app.use(snippetGitRouter(ctx, geo.reads));

@@ -32,6 +32,16 @@ export function int(options: { min?: number; max?: number } = {}): Reader<number
   };
 }
 
+/** An integer out of a fixed set (Grape's `values:`), such as an access level; 400 `<name> does not have a valid value` else. */
+export function intOneOf(values: readonly number[]): Reader<number | undefined> {
+  const read = int();
+  return (raw, name) => {
+    const value = read(raw, name);
+    if (value !== undefined && !values.includes(value)) throw badRequest(`${name} does not have a valid value`);
+    return value;
+  };
+}
+
 const truthy = new Set(['true', '1', 'yes', 't', 'y', 'on']);
 const falsy = new Set(['false', '0', 'no', 'f', 'n', 'off']);
 

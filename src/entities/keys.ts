@@ -1,4 +1,4 @@
-import type { DeployKeyRow, ProjectDeployKeyRow } from '../db/tables/deploy-keys.js';
+import type { DeployKeyProjectRow, DeployKeyRow, ProjectDeployKeyRow } from '../db/tables/deploy-keys.js';
 import type { EmailRow } from '../db/tables/emails.js';
 import type { GpgKeyRow } from '../db/tables/gpg-keys.js';
 import type { SshKeyRow } from '../db/tables/ssh-keys.js';
@@ -35,6 +35,25 @@ export function deployKey(row: DeployKeyRow) {
 /** DeployKeysProject: the key as one project has it, with that project's `can_push`. */
 export function projectDeployKey(row: ProjectDeployKeyRow) {
   return { ...deployKey(row), can_push: row.can_push === 1 };
+}
+
+/**
+ * DeployKeyWithUser: GET /keys?fingerprint= for a deploy key, with who added it (null when that
+ * account is gone) and the projects it is enabled in (rows here are never edited, so updated_at is created_at).
+ */
+export function deployKeyWithUser(row: DeployKeyRow, user: { row: UserRow; identities: readonly IdentityRow[] } | null, links: readonly DeployKeyProjectRow[], ctx: EntityContext) {
+  return {
+    ...deployKey(row),
+    user: user ? userPublic(user.row, user.identities, ctx) : null,
+    deploy_keys_projects: links.map((link) => ({
+      id: link.id,
+      deploy_key_id: link.deploy_key_id,
+      project_id: link.project_id,
+      created_at: isoTime(link.created_at),
+      updated_at: isoTime(link.created_at),
+      can_push: link.can_push === 1,
+    })),
+  };
 }
 
 export function gpgKey(row: GpgKeyRow) {

@@ -5,8 +5,9 @@ export interface EntityContext {
   readonly externalUrl: string;
 }
 
-/** The state clients see: an LDAP block shows as `blocked` (decision 11). */
-export const visibleState = (user: UserRow): 'active' | 'blocked' => (user.state === 'active' ? 'active' : 'blocked');
+/** The state clients see: an LDAP block shows as `blocked` (decision 11), a ban as `banned`. */
+export const visibleState = (user: Pick<UserRow, 'state' | 'banned_at'>): 'active' | 'blocked' | 'banned' =>
+  user.banned_at ? 'banned' : user.state === 'active' ? 'active' : 'blocked';
 
 function avatarUrl(user: UserRow, ctx: EntityContext): string | null {
   return user.avatar_path ? `${ctx.externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar_path)}` : null;

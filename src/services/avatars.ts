@@ -4,7 +4,7 @@ import type { Db } from '../db/connection.js';
 import { findUserById, updateUser, type UserRow } from '../db/tables/users.js';
 import { invalid } from '../errors.js';
 import { nowIso } from '../storage/clock.js';
-import { projectAvatarDir, topicAvatarDir, userAvatarDir } from '../storage/layout.js';
+import { groupAvatarDir, projectAvatarDir, topicAvatarDir, userAvatarDir } from '../storage/layout.js';
 import { MAX_AVATAR_BYTES } from '../storage/limits.js';
 import type { UploadedFile } from '../storage/uploaded-file.js';
 
@@ -31,21 +31,21 @@ export async function attachUserAvatar(db: Db, dataDir: string, userId: number, 
 }
 
 /** Replaces the project's avatar file and returns the name to record in avatar_path. */
-export function storeProjectAvatar(dataDir: string, projectId: number, file: UploadedFile): Promise<string> {
-  return storeAvatarIn(projectAvatarDir(dataDir, projectId), file);
-}
+export const storeProjectAvatar = (dataDir: string, projectId: number, file: UploadedFile): Promise<string> => storeAvatar(projectAvatarDir(dataDir, projectId), file);
+
+/** Replaces the group's avatar file and returns the name to record in avatar_path. */
+export const storeGroupAvatar = (dataDir: string, groupId: number, file: UploadedFile): Promise<string> => storeAvatar(groupAvatarDir(dataDir, groupId), file);
 
 /** Replaces the topic's avatar file and returns the name to record in avatar_path. */
-export function storeTopicAvatar(dataDir: string, topicId: number, file: UploadedFile): Promise<string> {
-  return storeAvatarIn(topicAvatarDir(dataDir, topicId), file);
-}
+export const storeTopicAvatar = (dataDir: string, topicId: number, file: UploadedFile): Promise<string> => storeAvatar(topicAvatarDir(dataDir, topicId), file);
+
+/** Removes an avatar's files once its row no longer names them (`avatar=""`). */
+export const removeAvatarFiles = (dir: string): Promise<void> => rm(dir, { recursive: true, force: true });
 
 /** Removes the topic's avatar file, if any. */
-export async function removeTopicAvatar(dataDir: string, topicId: number): Promise<void> {
-  await rm(topicAvatarDir(dataDir, topicId), { recursive: true, force: true });
-}
+export const removeTopicAvatar = (dataDir: string, topicId: number): Promise<void> => removeAvatarFiles(topicAvatarDir(dataDir, topicId));
 
-async function storeAvatarIn(dir: string, file: UploadedFile): Promise<string> {
+async function storeAvatar(dir: string, file: UploadedFile): Promise<string> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const name = file.filename.replace(/[^\w.-]/g, '_');

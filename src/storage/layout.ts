@@ -107,6 +107,11 @@ export function topicAvatarDir(dataDir: string, topicId: number): string {
   return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'projects', 'topic', 'avatar', String(topicId));
 }
 
+/** Where a group's avatar lives. */
+export function groupAvatarDir(dataDir: string, groupId: number): string {
+  return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'group', 'avatar', String(groupId));
+}
+
 /** Where a project's avatar lives. */
 export function projectAvatarDir(dataDir: string, projectId: number): string {
   return path.join(dataDir, UPLOADS_DIR, '-', 'system', 'project', 'avatar', String(projectId));

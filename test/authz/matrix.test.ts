@@ -323,8 +323,10 @@ const ONCE: [RegExp, number, string][] = [
   [/^(put|post) \/projects\/:id\/labels(\/:name)?\/promote$/, 404, 'the label was promoted to the group by an earlier cell'],
   // merge_requests.rb create: 409 "Cannot Create: This merge request already exists" for a second open one on the same branches.
   [/^post \/projects\/:id\/merge_requests$/, 409, 'an earlier cell opened the merge request from that branch'],
-  // projects.rb share: 409 'Group already shared with this group'.
-  [/^post \/projects\/:id\/share$/, 409, 'an earlier cell shared the project with that group'],
+  // projects.rb share: 409 'Group already shared with this group'; groups.rb share: 409 'Shared with group has already been taken'.
+  [/^post \/(projects|groups)\/:id\/share$/, 409, 'an earlier cell shared the project (group) with that group'],
+  // users.rb ban and unban: Users::BanService / UnbanService, 403 'You cannot ban banned users.' ('unban active users.').
+  [/^post \/users\/:id\/(ban|unban)$/, 403, 'an earlier cell banned (unbanned) the member'],
   // commits.rb: Commits::CherryPickService / RevertService fail once the change is on the branch:
   // 400 'Sorry, we cannot cherry-pick (revert) this commit automatically. This commit may already have been cherry-picked (reverted), ...'
   [/^post \/projects\/:id\/repository\/commits\/:sha\/(cherry_pick|revert)$/, 400, 'an earlier cell already picked (reverted) the commit onto that branch'],
@@ -372,7 +374,7 @@ const worlds = {} as Record<Visibility, World>;
 /** Values per world that `fill` cannot know: which discussion's note, which event, the promote and doomed resources. */
 const extras = {} as Record<Visibility, Record<string, string>>;
 const spares: TestUser[] = [];
-/** A group the worlds' projects are shared with (POST and DELETE /projects/:id/share). */
+/** A group the worlds' projects and groups are shared with (POST and DELETE /projects/:id/share and /groups/:id/share). */
 let shareGroupId = 0;
 /** The system hook the /hooks/:hook_id cells name. */
 let systemHookId = '';
@@ -450,7 +452,7 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^post \/projects\/user\/:user_id$/, (n) => ({ name: `matrix project ${n}` })],
   [/^post \/groups$/, (n) => ({ name: `matrix group ${n}`, path: `matrix-group-${n}` })],
   [/^post \/users$/, (n) => ({ email: `matrix${n}@example.com`, username: `matrix${n}`, name: `Matrix ${n}`, password: 'password123' })],
-  [/^post \/projects\/:id\/share$/, () => ({ group_id: shareGroupId, group_access: ACCESS.developer })],
+  [/^post \/(projects|groups)\/:id\/share$/, () => ({ group_id: shareGroupId, group_access: ACCESS.developer })],
   // members: a spare user per allowed cell of the project or group
   [/^post \/(projects|groups)\/:id\/members$/, (_n, cell) => ({ user_id: spares[cell.slot]!.id, access_level: ACCESS.reporter })],
   // repository
@@ -538,7 +540,7 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     if (path === '/todos/:id/mark_as_done' && name === 'id') return caller.own?.todo_id;
     if (name === 'provider' && path.startsWith('/users/')) return memberValues.provider;
     if (path.startsWith('/namespaces/') && name === 'id') return String(world.group.id);
-    if (path === '/projects/:id/share/:group_id' && name === 'group_id') return String(shareGroupId);
+    if (/^\/(projects|groups)\/:id\/share\/:group_id$/.test(path) && name === 'group_id') return String(shareGroupId);
     if (path.startsWith('/groups/') && (name === 'hook_id' || name === 'badge_id')) return extra[`group_${name}`];
     if (path.startsWith('/hooks/') && name === 'hook_id') return systemHookId;
     if (name === 'key_id' && path.includes('/deploy_keys/')) return extra.deploy_key_id;

@@ -37,6 +37,7 @@ const DESTRUCTIVE = new Set([
   'delete /groups/:id',
   'delete /users/:id',
   'post /users/:id/block',
+  'post /users/:id/ban',
   'put /users/:id',
   'put /projects/:id/transfer',
   'post /groups/:id/transfer',

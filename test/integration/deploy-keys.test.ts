@@ -80,6 +80,29 @@ describe('deploy keys', () => {
     expect((await site.api(`${keys(project)}/999999/enable`, { method: 'POST', as: maintainer.token })).status).toBe(404);
   });
 
+  it('GET /keys?fingerprint= finds a deploy key too, with deploy_keys_projects (admins only)', async () => {
+    const key = sshPublicKey('finder@builder');
+    const created = await site.api(keys(project), { method: 'POST', as: maintainer.token, body: { title: 'Finder', key, can_push: true } });
+    expect(created.status).toBe(201);
+    const enabled = await site.api(`${keys(other)}/${created.body.id}/enable`, { method: 'POST', as: owner.token });
+    expect(enabled.status).toBe(201);
+    const { md5, sha256 } = fingerprints(key);
+    for (const fingerprint of [sha256, `MD5:${md5}`]) {
+      const found = await site.api(`/keys?fingerprint=${encodeURIComponent(fingerprint)}`);
+      expect(found.status).toBe(200);
+      expect(found.body).toMatchObject({ id: created.body.id, title: 'Finder', key, fingerprint: md5, user: { id: maintainer.id, username: maintainer.username } });
+      expect(found.body.deploy_keys_projects).toEqual([
+        { id: expect.any(Number), deploy_key_id: created.body.id, project_id: project.id, can_push: true, created_at: expect.any(String), updated_at: expect.any(String) },
+        { id: expect.any(Number), deploy_key_id: created.body.id, project_id: other.id, can_push: false, created_at: expect.any(String), updated_at: expect.any(String) },
+      ]);
+    }
+    expect((await site.api(`/keys?fingerprint=${encodeURIComponent(sha256)}`, { as: maintainer.token })).status).toBe(403);
+    expect((await site.api(`/keys?fingerprint=${encodeURIComponent(sha256)}`, { as: null })).status).toBe(401);
+    const missing = await site.api(`/keys?fingerprint=${encodeURIComponent(fingerprints(sshPublicKey()).sha256)}`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 Key Not Found' });
+  });
+
   it('keeps fingerprints unique across account keys and deploy keys', async () => {
     const key = sshPublicKey();
     expect((await site.api('/user/keys', { method: 'POST', as: stranger.token, body: { title: 'mine', key } })).status).toBe(201);

@@ -18,7 +18,7 @@ const GROUP_KEYS = [
   'visibility',
   'web_url',
 ];
-const DETAIL_KEYS = [...GROUP_KEYS, 'projects', 'shared_projects', 'shared_runners_minutes_limit'].sort();
+const DETAIL_KEYS = [...GROUP_KEYS, 'projects', 'shared_projects', 'shared_with_groups', 'shared_runners_minutes_limit'].sort();
 
 const idsOf = (body: { id: number }[]) => body.map((group) => group.id);
 

@@ -151,7 +151,8 @@ describe('LDAP group links and sync against a real slapd', () => {
     for (const missing of ['cn', 'group_access', 'provider']) {
       const body: Record<string, unknown> = { cn, group_access: 30, provider: 'ldapmain' };
       delete body[missing];
-      expect(await link(groupId, body)).toMatchObject({ status: 400, body: { message: `${missing} is missing` } });
+      const message = missing === 'cn' ? 'cn, filter are missing, at least one parameter must be provided' : `${missing} is missing`;
+      expect(await link(groupId, body)).toMatchObject({ status: 400, body: { message } });
     }
     expect(await link(groupId, { cn, group_access: 15, provider: 'ldapmain' })).toMatchObject({
       status: 400,
@@ -161,7 +162,7 @@ describe('LDAP group links and sync against a real slapd', () => {
 
     const created = await link(groupId, { cn, group_access: 50, provider: 'ldapmain' }, owner.token);
     expect(created).toMatchObject({ status: 201 });
-    expect(created.body).toEqual({ cn, group_access: 50, provider: 'ldapmain' });
+    expect(created.body).toEqual({ cn, group_access: 50, provider: 'ldapmain', filter: null });
     expect(await link(groupId, { cn, group_access: 30, provider: 'ldapmain' })).toMatchObject({
       status: 400,
       body: { message: { cn: ['has already been taken'] } },
@@ -169,9 +170,9 @@ describe('LDAP group links and sync against a real slapd', () => {
     expect(await link(groupId, { cn, group_access: 10, provider: 'ldapalt' })).toMatchObject({ status: 201 });
     expect(await link(groupId, { cn: 'other', group_access: '20', provider: 'ldapmain' })).toMatchObject({ status: 201 });
     expect((await site.api(`/groups/${groupId}/ldap_group_links`, { as: owner.token })).body).toEqual([
-      { cn, group_access: 50, provider: 'ldapmain' },
-      { cn, group_access: 10, provider: 'ldapalt' },
-      { cn: 'other', group_access: 20, provider: 'ldapmain' },
+      { cn, group_access: 50, provider: 'ldapmain', filter: null },
+      { cn, group_access: 10, provider: 'ldapalt', filter: null },
+      { cn: 'other', group_access: 20, provider: 'ldapmain', filter: null },
     ]);
 
     const encoded = encodeURIComponent(cn);
@@ -187,6 +188,34 @@ describe('LDAP group links and sync against a real slapd', () => {
     await link(groupId, { cn: 'q', group_access: 30, provider: 'ldapmain' });
     expect(await site.api(`/groups/${groupId}/ldap_group_links?cn=q&provider=ldapmain`, { method: 'DELETE' })).toMatchObject({ status: 204 });
     expect(await site.api(`/groups/999999/ldap_group_links`)).toMatchObject({ status: 404, body: { message: '404 Group Not Found' } });
+  });
+
+  it('links by filter: the entries the filter matches are members; filter links are validated, unique and deleted by provider and filter', async () => {
+    const groupId = await ownedGroup(site, owner);
+    const [ivyDn, jackDn] = [await addPerson(slapd, 'ivy'), await addPerson(slapd, 'jack')];
+    const ivy = await ldapUser(site, ivyDn);
+    const jack = await ldapUser(site, jackDn);
+    const filter = '(|(uid=ivy)(uid=jack))';
+    const created = await link(groupId, { filter, group_access: 30, provider: 'ldapmain' });
+    expect(created).toMatchObject({ status: 201, body: { cn: null, filter, group_access: 30, provider: 'ldapmain' } });
+    expect(await sync(groupId)).toMatchObject({ status: 202 });
+    expect(membersOf(site, groupId)).toEqual({ [owner.id]: [50, 0], [ivy.id]: [30, 1], [jack.id]: [30, 1] });
+
+    expect(await link(groupId, { filter, group_access: 20, provider: 'ldapmain' })).toMatchObject({ status: 400, body: { message: { filter: ['has already been taken'] } } });
+    expect(await link(groupId, { filter: '(uid=ivy', group_access: 20, provider: 'ldapmain' })).toMatchObject({ status: 400, body: { message: { filter: ['must be a valid filter'] } } });
+    expect(await link(groupId, { cn: 'devs', filter, group_access: 20, provider: 'ldapmain' })).toMatchObject({ status: 400, body: { message: 'cn, filter are mutually exclusive' } });
+    // A narrower filter at a higher level: ivy matches both and holds the higher.
+    expect(await link(groupId, { filter: '(uid=ivy)', group_access: 40, provider: 'ldapmain' })).toMatchObject({ status: 201 });
+    await sync(groupId);
+    expect(membersOf(site, groupId)).toMatchObject({ [ivy.id]: [40, 1], [jack.id]: [30, 1] });
+
+    const remove = (query: string) => site.api(`/groups/${groupId}/ldap_group_links?${query}`, { method: 'DELETE' });
+    expect(await remove(`provider=ldapalt&filter=${encodeURIComponent(filter)}`)).toMatchObject({ status: 404, body: { message: '404 Group Link Not Found' } });
+    expect(await remove('provider=ldapmain')).toMatchObject({ status: 400, body: { message: 'cn, filter are missing, at least one parameter must be provided' } });
+    expect(await remove(`provider=ldapmain&filter=${encodeURIComponent(filter)}`)).toMatchObject({ status: 204 });
+    await sync(groupId);
+    expect(membersOf(site, groupId)).toEqual({ [owner.id]: [50, 0], [ivy.id]: [40, 1] });
+    expect((await site.api(`/groups/${groupId}/ldap_group_links`)).body).toEqual([{ cn: null, filter: '(uid=ivy)', group_access: 40, provider: 'ldapmain' }]);
   });
 
   it('changes nothing when the directory cannot be reached', async () => {

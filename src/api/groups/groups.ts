@@ -9,6 +9,7 @@ import { createGroup, updateGroup, type GroupInput } from '../../services/groups
 import { listProjects } from '../../services/projects/projects.js';
 import { loadProjectRelations } from '../../services/projects/relations.js';
 import { isAdmin } from '../../services/permissions.js';
+import { visibleSharedWithGroups } from '../../services/groups/shares.js';
 import { VISIBILITY_NAMES } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import type { AttributeSubject } from '../custom-attributes.js';
@@ -16,7 +17,8 @@ import { groupOf, requireActor } from '../middleware/guards.js';
 import { paged, sendPage } from '../pagination.js';
 import { bool, given, hash, int, list, oneOf, required, requireAtLeastOne, str, type Schema } from '../params.js';
 import { sendJson } from '../respond.js';
-import { paramsGuard } from '../middleware/value-guards.js';
+import { avatarChange, paramsGuard } from '../middleware/value-guards.js';
+import { changeGroupAvatar } from '../../services/groups/avatar.js';
 import { assertUnmodifiedSince } from '../../services/unmodified-since.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
@@ -30,6 +32,7 @@ const UPDATABLE = [
   'lfs_enabled',
   'request_access_enabled',
   'shared_runners_minutes_limit',
+  'avatar',
 ] as const;
 
 export async function searchGroups(ctx: SiteContext, req: Request, res: Response): Promise<void> {
@@ -64,9 +67,12 @@ export function addGroup(ctx: SiteContext, req: Request, res: Response): void {
   sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input)));
 }
 
-export function editGroup(ctx: SiteContext, req: Request, res: Response): void {
+export async function editGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const actor = requireActor(req);
-  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), groupEditParams.of(req))));
+  const { input, avatar } = groupEditParams.of(req);
+  let updated = Object.keys(input).length ? updateGroup(ctx.db, actor, groupOf(req), input) : groupOf(req);
+  if (avatar !== undefined) updated = await changeGroupAvatar(ctx.db, ctx.config.dataDir, updated.id, avatar);
+  sendJson(res, 200, groupDetailOf(ctx, actor, updated));
 }
 
 export async function removeGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
@@ -127,10 +133,11 @@ const groupInputOf = (params: Record<string, unknown>): GroupInput => given(para
 export const groupCreateParams = paramsGuard('groupCreateParams', groupParams(true), groupInputOf);
 
 /** PUT /groups/:id: the group's new attributes, at least one of them (Grape's `at_least_one_of`). */
-export const groupEditParams = paramsGuard('groupEditParams', groupParams(false), (params) => {
-  const edits = groupInputOf(params);
-  requireAtLeastOne(edits as Record<string, unknown>, UPDATABLE);
-  return edits;
+export const groupEditParams = paramsGuard('groupEditParams', groupParams(false), (params, req) => {
+  const input = groupInputOf(params);
+  const avatar = avatarChange.of(req);
+  requireAtLeastOne({ ...input, avatar }, UPDATABLE);
+  return { input, avatar };
 });
 
 /** The group whose custom attributes /groups/:id/custom_attributes addresses, loaded by loadGroup. */
@@ -154,5 +161,6 @@ export function groupDetailOf(ctx: SiteContext, actor: Actor | null, row: Namesp
   const own = listProjects(ctx.db, actor, { namespaceId: row.id, archived: true }, DETAIL_PROJECTS).rows;
   const shared = listProjects(ctx.db, actor, { sharedWithGroupId: row.id, archived: true }, DETAIL_PROJECTS).rows;
   const rel = loadProjectRelations(ctx.db, actor, [...own, ...shared]);
-  return groupDetail(row, ctx, { own: own.map((p) => projectView(p, rel, ctx)), shared: shared.map((p) => projectView(p, rel, ctx)) });
+  const sharedWith = visibleSharedWithGroups(ctx.db, actor, row);
+  return groupDetail(row, ctx, { own: own.map((p) => projectView(p, rel, ctx)), shared: shared.map((p) => projectView(p, rel, ctx)) }, sharedWith);
 }

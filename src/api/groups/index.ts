@@ -1,8 +1,9 @@
 import { customAttributesRoutes } from '../custom-attributes.js';
 import { admin, loadGroup, loadProject, requireAbility, signedIn } from '../middleware/guards.js';
 import { paged } from '../pagination.js';
+import { avatarChange } from '../middleware/value-guards.js';
 import type { Route } from '../routes.js';
-import { listGroupProjects, transferProjectToGroup } from './group-projects.js';
+import { groupProjectsScope, listGroupProjects, transferProjectToGroup } from './group-projects.js';
 import { addGroup, groupCreateParams, editGroup, groupEditParams, groupAttributes, listChildGroups, listGroupDescendants, groupListParams, removeGroup, searchGroups, showGroup } from './groups.js';
 import { groupTransferParams, namespaceExistsParams, showNamespaceExists, transferGroupHandler } from './transfer.js';
 import {
@@ -19,6 +20,7 @@ import {
 import { listMyNamespaces, namespaceListParams, showNamespace } from './namespaces.js';
 import { projectListParams } from '../projects/list-response.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
+import { addGroupShare, groupShareParams, removeGroupShare, sharedWithGroupId } from './shares.js';
 
 /** LDAP sync and links are GitLab's admin_group (the `ldap_sync` ability): owners and administrators. */
 const groupAdmin = [signedIn, loadGroup(), requireAbility('admin_group')];
@@ -34,10 +36,13 @@ export const groupsRoutes: readonly Route[] = [
   { method: 'get', path: '/groups/:id/descendant_groups', guards: [groupListParams, loadGroup(), paged], handler: listGroupDescendants },
   { method: 'get', path: '/groups/:id', guards: [loadGroup()], handler: showGroup },
   { method: 'post', path: '/groups', guards: [signedIn, groupCreateParams], handler: addGroup },
-  { method: 'put', path: '/groups/:id', guards: [signedIn, groupEditParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
+  { method: 'put', path: '/groups/:id', guards: [signedIn, avatarChange, groupEditParams, loadGroup(), requireAbility('admin_group')], handler: editGroup },
   { method: 'delete', path: '/groups/:id', guards: [signedIn, loadGroup(), requireAbility('remove_group'), unmodifiedSince], handler: removeGroup },
 
-  { method: 'get', path: '/groups/:id/projects', guards: [loadGroup(), projectListParams], handler: listGroupProjects },
+  { method: 'post', path: '/groups/:id/share', guards: [signedIn, groupShareParams, loadGroup(), requireAbility('admin_group')], handler: addGroupShare },
+  { method: 'delete', path: '/groups/:id/share/:group_id', guards: [signedIn, sharedWithGroupId, loadGroup(), requireAbility('admin_group'), unmodifiedSince], handler: removeGroupShare },
+
+  { method: 'get', path: '/groups/:id/projects', guards: [loadGroup(), projectListParams, groupProjectsScope], handler: listGroupProjects },
   { method: 'post', path: '/groups/:id/projects/:project_id', guards: [admin, loadGroup(), loadProject('project_id')], handler: transferProjectToGroup },
   { method: 'post', path: '/groups/:id/transfer', guards: [...groupAdmin, groupTransferParams], handler: transferGroupHandler(201) },
   { method: 'put', path: '/groups/:id/transfer', guards: [...groupAdmin, groupTransferParams], handler: transferGroupHandler(200) },
@@ -55,3 +60,5 @@ export const groupsRoutes: readonly Route[] = [
 
   ...customAttributesRoutes('/groups/:id', [loadGroup()], groupAttributes),
 ];
+
+export { groupAvatarRouter } from './avatar.js';

@@ -1,12 +1,13 @@
 import type { Request, Response } from 'express';
 import { ldapGroupLink } from '../../entities/ldap-group-links.js';
 import { badRequest, notFound } from '../../errors.js';
-import { createLdapLink, deleteLdapLink, listLdapLinks } from '../../services/groups/ldap/links.js';
+import { createLdapLink, deleteLdapLink, listLdapLinks, type LdapLinkInput } from '../../services/groups/ldap/links.js';
+import type { LdapLinkTarget } from '../../db/tables/ldap-group-links.js';
 import { syncLdap } from '../../services/groups/ldap/sync.js';
-import { ACCESS } from '../../db/levels.js';
+import { ACCESS_LEVELS } from '../../db/levels.js';
 import type { SiteContext } from '../../site-context.js';
 import { groupOf } from '../middleware/guards.js';
-import { int, required, str, type Reader } from '../params.js';
+import { intOneOf, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 import type { Guard } from '../routes.js';
@@ -35,35 +36,38 @@ export function addLink(ctx: SiteContext, req: Request, res: Response): void {
   sendJson(res, 201, ldapGroupLink(createLdapLink(ctx.db, groupOf(req).id, ldapGroupLinkParams.of(req))));
 }
 
-/** python-gitlab's modern form: DELETE /groups/:id/ldap_group_links?cn=...&provider=... */
+/** python-gitlab's modern form: DELETE /groups/:id/ldap_group_links?cn=...&provider=... (or filter=... for a filter link) */
 export function removeLinkByQuery(ctx: SiteContext, req: Request, res: Response): void {
-  const { cn, provider } = ldapGroupLinkQueryParams.of(req);
-  deleteLdapLink(ctx.db, groupOf(req).id, cn, provider ?? null);
+  const { target, provider } = ldapGroupLinkQueryParams.of(req);
+  deleteLdapLink(ctx.db, groupOf(req).id, target, provider ?? null);
   sendNoContent(res);
 }
 
 export function removeLinkByCn(ctx: SiteContext, req: Request, res: Response): void {
-  deleteLdapLink(ctx.db, groupOf(req).id, String(req.params.cn), null);
+  deleteLdapLink(ctx.db, groupOf(req).id, { cn: String(req.params.cn) }, null);
   sendNoContent(res);
 }
 
 export function removeLinkByProviderAndCn(ctx: SiteContext, req: Request, res: Response): void {
-  deleteLdapLink(ctx.db, groupOf(req).id, String(req.params.cn), String(req.params.provider));
+  deleteLdapLink(ctx.db, groupOf(req).id, { cn: String(req.params.cn) }, String(req.params.provider));
   sendNoContent(res);
 }
 
-/** Grape validates parameters before the endpoint finds its group: these read them ahead of loadGroup (400 before 404 and 403). */
-export const ldapGroupLinkParams = paramsGuard('ldapGroupLinkParams', { cn: required(str()), group_access: required(accessLevel()), provider: required(str()) });
-export const ldapGroupLinkQueryParams = paramsGuard('ldapGroupLinkQueryParams', { cn: required(str()), provider: str() });
-
-const LINK_LEVELS: readonly number[] = [ACCESS.guest, ACCESS.reporter, ACCESS.developer, ACCESS.maintainer, ACCESS.owner];
-
-/** GitLab's `values: Gitlab::Access.all_values`: 10, 20, 30, 40 or 50. */
-function accessLevel(): Reader<number | undefined> {
-  const read = int();
-  return (raw, name) => {
-    const value = read(raw, name);
-    if (value !== undefined && !LINK_LEVELS.includes(value)) throw badRequest(`${name} does not have a valid value`);
-    return value;
-  };
+/** A link's cn or filter: one of them (Grape's mutually_exclusive and at_least_one_of, in that order). */
+function linkTarget(params: { cn?: string; filter?: string }): LdapLinkTarget {
+  if (params.cn !== undefined && params.filter !== undefined) throw badRequest('cn, filter are mutually exclusive');
+  if (params.cn !== undefined) return { cn: params.cn };
+  if (params.filter !== undefined) return { filter: params.filter };
+  throw badRequest('cn, filter are missing, at least one parameter must be provided');
 }
+
+/** Grape validates parameters before the endpoint finds its group: these read them ahead of loadGroup (400 before 404 and 403). */
+export const ldapGroupLinkParams = paramsGuard(
+  'ldapGroupLinkParams',
+  { cn: str(), filter: str(), group_access: required(intOneOf(ACCESS_LEVELS)), provider: required(str()) },
+  (params): LdapLinkInput => ({ target: linkTarget(params), group_access: params.group_access, provider: params.provider }),
+);
+export const ldapGroupLinkQueryParams = paramsGuard('ldapGroupLinkQueryParams', { cn: str(), filter: str(), provider: str() }, (params) => ({
+  target: linkTarget(params),
+  provider: params.provider,
+}));

@@ -9,6 +9,7 @@ const statusOf: Record<ErrorKind, number> = {
   api_error: 400,
   unauthorized: 401,
   forbidden: 403,
+  refused: 403,
   insufficient_scope: 403,
   not_found: 404,
   route_not_found: 404,

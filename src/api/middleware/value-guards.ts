@@ -64,8 +64,13 @@ export function uploadedFile(field: string): ValueGuard<UploadedFile> {
 }
 
 /** The multipart `avatar` of a create or update, when sent; 400 when it is not an image GitLab takes. */
-export const avatarFile = valueGuard('avatarFile', (_ctx, req) => {
+export const avatarFile = valueGuard('avatarFile', (_ctx, req) => readAvatar(req), ['avatar']);
+
+/** An update's `avatar`: a new image, null for `avatar=""` (GitLab removes the avatar), undefined when not sent. */
+export const avatarChange = valueGuard('avatarChange', (_ctx, req) => (req.input.avatar === '' ? null : readAvatar(req)), ['avatar']);
+
+function readAvatar(req: Request): UploadedFile | undefined {
   const avatar = req.files.find((file) => file.field === 'avatar');
   if (avatar) assertAvatar(avatar);
   return avatar;
-}, ['avatar']);
+}

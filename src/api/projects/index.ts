@@ -1,6 +1,6 @@
 import { customAttributesRoutes, type AttributeSubject } from '../custom-attributes.js';
 import { admin, loadProject, projectOf, requireAbility, signedIn } from '../middleware/guards.js';
-import { avatarFile } from '../middleware/value-guards.js';
+import { avatarChange, avatarFile } from '../middleware/value-guards.js';
 import { paged } from '../pagination.js';
 import { fromCurrentCopy, type ReadRouting } from '../geo/read-routing.js';
 import type { Route } from '../routes.js';
@@ -38,7 +38,7 @@ export const projectsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'get', path: '/projects/:id/users', guards: [project, projectUsersParams, paged], handler: listUsers },
   { method: 'post', path: '/projects', guards: [signedIn, projectCreateParams, avatarFile], handler: addProject },
   { method: 'post', path: '/projects/user/:user_id', guards: [signedIn, projectOwnerIdParam, admin, projectCreateForUserParams, avatarFile], handler: addProjectForUser },
-  { method: 'put', path: '/projects/:id', guards: [signedIn, project, avatarFile, projectUpdateParams, requireAbility('admin_project')], handler: editProject },
+  { method: 'put', path: '/projects/:id', guards: [signedIn, project, avatarChange, projectUpdateParams, requireAbility('admin_project')], handler: editProject },
   { method: 'delete', path: '/projects/:id', guards: [signedIn, project, requireAbility('remove_project'), unmodifiedSince], handler: removeProject },
   { method: 'post', path: '/projects/:id/fork', guards: [signedIn, project, projectForkParams, requireAbility('fork_project')], handler: addFork },
   { method: 'post', path: '/projects/:id/star', guards: [signedIn, project], handler: starProject },

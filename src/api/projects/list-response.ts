@@ -8,7 +8,9 @@ import { loadProjectRelations, withStatistics } from '../../services/projects/re
 import type { SiteContext } from '../../site-context.js';
 import { paramsGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
-import { bool, hash, int, list, oneOf, str } from '../params.js';
+import { badRequest } from '../../errors.js';
+import { ACCESS_LEVELS } from '../../db/levels.js';
+import { bool, datetime, hash, int, intOneOf, list, oneOf, str } from '../params.js';
 
 
 /** What a project list answers: BasicProjectDetails for anonymous callers and `simple=true`, else ProjectWithAccess (GITLAB-NOTES 2.2). */
@@ -46,9 +48,25 @@ export const projectListParams = paramsGuard(
     custom_attributes: hash(),
     topic: list(str()),
     topic_id: int(),
+    min_access_level: intOneOf(ACCESS_LEVELS),
+    search_namespaces: bool(),
+    imported: bool(),
+    active: bool(),
+    id_after: int(),
+    id_before: int(),
+    last_activity_after: datetime(),
+    last_activity_before: datetime(),
+    updated_after: datetime(),
+    updated_before: datetime(),
+    repository_storage: str(),
     ...PAGE_PARAMS,
   },
-  (params): { filters: ProjectFilters; simple: boolean; statistics: boolean; page: Page } => ({
+  (params): { filters: ProjectFilters; simple: boolean; statistics: boolean; page: Page } => {
+    // GitLab: an updated_at range walks the updated_at index only when the list is in that order.
+    if ((params.updated_after || params.updated_before) && params.order_by !== undefined && params.order_by !== 'updated_at') {
+      throw badRequest('400 Bad request - `updated_at` filter and `updated_at` sorting must be paired');
+    }
+    return {
     filters: {
       archived: params.archived,
       visibility: params.visibility,
@@ -63,9 +81,21 @@ export const projectListParams = paramsGuard(
       customAttributes: params.custom_attributes,
       topics: params.topic?.map((topic) => topic.trim()).filter(Boolean),
       topicId: params.topic_id,
+      minAccessLevel: params.min_access_level,
+      searchNamespaces: params.search_namespaces,
+      imported: params.imported,
+      active: params.active,
+      idAfter: params.id_after,
+      idBefore: params.id_before,
+      lastActivityAfter: params.last_activity_after,
+      lastActivityBefore: params.last_activity_before,
+      updatedAfter: params.updated_after,
+      updatedBefore: params.updated_before,
+      repositoryStorage: params.repository_storage,
     },
     simple: params.simple === true,
     statistics: params.statistics === true,
     page: pageOf(params),
-  }),
+    };
+  },
 );

@@ -3,7 +3,7 @@ import { PROJECT_FLAGS } from '../../services/projects/create.js';
 import { updateProject } from '../../services/projects/projects.js';
 import type { SiteContext } from '../../site-context.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
-import { avatarFile, paramsGuard } from '../middleware/value-guards.js';
+import { avatarChange, paramsGuard } from '../middleware/value-guards.js';
 import { requireAtLeastOne } from '../params.js';
 import { PROJECT_PARAMS, projectInputOf } from './project-input.js';
 import { sendProject } from './project-response.js';
@@ -28,7 +28,7 @@ const UPDATE_ATTRIBUTES = [
 export const projectUpdateParams = paramsGuard('projectUpdateParams', PROJECT_PARAMS, (params, req) => {
   // SPEC: an update takes the create parameters except namespace_id and printing_merge_request_link_enabled.
   const { printing_merge_request_link_enabled: _ignored, ...input } = projectInputOf(params);
-  const avatar = avatarFile.of(req);
+  const avatar = avatarChange.of(req);
   requireAtLeastOne({ ...input, avatar }, UPDATE_ATTRIBUTES);
   return { input, avatar };
 });

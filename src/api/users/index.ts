@@ -32,6 +32,7 @@ import {
 import { addUserKey, anyKeyIdParam, sshKeyFingerprintParams, sshKeyIdParam, findKeyByFingerprint, listUserKeys, sshKeyParams, removeUserKey, showKeyWithOwner, showUserKey } from './ssh-keys.js';
 import {
   addUser,
+  banAccount,
   blockAccount,
   editUser,
   listUserActivities,
@@ -40,6 +41,7 @@ import {
   showCurrentUser,
   showUser,
   unblockAccount,
+  unbanAccount,
   userAttributes,
   userActivityParams,
   userCreateParams,
@@ -48,6 +50,7 @@ import {
   userListParams,
 } from './users.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
+import { listMemberships, membershipListParams, membershipsUserId } from './memberships.js';
 
 export { avatarRouter } from './avatar.js';
 export { signInRouter } from './sign-in.js';
@@ -69,6 +72,9 @@ export const usersRoutes: readonly Route[] = [
   { method: 'delete', path: '/users/:id', guards: [signedIn, userIdParam, userDeleteParams, admin, unmodifiedSince], handler: removeUser },
   { method: 'post', path: '/users/:id/block', guards: [signedIn, userIdParam, admin], handler: blockAccount },
   { method: 'post', path: '/users/:id/unblock', guards: [signedIn, userIdParam, admin], handler: unblockAccount },
+  { method: 'get', path: '/users/:user_id/memberships', guards: [signedIn, membershipsUserId, membershipListParams, admin], handler: listMemberships },
+  { method: 'post', path: '/users/:id/ban', guards: [signedIn, userIdParam, admin], handler: banAccount },
+  { method: 'post', path: '/users/:id/unban', guards: [signedIn, userIdParam, admin], handler: unbanAccount },
   { method: 'delete', path: '/users/:id/identities/:provider', guards: [signedIn, userIdParam, admin], handler: removeUserIdentity },
   { method: 'get', path: '/user', guards: [signedIn], handler: showCurrentUser },
   { method: 'get', path: '/user/activities', guards: [signedIn, userActivityParams, paged, admin], handler: listUserActivities },

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { sshKey, sshKeyWithUser } from '../../entities/keys.js';
-import { addSshKey, deleteSshKey, getSshKey, getSshKeyWithOwner, listSshKeys } from '../../services/users/ssh-keys.js';
+import { deployKeyWithUser, sshKey, sshKeyWithUser } from '../../entities/keys.js';
+import { addSshKey, deleteSshKey, findAnyKeyByFingerprint, getSshKey, getSshKeyWithOwner, listSshKeys } from '../../services/users/ssh-keys.js';
 import type { SiteContext } from '../../site-context.js';
 import { paged, sendPage } from '../pagination.js';
 import { paramsGuard, pathId } from '../middleware/value-guards.js';
@@ -39,11 +39,10 @@ export function removeUserKey(ctx: SiteContext, req: Request, res: Response): vo
   sendNoContent(res);
 }
 
-/** GET /keys?fingerprint=: the key with that fingerprint and its owner. */
+/** GET /keys?fingerprint=: a user's SSH key, else a deploy key with the projects it is enabled in (keys.rb). */
 export function findKeyByFingerprint(ctx: SiteContext, req: Request, res: Response): void {
-  const { fingerprint } = sshKeyFingerprintParams.of(req);
-  const { key, user, identities } = getSshKeyWithOwner(ctx.db, { fingerprint });
-  sendJson(res, 200, sshKeyWithUser(key, user, identities, ctx));
+  const found = findAnyKeyByFingerprint(ctx.db, sshKeyFingerprintParams.of(req).fingerprint);
+  sendJson(res, 200, found.kind === 'ssh' ? sshKeyWithUser(found.key, found.user, found.identities, ctx) : deployKeyWithUser(found.key, found.user, found.links, ctx));
 }
 
 export function showKeyWithOwner(ctx: SiteContext, req: Request, res: Response): void {

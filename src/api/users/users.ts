@@ -12,6 +12,8 @@ import {
   listActivities,
   listUsers,
   unblockUser,
+  banUser,
+  unbanUser,
   updateUser,
   type UserInput,
 } from '../../services/users/users.js';
@@ -66,6 +68,17 @@ export function blockAccount(ctx: SiteContext, req: Request, res: Response): voi
 
 export function unblockAccount(ctx: SiteContext, req: Request, res: Response): void {
   sendJson(res, 201, unblockUser(ctx.db, userIdParam.of(req)));
+}
+
+/** POST /users/:id/ban answers `true` (201) as GitLab does. */
+export function banAccount(ctx: SiteContext, req: Request, res: Response): void {
+  banUser(ctx.db, userIdParam.of(req));
+  sendJson(res, 201, true);
+}
+
+export function unbanAccount(ctx: SiteContext, req: Request, res: Response): void {
+  unbanUser(ctx.db, userIdParam.of(req));
+  sendJson(res, 201, true);
 }
 
 export function showCurrentUser(ctx: SiteContext, req: Request, res: Response): void {
@@ -134,6 +147,7 @@ export const userListParams = paramsGuard(
       orderBy: admin ? (params.order_by ?? 'id') : 'id',
       sort: admin ? (params.sort ?? 'desc') : 'desc',
       searchEmails: admin ? 'substring' : 'exact',
+      withBanned: admin,
     } as const;
   },
 );

@@ -30,6 +30,24 @@ export function findDeployKeyByFingerprint(db: Db, fingerprint: string): DeployK
   return prepare(db, 'SELECT * FROM deploy_keys WHERE fingerprint = ?').get(fingerprint) as DeployKeyRow | undefined;
 }
 
+export function findDeployKeyByMd5(db: Db, md5: string): DeployKeyRow | undefined {
+  return prepare(db, 'SELECT * FROM deploy_keys WHERE fingerprint_md5 = ?').get(md5) as DeployKeyRow | undefined;
+}
+
+/** A deploy key's enablement in one project (GitLab's DeployKeysProject). */
+export interface DeployKeyProjectRow {
+  id: number;
+  deploy_key_id: number;
+  project_id: number;
+  can_push: number;
+  created_at: string;
+}
+
+/** The projects a deploy key is enabled in, oldest first. */
+export function deployKeyProjectsOf(db: Db, keyId: number): DeployKeyProjectRow[] {
+  return prepare(db, 'SELECT * FROM deploy_keys_projects WHERE deploy_key_id = ? ORDER BY id').all(keyId) as DeployKeyProjectRow[];
+}
+
 export function insertDeployKey(db: Db, row: Omit<DeployKeyRow, 'id'>): number {
   return Number(
     prepare(

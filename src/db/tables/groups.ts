@@ -15,6 +15,7 @@ export interface GroupColumns {
   membership_lock?: number;
   share_with_group_lock?: number;
   shared_runners_minutes_limit?: number | null;
+  avatar_path?: string | null;
   updated_at?: string;
 }
 
@@ -133,7 +134,7 @@ export function deleteGroupRow(db: Db, id: number): void {
 
 /**
  * SQL for the ids of the groups in a user's hierarchy (@user, @today): groups they belong to and
- * everything below them, plus the ancestors of those and of groups holding projects they are a
+ * everything below them, groups shared with those and everything below, plus the ancestors of those and of groups holding projects they are a
  * member of (GitLab's GroupHierarchy of authorized groups: a member of a subgroup sees its parents).
  */
 export const HIERARCHY_GROUP_IDS = `
@@ -141,8 +142,13 @@ export const HIERARCHY_GROUP_IDS = `
     member_groups(id) AS (
       SELECT namespace_id FROM group_members m WHERE m.user_id = @user AND (m.expires_at IS NULL OR m.expires_at >= @today)
       UNION SELECT n.id FROM namespaces n JOIN member_groups g ON n.parent_id = g.id),
+    shared_groups(id) AS (
+      SELECT l.shared_group_id FROM group_group_links l
+        WHERE l.shared_with_group_id IN (SELECT id FROM member_groups) AND (l.expires_at IS NULL OR l.expires_at >= @today)
+      UNION SELECT n.id FROM namespaces n JOIN shared_groups g ON n.parent_id = g.id),
     above(id) AS (
       SELECT id FROM member_groups
+      UNION SELECT id FROM shared_groups
       UNION SELECT p.namespace_id FROM project_members m JOIN projects p ON p.id = m.project_id
         WHERE m.user_id = @user AND (m.expires_at IS NULL OR m.expires_at >= @today)
       UNION SELECT n.parent_id FROM namespaces n JOIN above a ON n.id = a.id WHERE n.parent_id IS NOT NULL)

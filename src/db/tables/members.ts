@@ -148,3 +148,25 @@ export function selectMembersWithInherited(
 export function groupMemberIds(db: Db, groupId: number): number[] {
   return prepare(db, 'SELECT user_id FROM group_members WHERE namespace_id = ? ORDER BY user_id').pluck().all(groupId) as number[];
 }
+
+/** One of a user's memberships, of a project or a group (GitLab's Membership: source_type Project or Namespace). */
+export interface UserMembershipRow {
+  source_id: number;
+  source_name: string;
+  source_type: 'Project' | 'Namespace';
+  access_level: number;
+}
+
+/** A user's memberships, groups' and projects' or one kind, oldest first, paged in SQL. */
+export function pageUserMemberships(db: Db, userId: number, type: 'Project' | 'Namespace' | undefined, page: Page): Paged<UserMembershipRow> {
+  const parts = [];
+  if (type !== 'Project') {
+    parts.push(`SELECT n.id AS source_id, n.name AS source_name, 'Namespace' AS source_type, m.access_level, m.created_at, m.id
+                FROM group_members m JOIN namespaces n ON n.id = m.namespace_id WHERE m.user_id = @user`);
+  }
+  if (type !== 'Namespace') {
+    parts.push(`SELECT p.id AS source_id, p.name AS source_name, 'Project' AS source_type, m.access_level, m.created_at, m.id
+                FROM project_members m JOIN projects p ON p.id = m.project_id WHERE m.user_id = @user`);
+  }
+  return selectPage<UserMembershipRow>(db, 'source_id, source_name, source_type, access_level', `FROM (${parts.join(' UNION ALL ')})`, 'created_at, source_type, id', [{ user: userId }], page);
+}

@@ -7,6 +7,8 @@ export interface UserRow {
   email: string;
   name: string;
   state: 'active' | 'blocked' | 'ldap_blocked';
+  /** Set while the user is banned (state stays `blocked`, so nothing signs them in). */
+  banned_at: string | null;
   admin: number;
   ghost: number;
   /** 'project_bot' for the bot user of a project or group access token (migration 0021). */

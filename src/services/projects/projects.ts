@@ -35,7 +35,7 @@ import { can, canCreateProjectsIn, isAdmin } from '../permissions.js';
 import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { VISIBILITY } from '../../db/levels.js';
 import { recordProjectDestroyed } from '../issuables/record-events.js';
-import { setProjectAvatar } from './avatar.js';
+import { clearProjectAvatar, setProjectAvatar } from './avatar.js';
 import { columnsOfInput, topicsOfInput, type ProjectInput } from './create.js';
 import { shadowsSubgroup, validateProject } from './validation.js';
 import { findVisibleGroup } from '../find-visible.js';
@@ -49,7 +49,7 @@ export { listProjects, type ProjectFilters } from './lists.js';
  * visibility needs an owner as well (GITLAB-NOTES 2.2), so those are asked here, of the input. A
  * new default branch moves the repository's HEAD after the commit; a new avatar is stored last.
  */
-export async function updateProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, input: ProjectInput, avatar?: UploadedFile): Promise<ProjectRow> {
+export async function updateProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, input: ProjectInput, avatar?: UploadedFile | null): Promise<ProjectRow> {
   if (input.name !== undefined && input.name !== project.name && !can(db, actor, 'rename_project', project)) throw forbidden();
   if (input.visibility !== undefined && VISIBILITY[input.visibility] !== project.visibility_level && !can(db, actor, 'change_visibility_level', project)) throw forbidden();
   if (input.repository_storage !== undefined && !isAdmin(actor)) throw forbidden();
@@ -83,6 +83,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
       await recordRepositoryChange(db, dataDir, project.id, 'repository', 'updated');
     }
   }
+  if (avatar === null) return clearProjectAvatar(db, dataDir, updated.id);
   return avatar ? setProjectAvatar(db, dataDir, updated.id, avatar) : updated;
 }
 

@@ -2,7 +2,7 @@ import sshpk from 'sshpk';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import type { Page, Paged } from '../../db/page.js';
-import { findDeployKeyByFingerprint } from '../../db/tables/deploy-keys.js';
+import { deployKeyProjectsOf, findDeployKeyByFingerprint, findDeployKeyByMd5, type DeployKeyProjectRow, type DeployKeyRow } from '../../db/tables/deploy-keys.js';
 import {
   deleteSshKeyRow,
   findSshKey,
@@ -14,7 +14,7 @@ import {
   setSshKeyMd5,
   type SshKeyRow,
 } from '../../db/tables/ssh-keys.js';
-import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/users.js';
+import { findUserById, identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/users.js';
 import { badRequest, invalid, notFound, type FieldErrors } from '../../errors.js';
 import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { nowIso } from '../../storage/clock.js';
@@ -81,6 +81,22 @@ export function getSshKey(db: Db, userId: number, keyId: number): SshKeyRow {
 
 const findSshKeyByEitherFingerprint = (db: Db, lookup: { sha256: string } | { md5: string }) =>
   'sha256' in lookup ? findSshKeyByFingerprint(db, lookup.sha256) : findSshKeyByMd5(db, lookup.md5);
+
+/** What GET /keys?fingerprint= finds: a user's SSH key with its owner, or a deploy key with who added it and its projects. */
+export type FingerprintMatch =
+  | { kind: 'ssh'; key: SshKeyRow; user: UserRow; identities: IdentityRow[] }
+  | { kind: 'deploy'; key: DeployKeyRow; user: { row: UserRow; identities: IdentityRow[] } | null; links: DeployKeyProjectRow[] };
+
+/** A key by fingerprint (either form): users' keys first, then deploy keys (keys.rb); 404 `Key` when none has it. */
+export function findAnyKeyByFingerprint(db: Db, fingerprint: string): FingerprintMatch {
+  const lookup = fingerprintLookup(fingerprint);
+  if (findSshKeyByEitherFingerprint(db, lookup)) return { kind: 'ssh', ...getSshKeyWithOwner(db, { fingerprint }) };
+  const key = 'sha256' in lookup ? findDeployKeyByFingerprint(db, lookup.sha256) : findDeployKeyByMd5(db, lookup.md5);
+  if (!key) throw notFound('Key');
+  const owner = key.user_id === null ? undefined : findUserById(db, key.user_id);
+  const user = owner && !owner.ghost ? { row: owner, identities: identitiesOf(db, [owner.id]).get(owner.id) ?? [] } : null;
+  return { kind: 'deploy', key, user, links: deployKeyProjectsOf(db, key.id) };
+}
 
 /** Any user's key with its owner, by id or fingerprint, for the admin lookups GET /keys/:id and GET /keys?fingerprint=. */
 export function getSshKeyWithOwner(db: Db, ref: { id: number } | { fingerprint: string }): { key: SshKeyRow; user: UserRow; identities: IdentityRow[] } {

@@ -13,7 +13,8 @@ import {
 } from '../../db/tables/users.js';
 import { deleteSecondaryEmail } from '../../db/tables/emails.js';
 import { findNamespaceByPath, insertUserNamespace, renameUserNamespace } from '../../db/tables/namespaces.js';
-import { conflict, forbidden, invalid, notFound } from '../../errors.js';
+import { conflict, forbidden, invalid, notFound, refused } from '../../errors.js';
+import { visibleState } from '../../entities/users.js';
 import { selectPage, type Page, type Paged } from '../../db/page.js';
 import { nowIso } from '../../storage/clock.js';
 import { hashPassword } from './secrets.js';
@@ -41,6 +42,8 @@ export interface UserFilters {
   createdBefore?: string;
   createdAfter?: string;
   customAttributes?: Record<string, string>;
+  /** Banned users are listed to administrators only. */
+  withBanned?: boolean;
   orderBy: 'id' | 'name' | 'username' | 'created_at' | 'updated_at';
   sort: 'asc' | 'desc';
   /** Admins match emails by substring; everyone else only by the exact address, so emails do not leak. */
@@ -69,7 +72,9 @@ export function listUsers(db: Db, filters: UserFilters, page: Page): Paged<UserR
   const where: string[] = ['users.ghost = 0'];
   const params: unknown[] = [];
   if (filters.active) where.push("users.state = 'active'");
-  if (filters.blocked) where.push("users.state IN ('blocked', 'ldap_blocked')");
+  if (filters.blocked) where.push("users.state IN ('blocked', 'ldap_blocked') AND users.banned_at IS NULL");
+  // GitLab's UsersFinder hides banned users from everyone but administrators.
+  if (!filters.withBanned) where.push('users.banned_at IS NULL');
   if (filters.username !== undefined) {
     where.push('users.username = ? COLLATE NOCASE');
     params.push(filters.username);
@@ -199,14 +204,37 @@ export function blockUser(db: Db, id: number): boolean {
   });
 }
 
-/** Unblocks a user blocked through the API; a block set by LDAP synchronisation is kept (403). */
+/** Unblocks a user blocked (or banned) through the API; a block set by LDAP synchronisation is kept (403). */
 export function unblockUser(db: Db, id: number): boolean {
   return inTransaction(db, () => {
     const user = getUser(db, id);
     if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be unblocked by the API');
     if (user.state === 'active') return false;
-    updateUserRow(db, id, { state: 'active', updated_at: nowIso() });
+    updateUserRow(db, id, { state: 'active', banned_at: null, updated_at: nowIso() });
     return true;
+  });
+}
+
+/**
+ * Bans an active user (GitLab's Users::BanService): they are blocked from signing in and using
+ * tokens and hidden from non-admin user lists. Any other state is GitLab's 403
+ * `You cannot ban <state> users.`
+ */
+export function banUser(db: Db, id: number): void {
+  inTransaction(db, () => {
+    const user = getUser(db, id);
+    if (user.state !== 'active') throw refused(`You cannot ban ${visibleState(user)} users.`);
+    const now = nowIso();
+    updateUserRow(db, id, { state: 'blocked', banned_at: now, updated_at: now });
+  });
+}
+
+/** Lifts a ban (GitLab's Users::UnbanService); a user who is not banned is a 403 `You cannot unban <state> users.` */
+export function unbanUser(db: Db, id: number): void {
+  inTransaction(db, () => {
+    const user = getUser(db, id);
+    if (!user.banned_at) throw refused(`You cannot unban ${visibleState(user)} users.`);
+    updateUserRow(db, id, { state: 'active', banned_at: null, updated_at: nowIso() });
   });
 }
 

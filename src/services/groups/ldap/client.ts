@@ -10,6 +10,8 @@ export interface LdapDirectory {
    * uid. Empty when no such group exists (GitLab syncs a link to a missing group as empty).
    */
   groupMemberDns(cn: string): Promise<string[]>;
+  /** The DNs of the entries under the base that an LDAP filter (a filter link's) matches. */
+  filterMemberDns(filter: string): Promise<string[]>;
   /** Whether an entry with this DN exists; a DN the server cannot parse names no entry. */
   entryExists(dn: string): Promise<boolean>;
   close(): Promise<void>;
@@ -55,6 +57,7 @@ export async function connectDirectory(config: LdapConfig): Promise<LdapDirector
       }
       return dns;
     },
+    filterMemberDns: async (filter) => (await search(config.base, filter, ['1.1'])).map((entry) => entry.dn),
     entryExists: async (dn) => {
       try {
         return (await client.search(dn, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] })).searchEntries.length > 0;

@@ -39,7 +39,7 @@ interface GroupPlan {
 /**
  * Synchronises with the directory: the group `groupId`, or every group linked under ldapmain
  * (the hourly job and the CLI). A user whose identity DN is a member of a linked LDAP group
- * holds the highest group_access of the group's links; a membership LDAP granted is taken back
+ * (a cn link) or matches a linked filter (a filter link) holds the highest group_access of the group's links; a membership LDAP granted is taken back
  * once the user is in none of them, and members added by hand are left alone. A user whose DN
  * is gone from the directory is blocked as `ldap_blocked`, and unblocked when it comes back
  * (GitLab's LDAP access check). A group sync checks the users it touches, a full sync every
@@ -69,7 +69,8 @@ async function desiredMembers(db: Db, directory: LdapDirectory, groupId: number,
   const desired = new Map<number, number>();
   for (const link of ldapLinksOf(db, groupId)) {
     if (link.provider !== LDAP_PROVIDER) continue;
-    for (const dn of await directory.groupMemberDns(link.cn)) {
+    const dns = link.filter === null ? await directory.groupMemberDns(link.cn) : await directory.filterMemberDns(link.filter);
+    for (const dn of dns) {
       const userId = userByDn.get(normalizeDn(dn));
       if (userId !== undefined) desired.set(userId, Math.max(desired.get(userId) ?? 0, link.group_access));
     }
