@@ -65,14 +65,24 @@ export function oneOf<T extends string>(values: readonly T[]): Reader<T | undefi
   };
 }
 
-/** A calendar date `YYYY-MM-DD`, returned as that text. */
+/** The time part an ISO 8601 date may carry: `T10:00`, ` 10:00:00.5`, with an optional zone. */
+const TIME_OF_DAY = /^[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * A calendar date, returned as `YYYY-MM-DD`. An ISO 8601 time is accepted and keeps the date as
+ * written, whatever its zone (`2026-01-02T23:00:00-05:00` is 2026-01-02), as Grape's Date coercion
+ * (Ruby's Date.parse) does; anything that is no date is 400 `<name> is invalid`.
+ */
 export function date(): Reader<string | undefined> {
   return (raw, name) => {
     if (isBlank(raw)) return undefined;
-    if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(raw)) throw invalidParam(name);
-    const parsed = new Date(`${raw}T00:00:00Z`);
-    if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== raw) throw invalidParam(name);
-    return raw;
+    if (typeof raw !== 'string') throw invalidParam(name);
+    const text = raw.trim();
+    const day = text.slice(0, 10);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || (text.length > 10 && !TIME_OF_DAY.test(text.slice(10)))) throw invalidParam(name);
+    const parsed = new Date(`${day}T00:00:00Z`);
+    if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== day) throw invalidParam(name);
+    return day;
   };
 }
 

@@ -12,6 +12,8 @@ import { userBasic, type EntityContext } from './users.js';
  */
 export interface IssueRelations extends IssuableRelations {
   readonly assignees: ReadonlyMap<number, readonly UserRow[]>;
+  /** Per issue, how many open issues it blocks (missing: none). */
+  readonly blockingCounts: ReadonlyMap<number, number>;
 }
 
 export interface IssueViewOptions {
@@ -63,6 +65,7 @@ export function issueBasic(row: IssueRow, rel: IssueRelations, ctx: EntityContex
     time_stats: timeStats(row),
     task_completion_status: taskCompletion(row.description),
     weight: row.weight,
+    blocking_issues_count: rel.blockingCounts.get(row.id) ?? 0,
   };
 }
 

@@ -3,6 +3,7 @@ import type { MilestoneRow } from '../db/tables/milestones.js';
 import type { ResourceLabelEventRow } from '../db/tables/resource-label-events.js';
 import type { ResourceMilestoneEventRow } from '../db/tables/resource-milestone-events.js';
 import type { ResourceStateEventRow } from '../db/tables/resource-state-events.js';
+import type { ResourceWeightEventRow } from '../db/tables/resource-weight-events.js';
 import type { UserRow } from '../db/tables/users.js';
 import { isoTime } from './column-values.js';
 import { labelBasic } from './labels.js';
@@ -46,4 +47,10 @@ export function resourceMilestoneEventView(row: ResourceMilestoneEventRow, rel: 
 /** ResourceStateEvent (ENT): the issue closed or reopened. */
 export function resourceStateEventView(row: ResourceStateEventRow, rel: ResourceEventRelations, ctx: EntityContext) {
   return { ...common(row, rel, ctx), state: row.state };
+}
+
+/** ResourceWeightEvent (EE ENT): `id, user, created_at, issue_id, weight`, without the resource fields of the others. */
+export function resourceWeightEventView(row: ResourceWeightEventRow, rel: ResourceEventRelations, ctx: EntityContext) {
+  const user = row.user_id === null ? undefined : rel.users.get(row.user_id);
+  return { id: row.id, user: user ? userBasic(user, ctx) : null, created_at: isoTime(row.created_at), issue_id: row.issue_id, weight: row.weight };
 }

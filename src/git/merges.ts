@@ -50,7 +50,8 @@ const identityEnv = (author: GitIdentity, committer: GitIdentity): Record<string
 
 /**
  * Writes one commit of `tree` with these parents (`git commit-tree`), the message read from stdin
- * so its length and characters never meet the argument list; resolves to the new sha. No ref moves.
+ * so its length and characters never meet the argument list, and stored exactly as given (no
+ * newline added, as Gitaly stores the messages of API writes); resolves to the new sha. No ref moves.
  */
 export async function commitTree(
   repository: string,
@@ -60,9 +61,8 @@ export async function commitTree(
   author: GitIdentity,
   committer: GitIdentity = author,
 ): Promise<string> {
-  const text = message.endsWith('\n') ? message : `${message}\n`;
   const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent]), '-F', '-'];
-  const { stdout } = await git(repository, args, { input: text, env: identityEnv(author, committer), timeoutMs: MERGE_TIMEOUT_MS });
+  const { stdout } = await git(repository, args, { input: message, env: identityEnv(author, committer), timeoutMs: MERGE_TIMEOUT_MS });
   return stdout.trim();
 }
 

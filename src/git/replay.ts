@@ -51,17 +51,26 @@ async function commitChange(
 /**
  * Cherry-picks `commit` onto `onto` (GitLab's Repository#cherry_pick): the change from its first
  * parent (the mainline of a merge commit), the original author and date kept, the message
- * GitLab writes (`(cherry picked from commit <sha>)` appended).
+ * GitLab 17's Commit#cherry_pick_message writes: the original message as stored, a blank line and
+ * `(cherry-picked from commit <sha>)`.
  */
 export async function cherryPickCommit(repository: string, commit: CommitRecord, onto: string, committer: GitIdentity): Promise<PickResult> {
   const change = await applyChange(repository, onto, commit.parentIds[0] ?? null, commit.id);
   const author = { name: commit.authorName, email: commit.authorEmail, date: commit.authoredDate };
-  const message = `${commit.message.replace(/\n+$/, '')}\n\n(cherry picked from commit ${commit.id})`;
+  const message = `${commit.message}\n\n(cherry-picked from commit ${commit.id})`;
   return commitChange(repository, onto, change, message, author, committer);
 }
 
-/** The first line of a message, as GitLab's Commit#title takes it. */
-const titleOf = (message: string): string => message.split('\n')[0]!.trim();
+/**
+ * GitLab's Commit#title: the first line, and past 99 characters its first 78 or so cut at a space
+ * with `...` (Rails' truncate(81, separator: ' ', omission: '...')).
+ */
+function commitTitle(message: string): string {
+  const full = message.split(/[\r\n]/, 1)[0]!;
+  if (full.length < 100) return full;
+  const space = full.lastIndexOf(' ', 78);
+  return `${full.slice(0, space >= 0 ? space : 78)}...`;
+}
 
 /**
  * Reverts `commit` on `onto` (GitLab's Repository#revert): the change from the commit back to its
@@ -71,7 +80,7 @@ const titleOf = (message: string): string => message.split('\n')[0]!.trim();
 export async function revertCommit(repository: string, commit: CommitRecord, onto: string, committer: GitIdentity): Promise<PickResult> {
   const parent = commit.parentIds[0] ?? null;
   const change = parent === null ? await applyChangeToEmpty(repository, onto, commit.id) : await applyChange(repository, onto, commit.id, parent);
-  const message = `Revert "${titleOf(commit.message)}"\n\nThis reverts commit ${commit.id}`;
+  const message = `Revert "${commitTitle(commit.message).trim()}"\n\nThis reverts commit ${commit.id}`;
   return commitChange(repository, onto, change, message, committer, committer);
 }
 

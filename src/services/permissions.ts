@@ -146,6 +146,8 @@ const PROJECT_RULES = {
   award_emoji: unlessArchived(readProject),
   admin_issue: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.reporter))),
   read_confidential_issues: atLeast(ACCESS.reporter),
+  /** Linking issues (GitLab 17's admin_issue_link): members from guest up, where the tracker is on and the project not archived. */
+  admin_issue_link: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.guest))),
   /** Deleting an issue is for owners (and admins), as GitLab's destroy_issue. */
   destroy_issue: whenIssuesEnabled(unlessArchived(atLeast(ACCESS.owner))),
   /** Backdating an issue (`created_at` on create, `updated_at` on edit): owners and admins. */
@@ -355,6 +357,15 @@ export function canUpdateIssue(db: Db, actor: Actor | null, project: ProjectRef,
   const access = accessOnce(db, actor, project);
   if (!readsIssue(db, actor, project, issue, access)) return false;
   return PROJECT_RULES.admin_issue(db, actor, project, access) || (involves(actor, issue) && !project.archived);
+}
+
+/**
+ * Whether the actor may link the issue to others or unlink it (GitLab's admin_issue_link on the
+ * issue): read it, and be a member of its project (guest and up).
+ */
+export function canLinkIssue(db: Db, actor: Actor | null, project: ProjectRef, issue: IssueRef): boolean {
+  const access = accessOnce(db, actor, project);
+  return readsIssue(db, actor, project, issue, access) && PROJECT_RULES.admin_issue_link(db, actor, project, access);
 }
 
 /** Whether `user` (not the caller) may read the issue: who of its participants GitLab lists. */

@@ -167,6 +167,9 @@ const HANDLER_RULES: Record<string, (caller: Caller, subject: Subject) => 400 | 
   'delete /groups/:id/access_tokens/:token_id': (caller) => (managesGroupTokens(caller) ? null : 400),
   // personal_access_tokens.rb rotate: not_found! for another user's token (the world's token is not the callers').
   'post /personal_access_tokens/:id/rotate': (caller) => (caller.admin ? null : 404),
+  // issue_links.rb delete: IssueLinks::DestroyService asks admin_issue_link on both issues (members from guest up), else
+  // 404 'No Issue Link found'; readers who are no members may not unlink.
+  'delete /projects/:id/issues/:issue_iid/links/:issue_link_id': (caller) => (caller.admin || caller.level >= ACCESS.guest ? null : 404),
   // namespaces.rb: a group namespace is found only by whoever may read the group (find_namespace answers 404 otherwise).
   'get /namespaces/:id': (caller, subject) => (caller.admin || caller.level >= ACCESS.guest || subject.visibility !== 'private' ? null : 404),
 };
@@ -265,6 +268,8 @@ const SUCCESS: Record<string, number> = {
   // labels.rb promote (put) and milestones promote: status(200).
   'put /projects/:id/labels/:name/promote': 200,
   'put /projects/:id/labels/promote': 200,
+  // issue_links.rb delete: present the removed link (200).
+  'delete /projects/:id/issues/:issue_iid/links/:issue_link_id': 200,
   // ee epic_issues.rb delete: present the removed link (200).
   'delete /groups/:id/-/epics/:epic_iid/issues/:epic_issue_id': 200,
   'delete /groups/:id/epics/:epic_iid/issues/:epic_issue_id': 200,
@@ -556,7 +561,8 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     if (name === 'discussion_id' && kind !== 'issue') return extra[`${kind}_discussion_id`];
     if (name === 'note_id' && path.includes('/discussions/:discussion_id/notes/')) return extra[`${kind}_discussion_note_id`];
     if (name === 'award_id') return extra[`${kind}${path.includes('/notes/:note_id/') ? '_note' : ''}_award_id`];
-    const events = /resource_(label|milestone|state)_events\/:event_id/.exec(path);
+    const events = /resource_(label|milestone|state|weight)_events\/:event_id/.exec(path);
+    if (name === 'issue_link_id') return extra.issue_link_id ?? world.values.issue_link_id;
     if (name === 'event_id' && events) return extra[`${kind}_${events[1]}_event_id`];
     return undefined;
   });
@@ -575,17 +581,20 @@ async function seedConfidential(world: World, iid: string): Promise<Record<strin
   const discussion = await api(`${base}/discussions`, 'POST', { body: 'a secret thread' });
   const award = await api(`${base}/award_emoji`, 'POST', { name: 'thumbsup' });
   const noteAward = await api(`${base}/notes/${note.id}/award_emoji`, 'POST', { name: 'tada' });
-  await api(base, 'PUT', { labels: 'bug', milestone_id: Number(world.values.milestone_id) });
+  await api(base, 'PUT', { labels: 'bug', milestone_id: Number(world.values.milestone_id), weight: 3 });
   await api(base, 'PUT', { state_event: 'close' });
   await api(base, 'PUT', { state_event: 'reopen' });
+  const other = await api(`/projects/${world.project.id}/issues`, 'POST', { title: 'Linked to the secret' });
+  await api(`${base}/links`, 'POST', { target_project_id: world.project.id, target_issue_iid: other.iid });
   const out: Record<string, string> = {
+    issue_link_id: String((await api(`${base}/links`))[0].issue_link_id),
     note_id: String(note.id),
     discussion_id: discussion.id,
     issue_discussion_note_id: String(discussion.notes[0].id),
     issue_award_id: String(award.id),
     issue_note_award_id: String(noteAward.id),
   };
-  for (const event of ['label', 'milestone', 'state'] as const) out[`issue_${event}_event_id`] = String((await api(`${base}/resource_${event}_events`))[0].id);
+  for (const event of ['label', 'milestone', 'state', 'weight'] as const) out[`issue_${event}_event_id`] = String((await api(`${base}/resource_${event}_events`))[0].id);
   return out;
 }
 
@@ -642,6 +651,8 @@ async function seedExtras(world: World): Promise<Record<string, string>> {
   for (const [kind, base] of [['issue', `${p}/issues/${issueIid}`], ['merge_request', `${p}/merge_requests/${mergeRequestIid}`]] as const) {
     for (const event of ['label', 'milestone', 'state'] as const) out[`${kind}_${event}_event_id`] = await firstId(`${base}/resource_${event}_events`);
   }
+  // The world's issue was created with a weight (fuzz/world.ts): its weight event.
+  out.issue_weight_event_id = await firstId(`${p}/issues/${issueIid}/resource_weight_events`);
   out.group_hook_id = String((await api(`${g}/hooks`, 'POST', { url: 'http://127.0.0.1:9/group-hook' })).id);
   out.group_badge_id = String((await api(`${g}/badges`, 'POST', { link_url: 'http://example.com/g', image_url: 'http://example.com/g.png' })).id);
   out.deploy_key_id = String((await api(`${p}/deploy_keys`, 'POST', { title: 'deploy', key: sshPublicKey() })).id);

@@ -44,7 +44,10 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
   const groupMilestone = await post(`${g}/milestones`, { title: `g${project.id}` });
   const bug = await post(`${p}/labels`, { name: 'bug', color: '#ff0000' });
   const team = await post(`${g}/labels`, { name: `team${project.id}`, color: '#336699' });
-  const issue = await post(`${p}/issues`, { title: 'Seeded', labels: 'bug', milestone_id: milestone.id, assignee_ids: [member.id] });
+  const issue = await post(`${p}/issues`, { title: 'Seeded', labels: 'bug', milestone_id: milestone.id, assignee_ids: [member.id], weight: 2 });
+  const linked = await post(`${p}/issues`, { title: 'Linked' });
+  const issueLink = await post(`${p}/issues/${issue.iid}/links`, { target_project_id: project.id, target_issue_iid: linked.iid, link_type: 'blocks' });
+  const links = await site.api(`${p}/issues/${issue.iid}/links`);
   const note = await post(`${p}/issues/${issue.iid}/notes`, { body: 'a note' });
   const discussion = await post(`${p}/issues/${issue.iid}/discussions`, { body: 'a thread' });
   const award = await post(`${p}/issues/${issue.iid}/award_emoji`, { name: 'thumbsup' });
@@ -79,6 +82,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
     user_id: String(member.id),
     issue_iid: String(issue.iid),
     issue_id: String(issue.id),
+    issue_link_id: String(links.body[0]?.issue_link_id ?? issueLink.id ?? 1),
     note_id: String(note.id),
     discussion_id: discussion.id,
     award_id: String(award.id),

@@ -56,7 +56,7 @@ describe('cherry-pick and revert through the API', () => {
     expect(picked.headers['content-type']).toBe('application/json');
     expect(picked.body).toMatchObject({
       title: 'add feature',
-      message: `add feature\n\n(cherry picked from commit ${added})\n`,
+      message: `add feature\n\n(cherry-picked from commit ${added})`,
       parent_ids: [before],
       author_name: 'Owner Person',
       committer_name: 'Dev Person',
@@ -94,7 +94,7 @@ describe('cherry-pick and revert through the API', () => {
     const target = await headOf('feature');
     const reverted = await site.api(repo(`/commits/${feature}/revert`), { method: 'POST', as: developer.token, body: { branch: 'feature' } });
     expect(reverted.status).toBe(201);
-    expect(reverted.body).toMatchObject({ title: 'Revert "feature v2"', message: `Revert "feature v2"\n\nThis reverts commit ${feature}\n`, parent_ids: [target], author_name: 'Dev Person' });
+    expect(reverted.body).toMatchObject({ title: 'Revert "feature v2"', message: `Revert "feature v2"\n\nThis reverts commit ${feature}`, parent_ids: [target], author_name: 'Dev Person' });
     const file = await site.api(repo(`/files/feature.txt/raw?ref=feature`), { as: owner.token });
     expect(file.text).toBe('feature\n');
     const again = await site.api(repo(`/commits/${feature}/revert`), { method: 'POST', as: developer.token, body: { branch: 'feature' } });

@@ -102,7 +102,20 @@ describe('assigning issues', () => {
     expect(await order(b)).toEqual([inB.id]);
   });
 
-  it('answers 404 for an unknown issue or one outside the group, 400 for a bad id', async () => {
+  it("assigns an issue of another group's project the caller reads (GitLab 18), not one of a project it may not read", async () => {
+    const epic = await newEpic('across groups');
+    const otherGroup = await createGroup(site, {}, owner.token);
+    const otherProject = await createProject(site, { namespace_id: otherGroup.id }, owner.token);
+    const across = await newIssue(otherProject.id, 'across');
+    const link = await assign(epic, across, owner.token);
+    expect(link).toMatchObject({ epic: { id: epic.id }, issue: { id: across.id, project_id: otherProject.id } });
+    expect(await order(epic)).toEqual([link.id]);
+    // The reporter of the epic's group may not read the other group's private project: 404, as for a missing issue.
+    const hiddenIssue = await newIssue(otherProject.id, 'hidden from the reporter');
+    expect(await site.api(`${issuesPath(epic)}/${hiddenIssue.id}`, { method: 'POST', body: {}, as: reporter.token })).toMatchObject({ status: 404, body: { message: '404 Not found' } });
+  });
+
+  it('answers 404 for an unknown issue or one of a project in no group, 400 for a bad id', async () => {
     const epic = await newEpic();
     const elsewhere = await createProject(site, {}, owner.token);
     const foreign = await newIssue(elsewhere.id);

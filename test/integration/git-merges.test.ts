@@ -175,7 +175,8 @@ describe('cherry-pick, revert and rebase without a work tree', () => {
     expect(result!.authorName).toBe('Test');
     expect(result!.authoredDate).toBe(commit!.authoredDate);
     expect(result!.committerName).toBe('Merger');
-    expect(result!.message).toBe(`second on picks\n\n(cherry picked from commit ${second})\n`);
+    // GitLab's form appended to the message as stored (`git commit -m` ended it with a newline).
+    expect(result!.message).toBe(`second on picks\n\n\n(cherry-picked from commit ${second})`);
     expect(await show(picked.sha, 'second.txt')).toBe('second\n');
     await expect(show(picked.sha, 'first.txt')).rejects.toThrow();
     // Picking it again changes nothing: GitLab refuses an empty pick.
@@ -196,7 +197,7 @@ describe('cherry-pick, revert and rebase without a work tree', () => {
     expect(reverted.ok).toBe(true);
     if (!reverted.ok) return;
     const [result] = await readCommits(bare, [reverted.sha]);
-    expect(result!.message).toBe(`Revert "add undo"\n\nThis reverts commit ${added}\n`);
+    expect(result!.message).toBe(`Revert "add undo"\n\nThis reverts commit ${added}`);
     expect(result!.authorName).toBe('Merger');
     await expect(show(reverted.sha, 'undo.txt')).rejects.toThrow();
     expect(await show(reverted.sha, 'keep.txt')).toBe('keep\n');

@@ -91,7 +91,7 @@ describe('mergeability and accept', () => {
     const head = await revParse('refs/heads/master');
     expect(merged.body.merge_commit_sha).toBe(head);
     expect(await parentsOf(head)).toEqual([before, source]);
-    expect((await git(repo(), ['log', '-1', '--format=%B%x00%cn', head])).stdout).toBe('Merge the clean change\n\x00Developer\n');
+    expect((await git(repo(), ['log', '-1', '--format=%B%x00%cn', head])).stdout).toBe('Merge the clean change\x00Developer\n');
     // The source branch stays unless asked, and a second accept is a 406.
     expect(await revParse('refs/heads/clean')).toBe(source);
     const again = await accept(created.iid);

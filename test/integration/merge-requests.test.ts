@@ -205,7 +205,7 @@ describe('diff versions and refs/merge-requests/<iid>/head', () => {
 
     const commits = await site.api(`/projects/${project.id}/merge_requests/${mr.iid}/commits`, { as: developer.token });
     expect(commits.body.map((c: any) => c.id)).toEqual([second.id, first.id]);
-    expect(commits.body[0]).toMatchObject({ short_id: second.id.slice(0, 8), title: 'v two', message: 'v two\n', author_name: expect.any(String), parent_ids: [first.id] });
+    expect(commits.body[0]).toMatchObject({ short_id: second.id.slice(0, 8), title: 'v two', message: 'v two', author_name: expect.any(String), parent_ids: [first.id] });
     expect(commits.headers['x-total']).toBe('2');
 
     const changes = await site.api(`/projects/${project.id}/merge_requests/${mr.iid}/changes`, { as: developer.token });

@@ -102,7 +102,7 @@ describe('repository API', () => {
     const update = byPath.body[0];
     const one = await site.api(repo(`/commits/${update.id}`), { as: reporter.token });
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ id: update.id, short_id: update.id.slice(0, 8), parent_ids: [first], message: 'update readme\n', stats: { additions: 1, deletions: 1, total: 2 } });
+    expect(one.body).toMatchObject({ id: update.id, short_id: update.id.slice(0, 8), parent_ids: [first], message: 'update readme', stats: { additions: 1, deletions: 1, total: 2 } });
     expect(one.body.committer_email).toBe(developer.email);
     const diff = await site.api(repo(`/commits/${update.id}/diff`), { as: reporter.token });
     expect(diff.body).toEqual([
@@ -207,7 +207,7 @@ describe('repository API', () => {
     const sha = (await site.api(repo('/branches/main'), { as: reporter.token })).body.commit.id;
     const { body: push } = await waitFor(() => receiver.received.find(({ body }) => body.object_kind === 'push' && body.after === sha), { message: 'push hook' });
     expect(push).toMatchObject({ ref: 'refs/heads/main', user_username: developer.username, total_commits_count: 1 });
-    expect(push.commits[0]).toMatchObject({ message: 'hooked\n', added: ['hooked.txt'] });
+    expect(push.commits[0]).toMatchObject({ message: 'hooked', added: ['hooked.txt'] });
     // The first commit of the repository was announced as a new branch.
     expect(receiver.received.some(({ body }) => body.before === BLANK_SHA && body.after === first)).toBe(true);
   });

@@ -8,7 +8,7 @@ import type { SiteContext } from '../../site-context.js';
 import { loadProject, projectOf, requireActor, signedIn } from '../middleware/guards.js';
 import { paramsGuard, valueGuard } from '../middleware/value-guards.js';
 import { paged, sendPage } from '../pagination.js';
-import { date, oneOf, type Reader } from '../params.js';
+import { date, oneOf } from '../params.js';
 import type { Route } from '../routes.js';
 
 /**
@@ -32,22 +32,13 @@ const TARGET_TYPES: Readonly<Record<string, readonly EventTargetType[]>> = {
   epic: ['Epic'],
 };
 
-/** Grape's Date: a calendar date, or a time whose date part is taken; `<name> is invalid` otherwise. */
-function day(): Reader<string | undefined> {
-  const calendar = date();
-  return (raw, name) => {
-    if (typeof raw !== 'string' || !/^\d{4}-\d{2}-\d{2}([T ].*)?$/.test(raw.trim())) return calendar(raw, name);
-    return calendar(raw.trim().slice(0, 10), name);
-  };
-}
-
 const eventFilters = paramsGuard(
   'eventFilters',
   {
     action: oneOf(EVENT_ACTIONS),
     target_type: oneOf(Object.keys(TARGET_TYPES)),
-    before: day(),
-    after: day(),
+    before: date(),
+    after: date(),
     sort: oneOf(['asc', 'desc'] as const),
   },
   (params): EventFilter => ({

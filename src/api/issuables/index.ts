@@ -19,6 +19,7 @@ import { timeTrackingDurationParams, issueCreateParams, issueListParams, issueUp
 import { addIssue, editIssue, listGroupIssues, listMyIssues, listProjectIssues, removeIssue, showIssue } from './issues.js';
 import { labelBodyRef, labelCreateParams, labelHandlers, labelListParams, promoteProjectLabel, promoteRef } from './labels.js';
 import { milestoneCreateParams, milestoneHandlers, milestoneId, milestoneListParams, milestoneUpdateParams, promoteProjectMilestone } from './milestones.js';
+import { addIssueLink, issueLinkCreateParams, issueLinkId, listIssueLinks, removeIssueLink, showIssueLink } from './issue-links.js';
 import { issueNoteRoutes } from './note-routes.js';
 
 const projectLabels = labelHandlers('project');
@@ -58,6 +59,12 @@ export const issuablesRoutes: readonly Route[] = [
   { method: 'get', path: '/projects/:id/issues/:issue_iid/participants', guards: [...oneIssue, paged], handler: listParticipants },
   { method: 'get', path: '/projects/:id/issues/:issue_iid/user_agent_detail', guards: [admin, ...oneIssue], handler: showUserAgentDetail },
   ...issueNoteRoutes,
+
+  // Issue links (GitLab 17's IssueLinks API): every row authenticate!s first (401), as GitLab's does.
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/links', guards: [signedIn, ...oneIssue], handler: listIssueLinks },
+  { method: 'post', path: '/projects/:id/issues/:issue_iid/links', guards: [signedIn, issueIid, issueLinkCreateParams, loadProject(), requireAbility('read_issue'), readableIssue], handler: addIssueLink },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/links/:issue_link_id', guards: [signedIn, issueIid, issueLinkId, loadProject(), requireAbility('read_issue'), readableIssue], handler: showIssueLink },
+  { method: 'delete', path: '/projects/:id/issues/:issue_iid/links/:issue_link_id', guards: [signedIn, issueIid, issueLinkId, loadProject(), requireAbility('read_issue'), readableIssue], handler: removeIssueLink },
 
   { method: 'get', path: '/projects/:id/labels', guards: [signedIn, labelListParams, loadProject()], handler: projectLabels.list },
   { method: 'post', path: '/projects/:id/labels', guards: [signedIn, labelCreateParams, loadProject(), requireAbility('admin_label')], handler: projectLabels.create },

@@ -69,7 +69,8 @@ const ISSUE_PARAMS = {
   due_date: clearable(date()),
   confidential: bool(),
   discussion_locked: bool(),
-  weight: int(),
+  // Empty clears it, as Grape's nil does.
+  weight: clearable(int()),
   created_at: datetime(),
   updated_at: datetime(),
 };

@@ -10,7 +10,7 @@ import { awardHandlers, awardId } from './award-emoji.js';
 import { issueIid, namedIssue } from './issue-guards.js';
 import { awardEmojiParams, discussionNoteUpdateParams, discussionResolveParams, noteCreateParams, noteListParams, noteUpdateParams } from './note-params.js';
 import { noteHandlers, noteId } from './notes.js';
-import { eventId, resourceEventHandlers } from './resource-events.js';
+import { eventId, resourceEventHandlers, weightEventHandlers } from './resource-events.js';
 
 /** One kind of noteable as its routes address it: the path of one, the guards that load it (400, 404), and the noteable they yield. */
 export interface NoteableScope {
@@ -86,10 +86,12 @@ export function noteableRoutes(scope: NoteableScope): Route[] {
 /** An issue the caller may read, as a noteable: `404 Issue Not Found` otherwise, as GitLab's find_noteable answers. */
 const issueAsNoteable = valueGuard('issueNoteable', (_ctx, req) => issueNoteable(projectOf(req), namedIssue.of(req).issue));
 
-/** The notes, discussions and award emoji of issues. */
-export const issueNoteRoutes: readonly Route[] = noteableRoutes({
-  base: '/projects/:id/issues/:issue_iid',
-  load: [issueIid, loadProject(), requireAbility('read_issue'), namedIssue, issueAsNoteable],
-  noteable: issueAsNoteable,
-  resourceEvents: true,
-});
+const issueLoad = [issueIid, loadProject(), requireAbility('read_issue'), namedIssue, issueAsNoteable];
+const weights = weightEventHandlers(issueAsNoteable);
+
+/** The notes, discussions, award emoji and resource events of issues, weight events (issues only) included. */
+export const issueNoteRoutes: readonly Route[] = [
+  ...noteableRoutes({ base: '/projects/:id/issues/:issue_iid', load: issueLoad, noteable: issueAsNoteable, resourceEvents: true }),
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/resource_weight_events', guards: [signedIn, ...issueLoad, paged], handler: weights.list },
+  { method: 'get', path: '/projects/:id/issues/:issue_iid/resource_weight_events/:event_id', guards: [signedIn, eventId, ...issueLoad], handler: weights.show },
+];

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import type { EntityContext } from '../../entities/users.js';
-import { resourceLabelEventView, resourceMilestoneEventView, resourceStateEventView } from '../../entities/resource-events.js';
+import { resourceLabelEventView, resourceMilestoneEventView, resourceStateEventView, resourceWeightEventView } from '../../entities/resource-events.js';
 import type { ResourceEventRelations } from '../../entities/resource-events.js';
 import type { Noteable } from '../../services/issuables/noteables.js';
-import { labelEvents, loadResourceEventRelations, milestoneEvents, stateEvents, type ResourceEventKind } from '../../services/issuables/resource-events.js';
+import { labelEvents, loadResourceEventRelations, milestoneEvents, stateEvents, weightEvents, type ResourceEventKind } from '../../services/issuables/resource-events.js';
 import type { SiteContext } from '../../site-context.js';
 import { pathId, type ValueGuard } from '../middleware/value-guards.js';
 import { paged, sendPage } from '../pagination.js';
@@ -39,3 +39,6 @@ export function resourceEventHandlers(noteable: ValueGuard<Noteable>) {
     state: handlers(stateEvents, resourceStateEventView, noteable),
   };
 }
+
+/** The handlers of an issue's resource weight events. */
+export const weightEventHandlers = (issue: ValueGuard<Noteable>) => handlers(weightEvents, resourceWeightEventView, issue);

@@ -20,6 +20,7 @@ import { mergeRequestMerges } from './0018_merge_request_merges.js';
 import { geoUsedNonces } from './0019_geo_used_nonces.js';
 import { mergeRequestReviewers } from './0020_merge_request_reviewers.js';
 import { approvalRulesAccessTokens } from './0021_approval_rules_access_tokens.js';
+import { issueLinks } from './0022_issue_links.js';
 import { groupSharesBans } from './0023_group_shares_bans.js';
 import { releasesSystemHooks } from './0024_releases_system_hooks.js';
 import { snippets } from './0025_snippets.js';
@@ -29,6 +30,6 @@ import { topicsSearch } from './0027_topics_search.js';
 export const migrations: readonly Migration[] = [
   users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
   mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges,
-  geoUsedNonces, mergeRequestReviewers, approvalRulesAccessTokens, groupSharesBans,
+  geoUsedNonces, mergeRequestReviewers, approvalRulesAccessTokens, issueLinks, groupSharesBans,
   releasesSystemHooks, snippets, topicsSearch,
 ];

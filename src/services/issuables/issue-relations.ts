@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { assigneesOfIssues } from '../../db/tables/issue-assignees.js';
+import { blockingIssuesCounts } from '../../db/tables/issue-links.js';
 import type { IssueRow } from '../../db/tables/issues.js';
 import type { IssueRelations } from '../../entities/issues.js';
 import type { Actor } from '../users/authentication.js';
@@ -8,7 +9,8 @@ import { isIssueSubscribed } from './subscriptions.js';
 
 /**
  * What the issue views need for a page of issues, one query per kind whatever the page size:
- * users, assignees, labels, milestones, project and group paths, user note counts and votes.
+ * users, assignees, labels, milestones, project and group paths, user note counts, votes and
+ * how many open issues each blocks.
  * `withSubscriptions` adds whether the caller follows each issue (the single-issue view).
  */
 export function loadIssueRelations(db: Db, actor: Actor | null, rows: readonly IssueRow[], options: { withSubscriptions?: boolean } = {}): IssueRelations {
@@ -17,6 +19,7 @@ export function loadIssueRelations(db: Db, actor: Actor | null, rows: readonly I
   return {
     ...loadIssuableRelations(db, 'Issue', rows, rows.map((row) => row.project_id), userIds),
     assignees,
+    blockingCounts: blockingIssuesCounts(db, rows.map((row) => row.id)),
     subscribed: options.withSubscriptions && actor ? subscribedIssueIds(db, actor, rows, assignees) : new Set(),
   };
 }

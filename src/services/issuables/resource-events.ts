@@ -6,6 +6,7 @@ import { usersByIds } from '../../db/tables/project-relations.js';
 import { findIssueLabelEvent, issueLabelEventsPage, type ResourceLabelEventRow } from '../../db/tables/resource-label-events.js';
 import { findIssueMilestoneEvent, issueMilestoneEventsPage, type ResourceMilestoneEventRow } from '../../db/tables/resource-milestone-events.js';
 import { findIssueStateEvent, issueStateEventsPage, type ResourceStateEventRow } from '../../db/tables/resource-state-events.js';
+import { findIssueWeightEvent, issueWeightEventsPage, type ResourceWeightEventRow } from '../../db/tables/resource-weight-events.js';
 import type { ResourceEventRelations } from '../../entities/resource-events.js';
 import {
   findMergeRequestLabelEvent,
@@ -52,6 +53,16 @@ export const milestoneEvents: ResourceEventKind<ResourceMilestoneEventRow> = kin
   [mergeRequestMilestoneEventsPage, findMergeRequestMilestoneEvent],
 );
 export const stateEvents: ResourceEventKind<ResourceStateEventRow> = kind([issueStateEventsPage, findIssueStateEvent], [mergeRequestStateEventsPage, findMergeRequestStateEvent]);
+
+/** Weight events exist for issues only (GitLab's ResourceWeightEvents API); the routes name an issue. */
+export const weightEvents: ResourceEventKind<ResourceWeightEventRow> = {
+  page: (db, noteable, page) => issueWeightEventsPage(db, noteable.id, page),
+  one: (db, noteable, id) => {
+    const row = findIssueWeightEvent(db, noteable.id, id);
+    if (!row) throw notFound();
+    return row;
+  },
+};
 
 /** What the views of a page of events need: users, labels, milestones and their owners' paths, one query per kind. */
 export function loadResourceEventRelations(

@@ -5,6 +5,7 @@ import { projectFullPaths, projectsByIds, usersByIds } from '../../db/tables/pro
 import { copyIssueLabelEvents, insertResourceLabelEvent } from '../../db/tables/resource-label-events.js';
 import { copyIssueMilestoneEvents, insertResourceMilestoneEvent } from '../../db/tables/resource-milestone-events.js';
 import { copyIssueStateEvents, insertResourceStateEvent } from '../../db/tables/resource-state-events.js';
+import { copyIssueWeightEvents, insertResourceWeightEvent } from '../../db/tables/resource-weight-events.js';
 import type { UserRow } from '../../db/tables/users.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
@@ -26,7 +27,7 @@ import {
  * The listener that writes an issue's history (issue 14, item 4): GitLab's system notes, in the
  * order its update service writes them (state, title, description, time tracking, lock, due date,
  * milestone, labels, assignees, confidentiality), and the resource_state_events,
- * resource_milestone_events and resource_label_events rows. A new issue gets the notes GitLab's
+ * resource_milestone_events, resource_label_events and resource_weight_events rows. A new issue gets the notes GitLab's
  * create writes (due date, milestone, labels); a moved issue's copy gets none, as GitLab's
  * MoveService creates it with skip_system_notes, and its history comes along instead.
  */
@@ -61,6 +62,9 @@ export function writeIssueHistory(ctx: SiteContext, change: IssueChange): void {
   }
   if (updating && change.assignees) note(assigneesText(db, change.assignees));
   if (updating && changes.confidential) note(issue.confidential === 1 ? 'made the issue confidential' : 'made the issue visible to everyone');
+  // GitLab 17 keeps a weight change as an event only; its "changed weight to" note is drawn from the
+  // event in the UI and never stored, so the notes API does not list it.
+  if (changes.weight) insertResourceWeightEvent(db, { issue_id: issue.id, user_id: userId, weight: issue.weight, created_at: at });
 }
 
 /**
@@ -107,6 +111,7 @@ function recordMove(db: Db, change: IssueChange): void {
   copyIssueLabelEvents(db, change.issue.id, copy.id);
   copyIssueMilestoneEvents(db, change.issue.id, copy.id);
   copyIssueStateEvents(db, change.issue.id, copy.id);
+  copyIssueWeightEvents(db, change.issue.id, copy.id);
   addSystemNote(db, issueNoteable(target, copy), change.actor.id, `moved from ${issueReference(from, target)}`, at);
   addSystemNote(db, issueNoteable(change.project, change.issue), change.actor.id, `moved to ${issueReference(to, change.project)}`, at);
 }

@@ -19,6 +19,7 @@ import { findEpicById, type EpicRow } from '../../db/tables/epics.js';
 import { groupTreeIds, selfAndAncestorGroupIds } from '../../db/tables/groups.js';
 import { assigneeIdsOf } from '../../db/tables/issue-assignees.js';
 import { findIssueById, issuesByIds, type IssueRow } from '../../db/tables/issues.js';
+import { findNamespaceById } from '../../db/tables/namespaces.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { apiError, conflict, notFound } from '../../errors.js';
 import { nowIso } from '../../storage/clock.js';
@@ -65,13 +66,15 @@ export function findEpicIssue(db: Db, epic: EpicRow, id: number): EpicIssue {
 
 /**
  * Puts an issue (by its global id) at the end of the epic (the route checked admin_epic, GITLAB-NOTES
- * 2.6): 404 when it is missing, lives outside the epic's group and its subgroups, or the actor may
- * not read it; 409 when it is already in this epic; an issue of another epic moves here.
+ * 2.6): 404 when it is missing, its project is in no group (GitLab's Issue#supports_epic?), or the
+ * actor may not read it; 409 when it is already in this epic; an issue of another epic moves here.
+ * The issue may belong to any group's project the actor reads, not only the epic's group and its
+ * subgroups, as GitLab 18 allows (10.x answered 404 there).
  */
 export function assignEpicIssue(db: Db, actor: Actor, epic: EpicRow, issueId: number): EpicIssue {
   const issue = findIssueById(db, issueId);
   const project = issue && findProjectById(db, issue.project_id);
-  if (!issue || !project || !groupTreeIds(db, epic.group_id).includes(project.namespace_id)) throw notFound();
+  if (!issue || !project || findNamespaceById(db, project.namespace_id)?.kind !== 'group') throw notFound();
   if (!canReadIssue(db, actor, project, { ...issue, assigneeIds: assigneeIdsOf(db, issue.id) })) throw notFound();
   return inTransaction(db, () => {
     const existing = findEpicIssueOfIssue(db, issue.id);

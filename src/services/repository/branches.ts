@@ -4,10 +4,10 @@ import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
 import { GitError } from '../../git/cli.js';
 import type { SiteContext } from '../../site-context.js';
 import type { Actor } from '../users/authentication.js';
-import { notifyPush } from './commit-writer.js';
+import { notifyPush, writeCommit } from './commit-writer.js';
 import { readCommit, readCommits } from '../../git/commit-log.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
-import { branchCommit, branchesMergedInto, headsMergedInto, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
+import { branchCommit, branchesMergedInto, headsMergedInto, isEmptyRepository, isValidBranchName, listBranchHeads, resolveCommit } from '../../git/refs.js';
 import { BLANK_SHA } from '../../git/object-names.js';
 import { branchProtection, refChangeRefusal, refPolicyFor, type RefPolicy } from './ref-policy.js';
 import { assertUnmodifiedSince } from '../unmodified-since.js';
@@ -60,10 +60,17 @@ export async function getBranch(ctx: SiteContext, project: ProjectRow, actor: Ac
 /**
  * Creates a branch at any ref (branch, tag or sha). Creating a branch a protected row covers
  * needs the right to push there, as GitLab's hooks check an API ref change (400 with the hook's message).
+ * In an empty repository the default branch is made first with an empty README.md (GitLab 17's
+ * Branches::CreateService#create_default_branch), so the new branch has a commit to start from;
+ * unlike GitLab, an invalid branch name is refused before that commit is written.
  */
 export async function createBranch(ctx: SiteContext, project: ProjectRow, actor: Actor, name: string, ref: string): Promise<BranchRecord> {
   const repository = repositoryOf(ctx, project);
   if (!(await isValidBranchName(name))) throw badRequest('Branch name is invalid');
+  if (await isEmptyRepository(repository)) {
+    const readme = { action: 'create' as const, filePath: 'README.md', content: Buffer.alloc(0) };
+    await writeCommit(ctx, project, actor, { branch: project.default_branch, message: 'Add README.md', actions: [readme] });
+  }
   if (await branchCommit(repository, name)) throw badRequest('Branch already exists');
   const sha = await resolveCommit(repository, ref);
   if (!sha) throw badRequest('Invalid reference name');

@@ -90,7 +90,8 @@ export async function writeCommit(ctx: SiteContext, project: ProjectRow, actor: 
       GIT_COMMITTER_NAME: user.name,
       GIT_COMMITTER_EMAIL: user.email,
     };
-    const sha = (await git(repository, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', request.message], { env: identity })).stdout.trim();
+    // The message from stdin, exactly as given: `-m` would add a newline GitLab's commits do not have.
+    const sha = (await git(repository, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-F', '-'], { env: identity, input: request.message })).stdout.trim();
     try {
       await git(repository, ['update-ref', '-m', `geoforge: commit by ${user.username}`, `refs/heads/${branch}`, sha, current ?? BLANK_SHA]);
     } catch (error) {
