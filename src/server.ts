@@ -41,6 +41,7 @@ import { settleMergeRequestWork } from './services/merge-requests/background.js'
 import { settleHousekeeping } from './services/repository/housekeeping.js';
 import { closeObjectReaders } from './git/object-reader.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
+import { applicationSettings, assertSettingsDefaults } from './services/administration/application-settings.js';
 
 export interface Site {
   /** The context of the role the site runs with now (a promotion replaces it). */
@@ -76,6 +77,7 @@ interface SiteBase {
  * else from the configuration; a promotion or demotion rebuilds the role's part in place.
  */
 export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
+  assertSettingsDefaults(config);
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
   // Merges run `git merge-tree --write-tree` (git >= 2.38): an older git stops the boot with a
@@ -136,7 +138,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   app.set('query parser', parseQuery);
   app.use(securityHeaders());
   // Before authentication: a flood of requests, valid credentials or not, costs a map lookup each.
-  app.use(rateLimit(config.rateLimit));
+  app.use(rateLimit(effective.rateLimit.exemptLoopback, () => applicationSettings(current.ctx.db, current.ctx.config)));
   app.use((req, res, next) => current.handler(req, res, next));
 
   return {
@@ -192,6 +194,8 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
   const { log } = base;
   // A fenced primary writes nothing (its last event must stay its last): no resumed imports, no root upkeep.
   const writes = config.role === 'primary' && !base.fence.fenced();
+  // Read at each delivery and import: an admin may change it at run time.
+  const allowLocal = () => applicationSettings(ctx.db, config).allow_local_requests_from_web_hooks_and_services;
   const ctx: SiteContext = {
     config,
     db,
@@ -199,8 +203,11 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     metrics: base.metrics,
     externalUrl,
     nodeName: nodeName ?? externalUrl,
-    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log, allowLocalRequests: config.allowLocalRequests }),
-    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: config.allowLocalRequests }),
+    get gravatarEnabled() {
+      return applicationSettings(ctx.db, config).gravatar_enabled;
+    },
+    webhooks: new HookQueue({ role: config.role, db: () => ctx.db, log, allowLocalRequests: allowLocal }),
+    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: allowLocal }),
     fence: base.fence,
     switchRole: base.switchRole,
   };

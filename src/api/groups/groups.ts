@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { applicationSettings } from '../../services/administration/application-settings.js';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import { group, groupDetail, type GroupStatistics } from '../../entities/groups.js';
 import { projectView } from '../../entities/projects.js';
@@ -61,12 +62,12 @@ export function showGroup(ctx: SiteContext, req: Request, res: Response): void {
 export function addGroup(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
   const input = groupCreateParams.of(req) as GroupInput & { name: string; path: string };
-  sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input)));
+  sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input, applicationSettings(ctx.db, ctx.config))));
 }
 
 export function editGroup(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
-  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), groupEditParams.of(req))));
+  sendJson(res, 200, groupDetailOf(ctx, actor, updateGroup(ctx.db, actor, groupOf(req), groupEditParams.of(req), applicationSettings(ctx.db, ctx.config))));
 }
 
 export async function removeGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {

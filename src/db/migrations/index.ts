@@ -18,9 +18,10 @@ import { settings } from './0016_settings.js';
 import { geoFailover } from './0017_geo_failover.js';
 import { mergeRequestMerges } from './0018_merge_request_merges.js';
 import { geoUsedNonces } from './0019_geo_used_nonces.js';
+import { siteAdministration } from './0026_site_administration.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
 export const migrations: readonly Migration[] = [
   users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
-  mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges, geoUsedNonces,
+  mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges, geoUsedNonces, siteAdministration,
 ];

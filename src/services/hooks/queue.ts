@@ -31,8 +31,8 @@ export interface HookQueueOptions {
   readonly maxAttempts?: number;
   readonly retry?: RetryPolicy;
   readonly random?: () => number;
-  /** Deliver to loopback, link-local and private addresses too (GitLab's allow_local_requests_from_web_hooks_and_services). */
-  readonly allowLocalRequests?: boolean;
+  /** Deliver to loopback, link-local and private addresses too (GitLab's allow_local_requests_from_web_hooks_and_services), asked at each delivery. */
+  readonly allowLocalRequests?: () => boolean;
 }
 
 /** GitLab 10.x's WebHookWorker retried 4 times through Sidekiq; we make 4 attempts in all, minutes apart. */
@@ -68,7 +68,7 @@ export class HookQueue {
       random: options.random ?? Math.random,
     };
     // The lookup checks each resolved address, and the socket connects to the one it checked.
-    const connect = { timeout: this.settings.timeoutMs, lookup: guardedLookup(options.allowLocalRequests ?? false) };
+    const connect = { timeout: this.settings.timeoutMs, lookup: guardedLookup(() => options.allowLocalRequests?.() ?? false) };
     this.agents = { verify: new Agent({ connect }), lenient: new Agent({ connect: { ...connect, rejectUnauthorized: false } }) };
   }
 
@@ -171,7 +171,7 @@ export class HookQueue {
       dispatcher: row.enable_ssl_verification ? this.agents.verify : this.agents.lenient,
       timeoutMs: this.settings.timeoutMs,
       cancel: this.cancel.signal,
-      allowLocal: this.options.allowLocalRequests ?? false,
+      allowLocal: this.options.allowLocalRequests?.() ?? false,
     });
     const cancelled = this.cancel.signal.aborted && result.status === null;
     const retry = !cancelled && result.retryable && attempt < this.settings.maxAttempts;
