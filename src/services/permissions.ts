@@ -523,3 +523,12 @@ export function canUseDeployKey(db: Db, actor: Actor, key: DeployKeyRef): boolea
 export function canRetitleDeployKey(actor: Actor, key: DeployKeyRef): boolean {
   return isAdmin(actor) || (key.public === 0 && key.user_id === actor.user.id);
 }
+
+/**
+ * GitLab's request_access: the group or project takes access requests (request_access_enabled) and
+ * the actor has no access to it through a membership yet (admins have all access).
+ */
+export function canRequestAccess(db: Db, actor: Actor, source: { kind: 'group'; group: GroupRef & { request_access_enabled: number } } | { kind: 'project'; project: ProjectRef & { request_access_enabled: number } }): boolean {
+  if (source.kind === 'group') return source.group.request_access_enabled === 1 && groupAccess(db, actor, source.group) === ACCESS.none;
+  return source.project.request_access_enabled === 1 && projectAccess(db, actor, source.project) === ACCESS.none;
+}

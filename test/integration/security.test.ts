@@ -50,10 +50,10 @@ describe('the local network is off limits to outbound requests by default', () =
     await expect(resolveOutboundAddress(new URL('http://localhost:1/'), false)).rejects.toThrow(/local network/);
     await expect(resolveOutboundAddress(new URL('http://2130706433/'), false)).rejects.toThrow(/local network/);
     expect(await resolveOutboundAddress(new URL('http://localhost:1/'), true)).toMatchObject({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) });
-    const lookup = guardedLookup(false);
+    const lookup = guardedLookup(() => false);
     const error = await new Promise<Error | null>((resolve) => lookup('localhost', {}, (failure) => resolve(failure)));
     expect(error?.message).toMatch(/Requests to the local network are not allowed \(localhost is/);
-    const allowed = guardedLookup(true);
+    const allowed = guardedLookup(() => true);
     const address = await new Promise<string>((resolve, reject) => allowed('localhost', {}, (failure, got) => (failure ? reject(failure) : resolve(got as string))));
     expect(isLocalAddress(address)).toBe(true);
   });
