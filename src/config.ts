@@ -36,10 +36,15 @@ export interface Config {
   /**
    * System hooks may reach loopback, link-local and private addresses (GitLab's
    * allow_local_requests_from_system_hooks, on by default there too: an admin configured them).
-   * Read through services/hooks/system-hook-network.ts.
+   * The default of the application setting of that name (services/administration/application-settings.ts).
    */
   readonly allowLocalRequestsFromSystemHooks: boolean;
   readonly rateLimit: RateLimitConfig;
+  /**
+   * Defaults of GitLab's application settings under their GitLab names (`signup_enabled`,
+   * `default_project_visibility`, ...); PUT /application/settings overrides them at run time.
+   */
+  readonly applicationSettings: Readonly<Record<string, unknown>>;
 }
 
 /** Replication timings; the defaults suit production, tests shorten them. */
@@ -111,6 +116,7 @@ export const defaults: Config = {
   allowLocalRequests: false,
   allowLocalRequestsFromSystemHooks: true,
   rateLimit: { authenticated: 2000, unauthenticated: 500, periodSeconds: 60, exemptLoopback: false },
+  applicationSettings: {},
   geo: {
     heartbeatSeconds: 5,
     statusIntervalSeconds: 10,
@@ -181,6 +187,7 @@ const settings = {
   rateLimitUnauthenticated: 'GEOFORGE_RATE_LIMIT_UNAUTHENTICATED',
   rateLimitPeriodSeconds: 'GEOFORGE_RATE_LIMIT_PERIOD_SECONDS',
   rateLimitExemptLoopback: 'GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK',
+  applicationSettings: 'GEOFORGE_APPLICATION_SETTINGS',
 } as const;
 
 type Key = keyof typeof settings;
@@ -244,6 +251,21 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     if (got.value === false || got.value === 'false') return false;
     throw new ConfigError(`${got.name}: expected true or false, got ${JSON.stringify(got.value)}`);
   };
+  /** A JSON object: in the file as one, in the environment as its JSON text. */
+  const object = (key: Key): Readonly<Record<string, unknown>> => {
+    const got = pick(key);
+    if (!got) return {};
+    let value = got.value;
+    if (typeof value === 'string') {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        throw new ConfigError(`${got.name}: expected a JSON object, got ${JSON.stringify(got.value)}`);
+      }
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`${got.name}: expected a JSON object, got ${JSON.stringify(got.value)}`);
+    return Object.freeze({ ...(value as Record<string, unknown>) });
+  };
   const port = readPort(pick('port'));
   const role = oneOf('role', ['primary', 'secondary'] as const, defaults.role);
   const primaryUrl = url('primaryUrl');
@@ -283,6 +305,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       periodSeconds: count('rateLimitPeriodSeconds', defaults.rateLimit.periodSeconds, 1, 86_400),
       exemptLoopback: flag('rateLimitExemptLoopback', defaults.rateLimit.exemptLoopback),
     },
+    applicationSettings: object('applicationSettings'),
     geo: {
       heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
       statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),

@@ -31,7 +31,6 @@ import { registerSiteGauges } from './observability/site-gauges.js';
 import { ensureRoot } from './services/users/ensure-root.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
-import { allowLocalRequestsFromSystemHooks } from './services/hooks/system-hook-network.js';
 import { Fence } from './geo/fence.js';
 import { readRoleState, resolveRole } from './geo/role-state.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
@@ -44,6 +43,7 @@ import { settleMergeRequestWork } from './services/merge-requests/background.js'
 import { settleHousekeeping } from './services/repository/housekeeping.js';
 import { closeObjectReaders } from './git/object-reader.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
+import { applicationSettings, assertSettingsDefaults } from './services/administration/application-settings.js';
 
 export interface Site {
   /** The context of the role the site runs with now (a promotion replaces it). */
@@ -79,6 +79,7 @@ interface SiteBase {
  * else from the configuration; a promotion or demotion rebuilds the role's part in place.
  */
 export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
+  assertSettingsDefaults(config);
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
   // Merges run `git merge-tree --write-tree` (git >= 2.38): an older git stops the boot with a
@@ -139,7 +140,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   app.set('query parser', parseQuery);
   app.use(securityHeaders());
   // Before authentication: a flood of requests, valid credentials or not, costs a map lookup each.
-  app.use(rateLimit(config.rateLimit));
+  app.use(rateLimit(effective.rateLimit.exemptLoopback, () => applicationSettings(current.ctx.db, current.ctx.config)));
   app.use((req, res, next) => current.handler(req, res, next));
 
   return {
@@ -195,6 +196,8 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
   const { log } = base;
   // A fenced primary writes nothing (its last event must stay its last): no resumed imports, no root upkeep.
   const writes = config.role === 'primary' && !base.fence.fenced();
+  // Read at each delivery and import: an admin may change it at run time.
+  const allowLocal = () => applicationSettings(ctx.db, config).allow_local_requests_from_web_hooks_and_services;
   const ctx: SiteContext = {
     config,
     db,
@@ -202,14 +205,17 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     metrics: base.metrics,
     externalUrl,
     nodeName: nodeName ?? externalUrl,
+    get gravatarEnabled() {
+      return applicationSettings(ctx.db, config).gravatar_enabled;
+    },
     webhooks: new HookQueue({
       role: config.role,
       db: () => ctx.db,
       log,
-      allowLocalRequests: config.allowLocalRequests,
-      allowLocalRequestsFromSystemHooks: () => allowLocalRequestsFromSystemHooks(config),
+      allowLocalRequests: allowLocal,
+      allowLocalRequestsFromSystemHooks: () => applicationSettings(ctx.db, config).allow_local_requests_from_system_hooks,
     }),
-    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: config.allowLocalRequests }),
+    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: allowLocal }),
     fence: base.fence,
     switchRole: base.switchRole,
   };

@@ -15,6 +15,8 @@ export interface SiteContext {
   readonly metrics: SiteMetrics;
   /** Base of every absolute URL; known once the site listens (port 0 in tests). */
   externalUrl: string;
+  /** The application setting gravatar_enabled, read at each use (entities take it with externalUrl). */
+  readonly gravatarEnabled: boolean;
   /** This site's Geo node name (GEOFORGE_NODE_NAME, else the external URL); known once the site listens. */
   nodeName: string;
   /** Webhook deliveries: the one way events leave the site (services/hooks/fire.ts); idle on a secondary. */

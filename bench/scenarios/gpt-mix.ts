@@ -1,3 +1,4 @@
+import { applicationSettings } from '../../src/services/administration/application-settings.js';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -172,7 +173,7 @@ export const gptMix: Scenario = {
       const issues = await seedIssueProject(site);
       const root = findUserById(site.db, 1)!;
       const rootActor = { user: root, via: 'personal_access_token' as const, scopes: ['api'], sudoFrom: null };
-      const group = createGroup(site.db, rootActor, { name: 'GPT', path: 'gpt', visibility: 'public' });
+      const group = createGroup(site.db, rootActor, { name: 'GPT', path: 'gpt', visibility: 'public' }, applicationSettings(site.db, site.ctx.config));
       for (let n = 0; n < 20; n++) {
         await createProject(site.ctx, { actor: rootActor, creatorId: root.id, namespace: group }, { name: `gpt-${n}`, visibility: 'public' });
       }

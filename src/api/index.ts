@@ -1,3 +1,4 @@
+import { administrationRoutes } from './administration/index.js';
 import { ciRoutes } from './ci/index.js';
 import type { ReadRouting } from './geo/read-routing.js';
 import { groupsRoutes } from './groups/index.js';
@@ -48,5 +49,6 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...searchRoutes(reads),
     ...releasesRoutes(reads),
     ...snippetsRoutes(reads),
+    ...administrationRoutes,
   ];
 }

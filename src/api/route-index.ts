@@ -90,6 +90,18 @@ export const PUBLIC_ROUTES: Readonly<Record<string, string>> = {
   'get /snippets/:id': 'a snippet visible to the caller',
   'get /snippets/:id/raw': 'a snippet visible to the caller',
   'get /snippets/:id/files/:ref/:file_path/raw': 'a snippet visible to the caller',
+  // broadcast_messages.rb has no authenticate! on its reads: every page shows the banners.
+  'get /broadcast_messages': 'broadcast messages, read by anyone',
+  'get /broadcast_messages/:id': 'a broadcast message, read by anyone',
+  // templates.rb has no authenticate!: templates are public texts.
+  'get /templates/licenses': 'license templates',
+  'get /templates/licenses/:name': 'a license template',
+  'get /templates/gitignores': 'gitignore templates (none)',
+  'get /templates/gitignores/:name': 'a gitignore template (none)',
+  'get /templates/dockerfiles': 'Dockerfile templates (none)',
+  'get /templates/dockerfiles/:name': 'a Dockerfile template (none)',
+  'get /templates/gitlab_ci_ymls': '.gitlab-ci.yml templates (none)',
+  'get /templates/gitlab_ci_ymls/:name': 'a .gitlab-ci.yml template (none)',
 };
 
 const AUTHORIZING = /^(signedIn|admin|loadProject\(|loadGroup\(|requireAbility\()/;

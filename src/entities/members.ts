@@ -1,4 +1,5 @@
 import type { MemberRow, UserMembershipRow } from '../db/tables/members.js';
+import type { UserRow } from '../db/tables/users.js';
 import { userBasic, type EntityContext } from './users.js';
 
 /** Member: UserBasic plus the membership's level and expiry; `id` is the user's id, as in GitLab. */
@@ -13,3 +14,7 @@ export const membership = (row: UserMembershipRow) => ({
   source_type: row.source_type,
   access_level: row.access_level,
 });
+/** AccessRequester: UserBasic plus when the user asked. */
+export function accessRequester(row: UserRow & { requested_at: string }, ctx: EntityContext) {
+  return Object.assign(userBasic(row, ctx), { requested_at: row.requested_at });
+}

@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { IdentityRow, UserRow } from '../db/tables/users.js';
 import { flag, isoTime } from './column-values.js';
 
 export interface EntityContext {
   readonly externalUrl: string;
+  /** The application setting gravatar_enabled: a user without an avatar shows their Gravatar. */
+  readonly gravatarEnabled?: boolean;
 }
 
 /** The state clients see: an LDAP block shows as `blocked` (decision 11), a ban as `banned`. */
@@ -10,7 +13,13 @@ export const visibleState = (user: Pick<UserRow, 'state' | 'banned_at'>): 'activ
   user.banned_at ? 'banned' : user.state === 'active' ? 'active' : 'blocked';
 
 function avatarUrl(user: UserRow, ctx: EntityContext): string | null {
-  return user.avatar_path ? `${ctx.externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar_path)}` : null;
+  if (user.avatar_path) return `${ctx.externalUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatar_path)}`;
+  return ctx.gravatarEnabled ? gravatarUrl(user.email) : null;
+}
+
+/** Gravatar's URL for an email (its SHA-256, as GitLab 16+ sends), at GitLab's size and identicon fallback. */
+function gravatarUrl(email: string): string {
+  return `https://www.gravatar.com/avatar/${createHash('sha256').update(email.trim().toLowerCase()).digest('hex')}?s=80&d=identicon`;
 }
 
 /** UserBasic: the summary embedded everywhere and the non-admin list view. */

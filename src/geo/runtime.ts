@@ -1,4 +1,5 @@
 import { syncCaptureTriggers } from '../db/capture.js';
+import { forgetApplicationSettings } from '../services/administration/application-settings.js';
 import { inTransaction, openDatabase, prepare, type Db } from '../db/connection.js';
 import { migrate } from '../db/migrate.js';
 import type { SiteContext } from '../site-context.js';
@@ -192,7 +193,9 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
         }
         blobs.afterSwap();
       },
-      onApplied: (cursor, blobEvents) => {
+      onApplied: (cursor, blobEvents, tables) => {
+        // Settings are read from memory on every request: a replicated change must reach them.
+        if (tables.has('application_settings')) forgetApplicationSettings(ctx.db);
         waiter.applied(cursor.lastEventId);
         // Row events alone add no registry work: waking the scheduler for each would cost a claim per batch.
         if (blobEvents) blobs.onApplied();

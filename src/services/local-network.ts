@@ -5,8 +5,8 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Outbound requests a site makes for its users (webhooks, imports) must not reach the site's own
  * network: loopback, link-local (cloud metadata at 169.254.169.254), private, shared and
- * unspecified ranges. GitLab's `allow_local_requests_from_web_hooks_and_services` lifts that; here
- * the config's allowLocalRequests. A DNS name is resolved once and the checked address is the one
+ * unspecified ranges. the application setting `allow_local_requests_from_web_hooks_and_services` lifts
+ * that (its default: the config's allowLocalRequests). A DNS name is resolved once and the checked address is the one
  * connected to (no second lookup an attacker's DNS could answer differently).
  */
 const LOCAL = new BlockList();
@@ -86,13 +86,13 @@ export async function resolveOutboundAddress(url: URL, allowLocal: boolean): Pro
  * connects to exactly the address checked here. IP literals never reach a lookup, so callers
  * check those with assertOutboundUrl first.
  */
-export function guardedLookup(allowLocal: boolean): typeof dnsLookup {
+export function guardedLookup(allowLocal: () => boolean): typeof dnsLookup {
   const guarded = (hostname: string, options: unknown, callback: unknown) => {
     const done = (typeof options === 'function' ? options : callback) as (error: Error | null, address?: string | LookupAddress[], family?: number) => void;
     const opts = (typeof options === 'object' && options !== null ? options : {}) as { all?: boolean };
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
       if (error) return done(error);
-      const local = allowLocal ? undefined : addresses.find((entry) => isLocalAddress(entry.address));
+      const local = allowLocal() ? undefined : addresses.find((entry) => isLocalAddress(entry.address));
       if (local) return done(refusal(hostname, local.address));
       if (!addresses.length) return done(new Error(`${hostname}: no address`));
       if (opts.all) return done(null, addresses);

@@ -639,3 +639,12 @@ export function readableSnippets(actor: Actor | null): SqlCondition {
     params: { user: actor.user.id, today: today() },
   };
 }
+
+/**
+ * GitLab's request_access: the group or project takes access requests (request_access_enabled) and
+ * the actor has no access to it through a membership yet (admins have all access).
+ */
+export function canRequestAccess(db: Db, actor: Actor, source: { kind: 'group'; group: GroupRef & { request_access_enabled: number } } | { kind: 'project'; project: ProjectRef & { request_access_enabled: number } }): boolean {
+  if (source.kind === 'group') return source.group.request_access_enabled === 1 && groupAccess(db, actor, source.group) === ACCESS.none;
+  return source.project.request_access_enabled === 1 && projectAccess(db, actor, source.project) === ACCESS.none;
+}

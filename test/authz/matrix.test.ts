@@ -122,6 +122,9 @@ const managesGroupTokens = (caller: Caller) => isAdmin(caller) || caller.level >
  * matrix expects them by name, so that a change shows here. Keyed by `method path` or by a pattern.
  */
 const HANDLER_RULES: Record<string, (caller: Caller, subject: Subject) => 400 | 401 | 403 | 404 | null> = {
+  // Members::RequestAccessService: the worlds' groups and projects keep request_access_enabled off, so nobody may ask (403).
+  'post /groups/:id/access_requests': () => 403,
+  'post /projects/:id/access_requests': () => 403,
   // The world's token ids are not the callers' own: another user's token is a 401 to non-admins (README, personal access tokens).
   'get /personal_access_tokens/:id': (caller) => (caller.admin ? null : 401),
   // personal_access_tokens.rb: RevokeService refuses another user's token to a non-admin, and the API answers bad_request! (400).
@@ -305,6 +308,13 @@ const NAMED: Record<string, { status: number; reason: string }> = {
   'post /groups/:id/ldap_sync': { status: 404, reason: 'ee ldap_group_sync: 404 without an LDAP server configured' },
   'delete /groups/:id/ldap_group_links/:cn': { status: 404, reason: 'ee ldap_group_links: no such link' },
   'delete /groups/:id/ldap_group_links/:provider/:cn': { status: 404, reason: 'ee ldap_group_links: no such link' },
+  'put /groups/:id/access_requests/:user_id/approve': { status: 404, reason: "access_requests.rb: requesters.find_by! answers '404 Not found' (the world's member is a member, with no pending request)" },
+  'put /projects/:id/access_requests/:user_id/approve': { status: 404, reason: "access_requests.rb: requesters.find_by!, as above" },
+  'delete /groups/:id/access_requests/:user_id': { status: 404, reason: "access_requests.rb: requesters.find_by!, as above" },
+  'delete /projects/:id/access_requests/:user_id': { status: 404, reason: "access_requests.rb: requesters.find_by!, as above" },
+  'get /templates/gitignores/:name': { status: 404, reason: "templates.rb: not_found!('gitignore'): no package in node_modules ships gitignore templates" },
+  'get /templates/dockerfiles/:name': { status: 404, reason: "templates.rb: not_found!('dockerfile'), as above" },
+  'get /templates/gitlab_ci_ymls/:name': { status: 404, reason: "templates.rb: not_found!('gitlab_ci_yml'), as above" },
   'put /projects/:id/merge_requests/:merge_request_iid/merge': { status: 409, reason: "merge_requests.rb: 'SHA does not match HEAD of source branch' (the body's sha is stale on purpose, so the world's merge request stays open)" },
   'put /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { status: 406, reason: "GitLab 10.x's API docs and the SPEC: 406 when the merge request is not set to merge when the pipeline succeeds" },
   'post /projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds': { status: 406, reason: 'SPEC: 406, as above' },
@@ -393,6 +403,8 @@ const memberValues: Record<string, string> = {};
 let otherTokenId = '';
 /** Another user's token for the rotate cells (rotation revokes it, so it is not the one the revoke cells use). */
 let rotatedTokenId = '';
+/** A broadcast message for GET, PUT and DELETE /broadcast_messages/:id. */
+let broadcastId = '';
 
 /** Minimal valid bodies, by `method path` pattern, so an allowed write reaches success (`n` makes names unique). */
 const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number; extra: Record<string, string> }) => Record<string, unknown> | Promise<Record<string, unknown>>][] = [
@@ -400,6 +412,8 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^post \/topics$/, (n) => ({ name: `matrix-topic-${n}`, title: `Topic ${n}` })],
   // issues, notes, discussions, awards (issues.rb, notes.rb, discussions.rb, award_emoji.rb)
   [/^post \/projects\/:id\/issues$/, (n) => ({ title: `Issue ${n}` })],
+  [/^post \/broadcast_messages$/, (n) => ({ message: `Broadcast ${n}` })],
+  [/^post \/markdown$/, (n) => ({ text: `**Markdown ${n}** #1` })],
   [/^put \/projects\/:id\/issues\/:issue_iid$/, (n) => ({ description: `edited ${n}` })],
   [/^post .*\/(time_estimate|add_spent_time)$/, () => ({ duration: '1h' })],
   [/^post .*\/(notes|discussions|discussions\/:discussion_id\/notes)$/, (n) => ({ body: `note ${n}` })],
@@ -546,6 +560,10 @@ function urlFor(route: RouteEntry, caller: Caller, visibility: Visibility, confi
     if (name === 'provider' && path.startsWith('/users/')) return memberValues.provider;
     if (path.startsWith('/namespaces/') && name === 'id') return String(world.group.id);
     if (/^\/(projects|groups)\/:id\/share\/:group_id$/.test(path) && name === 'group_id') return String(shareGroupId);
+    if (path === '/projects/:id/share/:group_id' && name === 'group_id') return String(shareGroupId);
+    if (path === '/broadcast_messages/:id') return broadcastId;
+    if (path.includes('/templates/') && name === 'type') return 'licenses';
+    if (path.includes('/templates/') && name === 'name') return 'mit';
     if (path.startsWith('/groups/') && (name === 'hook_id' || name === 'badge_id')) return extra[`group_${name}`];
     if (path.startsWith('/hooks/') && name === 'hook_id') return systemHookId;
     if (name === 'key_id' && path.includes('/deploy_keys/')) return extra.deploy_key_id;
@@ -764,6 +782,7 @@ beforeAll(async () => {
   const tokenOwner = await createUser(site);
   otherTokenId = String((await adminPost(`/users/${tokenOwner.id}/personal_access_tokens`, { name: 'other', scopes: ['api'] })).id);
   rotatedTokenId = String((await adminPost(`/users/${tokenOwner.id}/personal_access_tokens`, { name: 'rotated', scopes: ['api'] })).id);
+  broadcastId = String((await adminPost('/broadcast_messages', { message: 'matrix' })).id);
   // An external identity for DELETE /users/:id/identities/:provider (users.rb update sets one from provider and extern_uid).
   memberValues.provider = 'ldapmain';
   const identity = await site.api(`/users/${member.id}`, { method: 'PUT', body: { provider: memberValues.provider, extern_uid: `uid=${member.username},dc=example` } });

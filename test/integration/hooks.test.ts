@@ -436,7 +436,7 @@ describe('the delivery engine', () => {
   const engine = (role: 'primary' | 'secondary', database = db) => {
     // A generous delivery timeout: on a loaded machine a local answer can take seconds, and a timed-out
     // attempt would count as one more failure than the receiver answered (these tests count attempts).
-    const queue = new HookQueue({ role, db: () => database, log, allowLocalRequests: true, retry: { baseMs: 20, capMs: 200 }, timeoutMs: 15_000 });
+    const queue = new HookQueue({ role, db: () => database, log, allowLocalRequests: () => true, retry: { baseMs: 20, capMs: 200 }, timeoutMs: 15_000 });
     queues.push(queue);
     queue.start();
     return queue;
@@ -518,7 +518,7 @@ describe('the delivery engine', () => {
     try {
       const lenient = hook({ url: receiver.url, enable_ssl_verification: false });
       const strict = hook({ url: `${receiver.url}?strict`, enable_ssl_verification: true });
-      const queue = new HookQueue({ role: 'primary', db: () => db, log, allowLocalRequests: true, maxAttempts: 1, timeoutMs: 2000 });
+      const queue = new HookQueue({ role: 'primary', db: () => db, log, allowLocalRequests: () => true, maxAttempts: 1, timeoutMs: 2000 });
       queues.push(queue);
       queue.start();
       fireProjectHooks({ db, webhooks: queue }, { id: projectId }, 'push', {});

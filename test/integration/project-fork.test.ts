@@ -218,7 +218,7 @@ describe('project forks and imports', () => {
       await writeFile(path.join(stagingRepositoryPath(site.dataDir, id), 'HEAD'), 'garbage');
       site.site.db.prepare("UPDATE projects SET import_status = 'started' WHERE id = ?").run(id);
 
-      const worker = new ProjectImportWorker({ role: 'primary', db: () => site.site.db, dataDir: site.dataDir, log: createLogger('silent'), allowLocalRequests: true });
+      const worker = new ProjectImportWorker({ role: 'primary', db: () => site.site.db, dataDir: site.dataDir, log: createLogger('silent'), allowLocalRequests: () => true });
       worker.start();
       try {
         expect(await settled(id)).toMatchObject({ import_status: 'finished' });
@@ -228,7 +228,7 @@ describe('project forks and imports', () => {
         await worker.stop();
       }
       // A secondary never runs imports.
-      const secondary = new ProjectImportWorker({ role: 'secondary', db: () => site.site.db, dataDir: site.dataDir, log: createLogger('silent'), allowLocalRequests: true });
+      const secondary = new ProjectImportWorker({ role: 'secondary', db: () => site.site.db, dataDir: site.dataDir, log: createLogger('silent'), allowLocalRequests: () => true });
       expect(secondary.runs).toBe(false);
     });
   });

@@ -50,10 +50,10 @@ describe('the local network is off limits to outbound requests by default', () =
     await expect(resolveOutboundAddress(new URL('http://localhost:1/'), false)).rejects.toThrow(/local network/);
     await expect(resolveOutboundAddress(new URL('http://2130706433/'), false)).rejects.toThrow(/local network/);
     expect(await resolveOutboundAddress(new URL('http://localhost:1/'), true)).toMatchObject({ address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) });
-    const lookup = guardedLookup(false);
+    const lookup = guardedLookup(() => false);
     const error = await new Promise<Error | null>((resolve) => lookup('localhost', {}, (failure) => resolve(failure)));
     expect(error?.message).toMatch(/Requests to the local network are not allowed \(localhost is/);
-    const allowed = guardedLookup(true);
+    const allowed = guardedLookup(() => true);
     const address = await new Promise<string>((resolve, reject) => allowed('localhost', {}, (failure, got) => (failure ? reject(failure) : resolve(got as string))));
     expect(isLocalAddress(address)).toBe(true);
   });
@@ -223,5 +223,56 @@ describe('rate limits', () => {
   it('is off for loopback in test sites and by setting', () => {
     expect(defaults.rateLimit.exemptLoopback).toBe(false);
     expect(defaults.allowLocalRequests).toBe(false);
+  });
+});
+
+describe('application settings govern the throttles and the local-network rule at run time', () => {
+  let site: TestSite;
+  let owner: TestUser;
+  beforeAll(async () => {
+    site = await startSite({ allowLocalRequests: false, rateLimit: { authenticated: 1000, unauthenticated: 1000, periodSeconds: 60, exemptLoopback: false } });
+    owner = await createUser(site);
+  });
+  afterAll(() => site.stop());
+
+  it('throttle_* settings: the config is the default, a PUT changes the budget and turns a throttle off', async () => {
+    const settings = await site.api('/application/settings');
+    expect(settings.body).toMatchObject({
+      throttle_authenticated_api_enabled: true,
+      throttle_authenticated_api_requests_per_period: 1000,
+      throttle_authenticated_api_period_in_seconds: 60,
+      throttle_unauthenticated_api_enabled: true,
+      throttle_unauthenticated_api_requests_per_period: 1000,
+      allow_local_requests_from_web_hooks_and_services: false,
+    });
+    await site.api('/application/settings', { method: 'PUT', body: { throttle_unauthenticated_api_requests_per_period: 2, throttle_unauthenticated_api_period_in_seconds: 3600 } });
+    const anonymous = [];
+    for (let i = 0; i < 3; i++) anonymous.push((await site.api('/projects', { as: null })).status);
+    expect(anonymous).toEqual([200, 200, 429]);
+    const limited = await site.api('/projects', { as: null });
+    expect(limited.headers['ratelimit-name']).toBe('throttle_unauthenticated_api');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(60);
+    await site.api('/application/settings', { method: 'PUT', body: { throttle_unauthenticated_api_enabled: false } });
+    expect((await site.api('/projects', { as: null })).status).toBe(200);
+  });
+
+  it('allow_local_requests_from_web_hooks_and_services: webhooks reach loopback only while it is on', async () => {
+    const receiver = await startReceiver();
+    try {
+      const project = await createProject(site, {}, owner.token);
+      const hook = (await site.api(`/projects/${project.id}/hooks`, { method: 'POST', as: owner.token, body: { url: `${receiver.url}/hook` } })).body.id;
+      fireProjectHooks(site.site.ctx, { id: project.id }, 'push', { object_kind: 'push' });
+      await waitFor(() => (logsOf(site, hook).length === 1 ? true : null), { message: 'the refused delivery' });
+      expect(logsOf(site, hook)[0].error).toMatch(/Requests to the local network are not allowed/);
+
+      await site.api('/application/settings', { method: 'PUT', body: { allow_local_requests_from_web_hooks_and_services: true } });
+      fireProjectHooks(site.site.ctx, { id: project.id }, 'push', { object_kind: 'push' });
+      await waitFor(() => (logsOf(site, hook).length === 2 ? true : null), { message: 'the delivery' });
+      expect(logsOf(site, hook)[1]).toMatchObject({ response_status: 200, error: null });
+      expect(receiver.received).toEqual(['POST /hook']);
+      await site.api('/application/settings', { method: 'PUT', body: { allow_local_requests_from_web_hooks_and_services: false } });
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { applicationSettings } from '../../services/administration/application-settings.js';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import { group, groupDetail, type GroupStatistics } from '../../entities/groups.js';
 import { projectView } from '../../entities/projects.js';
@@ -64,13 +65,13 @@ export function showGroup(ctx: SiteContext, req: Request, res: Response): void {
 export function addGroup(ctx: SiteContext, req: Request, res: Response): void {
   const actor = requireActor(req);
   const input = groupCreateParams.of(req) as GroupInput & { name: string; path: string };
-  sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input)));
+  sendJson(res, 201, groupDetailOf(ctx, actor, createGroup(ctx.db, actor, input, applicationSettings(ctx.db, ctx.config))));
 }
 
 export async function editGroup(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const actor = requireActor(req);
   const { input, avatar } = groupEditParams.of(req);
-  let updated = Object.keys(input).length ? updateGroup(ctx.db, actor, groupOf(req), input) : groupOf(req);
+  let updated = Object.keys(input).length ? updateGroup(ctx.db, actor, groupOf(req), input, applicationSettings(ctx.db, ctx.config)) : groupOf(req);
   if (avatar !== undefined) updated = await changeGroupAvatar(ctx.db, ctx.config.dataDir, updated.id, avatar);
   sendJson(res, 200, groupDetailOf(ctx, actor, updated));
 }

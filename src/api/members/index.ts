@@ -3,6 +3,7 @@ import { loadGroup, loadProject, requireAbility, signedIn } from '../middleware/
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
 import { paged } from '../pagination.js';
 import type { Guard, Route } from '../routes.js';
+import { addRequest, approvalParams, approveRequest, listRequests, removeRequest } from './access-requests.js';
 import {
   addMemberTo,
   editMember,
@@ -37,7 +38,26 @@ function memberRoutes(kind: SourceKind, load: Guard, manage: Guard): Route[] {
   ];
 }
 
+/**
+ * Access requests to a group or project (GitLab's access_requests.rb): signed in (401); whoever
+ * manages the members lists and approves (403); any signed-in user who sees the source and has no
+ * membership asks (403 when it takes no requests or they already have access or asked); the
+ * requester withdraws and a manager denies (the handler decides which).
+ */
+function accessRequestRoutes(kind: SourceKind, load: Guard, manage: Guard): Route[] {
+  const base = `/${kind}s/:id/access_requests`;
+  const approval = approvalParams(kind);
+  return [
+    { method: 'get', path: base, guards: [signedIn, load, manage, paged], handler: listRequests },
+    { method: 'post', path: base, guards: [signedIn, load], handler: addRequest },
+    { method: 'put', path: `${base}/:user_id/approve`, guards: [signedIn, userIdParam, approval, load, manage], handler: approveRequest(approval) },
+    { method: 'delete', path: `${base}/:user_id`, guards: [signedIn, userIdParam, load], handler: removeRequest },
+  ];
+}
+
 export const membersRoutes: readonly Route[] = [
   ...memberRoutes('group', loadGroup(), requireAbility('admin_group_member')),
   ...memberRoutes('project', loadProject(), requireAbility('admin_project_member')),
+  ...accessRequestRoutes('group', loadGroup(), requireAbility('admin_group_member')),
+  ...accessRequestRoutes('project', loadProject(), requireAbility('admin_project_member')),
 ];

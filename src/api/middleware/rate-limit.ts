@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readCookie, SESSION_COOKIE } from './authenticate.js';
 import type { Request, RequestHandler } from 'express';
-import type { RateLimitConfig } from '../../config.js';
 
 /** Site-to-site calls and probes are never limited: they are the site's own machinery. */
 const EXEMPT_PATH = /^\/(?:api\/v4\/geo\/|-\/(?:health|liveness|readiness|metrics))/;
@@ -28,38 +27,61 @@ function credentialKey(req: Request): string | null {
   return `token:${createHash('sha256').update(parts.join('\n')).digest('base64url')}`;
 }
 
+/** The application settings the throttles read (GitLab's names), at each request: an admin changes them at run time. */
+export interface ThrottleSettings {
+  readonly throttle_authenticated_api_enabled: boolean;
+  readonly throttle_authenticated_api_requests_per_period: number;
+  readonly throttle_authenticated_api_period_in_seconds: number;
+  readonly throttle_unauthenticated_api_enabled: boolean;
+  readonly throttle_unauthenticated_api_requests_per_period: number;
+  readonly throttle_unauthenticated_api_period_in_seconds: number;
+}
+
+/** One throttle's fixed window and its counters; a window ends, its counters go. */
+interface Budget {
+  periodMs: number;
+  window: number;
+  counts: Map<string, number>;
+}
+
 /**
  * GitLab's user and IP throttles (Rack::Attack): each token, and each client IP without one, has
- * `limit` requests per fixed window of `periodSeconds`. Past it the answer is 429 "Retry later"
- * with Retry-After and GitLab's RateLimit-* headers. Counters live in this process only: a window
- * ends, its counters go.
+ * `requests_per_period` requests per fixed window of `period_in_seconds`, as the application
+ * settings say now. Past it the answer is 429 "Retry later" with Retry-After and GitLab's
+ * RateLimit-* headers. Counters live in this process only.
  */
-export function rateLimit(config: RateLimitConfig, now: () => number = Date.now): RequestHandler {
-  const periodMs = config.periodSeconds * 1000;
-  let window = -1;
-  let counts = new Map<string, number>();
+export function rateLimit(exemptLoopback: boolean, settings: () => ThrottleSettings, now: () => number = Date.now): RequestHandler {
+  const budgets = {
+    authenticated: { periodMs: 0, window: -1, counts: new Map() } as Budget,
+    unauthenticated: { periodMs: 0, window: -1, counts: new Map() } as Budget,
+  };
   return (req, res, next) => {
-    if (EXEMPT_PATH.test(req.path) || (config.exemptLoopback && isLoopback(req.socket.remoteAddress))) return next();
+    if (EXEMPT_PATH.test(req.path) || (exemptLoopback && isLoopback(req.socket.remoteAddress))) return next();
     const token = credentialKey(req);
-    const limit = token ? config.authenticated : config.unauthenticated;
-    if (limit === 0) return next();
+    const kind = token ? 'authenticated' : 'unauthenticated';
+    const current = settings();
+    if (!current[`throttle_${kind}_api_enabled`]) return next();
+    const limit = current[`throttle_${kind}_api_requests_per_period`];
+    const periodSeconds = current[`throttle_${kind}_api_period_in_seconds`];
+    const budget = budgets[kind];
     const at = now();
-    const current = Math.floor(at / periodMs);
-    if (current !== window) {
-      window = current;
-      counts = new Map();
+    const window = Math.floor(at / (periodSeconds * 1000));
+    if (window !== budget.window || budget.periodMs !== periodSeconds * 1000) {
+      budget.window = window;
+      budget.periodMs = periodSeconds * 1000;
+      budget.counts = new Map();
     }
     const key = token ?? `ip:${req.socket.remoteAddress ?? req.ip ?? ''}`;
-    const observed = (counts.get(key) ?? 0) + 1;
-    counts.set(key, observed);
+    const observed = (budget.counts.get(key) ?? 0) + 1;
+    budget.counts.set(key, observed);
     if (observed <= limit) return next();
-    const resetMs = (current + 1) * periodMs;
+    const resetMs = (window + 1) * budget.periodMs;
     const retryAfter = Math.max(1, Math.ceil((resetMs - at) / 1000));
     res.status(429).set({
       'Content-Type': 'text/plain',
       'Retry-After': String(retryAfter),
-      'RateLimit-Name': token ? 'throttle_authenticated_api' : 'throttle_unauthenticated_api',
-      'RateLimit-Limit': String(Math.ceil((limit * 60) / config.periodSeconds)),
+      'RateLimit-Name': `throttle_${kind}_api`,
+      'RateLimit-Limit': String(Math.ceil((limit * 60) / periodSeconds)),
       'RateLimit-Observed': String(observed),
       'RateLimit-Remaining': '0',
       'RateLimit-Reset': String(Math.floor(resetMs / 1000)),

@@ -74,3 +74,12 @@ function readAvatar(req: Request): UploadedFile | undefined {
   if (avatar) assertAvatar(avatar);
   return avatar;
 }
+
+/**
+ * Every body or query parameter, for the one route that keeps keys it does not know
+ * (PUT /application/settings): `read` validates what it knows and refuses with a 400. `declared`
+ * names the known keys for the route index.
+ */
+export function openParamsGuard<T>(name: string, read: (input: Readonly<Record<string, unknown>>) => T, declared: readonly string[]): ValueGuard<T> {
+  return valueGuard(name, (_ctx, req) => read(Object.fromEntries(Object.keys(req.input).map((key) => [key, req.input[key]]))), declared);
+}

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { applicationSettings } from '../../services/administration/application-settings.js';
 import { PROJECT_FLAGS } from '../../services/projects/create.js';
 import { updateProject } from '../../services/projects/projects.js';
 import type { SiteContext } from '../../site-context.js';
@@ -35,5 +36,5 @@ export const projectUpdateParams = paramsGuard('projectUpdateParams', PROJECT_PA
 
 export async function editProject(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const { input, avatar } = projectUpdateParams.of(req);
-  sendProject(ctx, req, res, 200, await updateProject(ctx.db, ctx.config.dataDir, requireActor(req), projectOf(req), input, avatar));
+  sendProject(ctx, req, res, 200, await updateProject(ctx.db, ctx.config.dataDir, requireActor(req), projectOf(req), input, applicationSettings(ctx.db, ctx.config), avatar));
 }

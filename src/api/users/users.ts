@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { applicationSettings } from '../../services/administration/application-settings.js';
 import { identitiesOf, type IdentityRow, type UserRow } from '../../db/tables/users.js';
 import { userActivity, userAdminDetails, userBasic, userDetails, userPublic, userWithAdmin, type EntityContext } from '../../entities/users.js';
 import { badRequest, forbidden } from '../../errors.js';
@@ -43,7 +44,8 @@ export function showUser(ctx: SiteContext, req: Request, res: Response): void {
 export async function addUser(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const attrs = userCreateParams.of(req);
   const avatar = avatarFile.of(req);
-  let user = await createUser(ctx.db, attrs);
+  // A new user's project limit, unless the admin gives one: the application setting (GitLab's default_projects_limit).
+  let user = await createUser(ctx.db, { ...attrs, projects_limit: attrs.projects_limit ?? applicationSettings(ctx.db, ctx.config).default_projects_limit });
   if (avatar) user = await attachUserAvatar(ctx.db, ctx.config.dataDir, user.id, avatar);
   sendJson(res, 201, withIdentities(ctx, [user], userPublic)[0]);
 }

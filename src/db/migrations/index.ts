@@ -24,6 +24,7 @@ import { issueLinks } from './0022_issue_links.js';
 import { groupSharesBans } from './0023_group_shares_bans.js';
 import { releasesSystemHooks } from './0024_releases_system_hooks.js';
 import { snippets } from './0025_snippets.js';
+import { siteAdministration } from './0026_site_administration.js';
 import { topicsSearch } from './0027_topics_search.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
@@ -31,5 +32,5 @@ export const migrations: readonly Migration[] = [
   users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
   mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges,
   geoUsedNonces, mergeRequestReviewers, approvalRulesAccessTokens, issueLinks, groupSharesBans,
-  releasesSystemHooks, snippets, topicsSearch,
+  releasesSystemHooks, snippets, siteAdministration, topicsSearch,
 ];

@@ -49,9 +49,10 @@ export interface AgentHost {
   readonly fence: Fence;
   /**
    * Called after every applied batch, so waiting requests can re-check the cursor; `blobs` when
-   * the batch held blob events or was a bootstrap, so the registry may have new work.
+   * the batch held blob events or was a bootstrap, so the registry may have new work; `tables`
+   * names the tables the batch's row events changed (empty for a bootstrap: a new database).
    */
-  onApplied(cursor: Cursor, blobs: boolean): void;
+  onApplied(cursor: Cursor, blobs: boolean, tables: ReadonlySet<string>): void;
   /** Whether this site keeps a blob (selective sync). */
   holds(event: BlobEvent): boolean;
   /** The oldest unsynced blob event's time, null when all are synced: reported with every long poll. */
@@ -165,9 +166,13 @@ export class GeoAgent {
     this.state.eventsApplied += page.events.length;
     // Counted per kind, not per event: prom-client hashes the labels on every call.
     const kinds = new Map<string, number>();
-    for (const event of page.events) kinds.set(event[2], (kinds.get(event[2]) ?? 0) + 1);
+    const tables = new Set<string>();
+    for (const event of page.events) {
+      kinds.set(event[2], (kinds.get(event[2]) ?? 0) + 1);
+      if (event[2] === 'row' && event[3] !== null) tables.add(event[3]);
+    }
     for (const [kind, count] of kinds) this.host.metrics.eventsApplied.inc({ kind }, count);
-    if (page.events.length) this.host.onApplied(readCursor(this.host.db())!, kinds.has('blob'));
+    if (page.events.length) this.host.onApplied(readCursor(this.host.db())!, kinds.has('blob'), tables);
   }
 
   /**
@@ -221,7 +226,7 @@ export class GeoAgent {
     this.state.behindPrunedHorizon = false;
     this.host.fence.bootstrapDone();
     this.host.log.info({ last_event_id: prepared.lastEventId }, 'geo agent: bootstrapped');
-    this.host.onApplied(readCursor(this.host.db())!, true);
+    this.host.onApplied(readCursor(this.host.db())!, true, new Set());
   }
 
   private sleep(ms: number): Promise<void> {

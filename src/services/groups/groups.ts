@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import { restrictedVisibilityError, type ApplicationSettings } from '../administration/application-settings.js';
 import { inTransaction } from '../../db/connection.js';
 import { deleteGroupRow, groupTreeIds, insertGroup, rewriteDescendantPaths, updateGroupRow, type GroupColumns } from '../../db/tables/groups.js';
 import { insertMember } from '../../db/tables/members.js';
@@ -54,13 +55,15 @@ function assertMayLimitMinutes(actor: Actor, input: GroupInput): void {
  * Creates a group, top-level or below a parent the actor may see (404) and own (403); the creator
  * becomes its owner. Model errors are one 400 naming them as a Ruby hash, as GitLab 10.x answers.
  */
-export function createGroup(db: Db, actor: Actor, input: GroupInput & { name: string; path: string }): NamespaceRow {
+export function createGroup(db: Db, actor: Actor, input: GroupInput & { name: string; path: string }, settings: ApplicationSettings): NamespaceRow {
   return inTransaction(db, () => {
     const parent = input.parent_id === undefined ? null : findVisibleGroup(db, actor, { id: input.parent_id });
     if (parent ? !can(db, actor, 'create_subgroup', parent) : !canCreateTopLevelGroup(actor)) throw forbidden();
     assertMayLimitMinutes(actor, input);
-    const visibility = input.visibility === undefined ? VISIBILITY.private : VISIBILITY[input.visibility];
+    const visibility = VISIBILITY[input.visibility ?? settings.default_group_visibility];
     const errors = validateGroup(db, { id: null, name: input.name, path: input.path, visibility_level: visibility, parent });
+    const restricted = restrictedVisibilityError(settings, isAdmin(actor), visibility);
+    if (restricted) (errors.visibility_level ??= []).push(restricted);
     if (Object.keys(errors).length) throw badRequest(`Failed to save group ${rubyHash(errors)}`);
 
     const now = nowIso();
@@ -85,13 +88,15 @@ export function createGroup(db: Db, actor: Actor, input: GroupInput & { name: st
  * carries over to the full_path and full_name of every group below it. Model errors are a 400
  * with the field object (`render_validation_error!`).
  */
-export function updateGroup(db: Db, actor: Actor, group: NamespaceRow, input: GroupInput): NamespaceRow {
+export function updateGroup(db: Db, actor: Actor, group: NamespaceRow, input: GroupInput, settings: ApplicationSettings): NamespaceRow {
   return inTransaction(db, () => {
     assertMayLimitMinutes(actor, input);
     const columns = columnsOf(input);
     const parent = group.parent_id === null ? null : findNamespaceById(db, group.parent_id)!;
     const next = { ...group, ...columns };
     const errors = validateGroup(db, { id: group.id, name: next.name, path: next.path, visibility_level: next.visibility_level, parent });
+    const restricted = next.visibility_level === group.visibility_level ? null : restrictedVisibilityError(settings, isAdmin(actor), next.visibility_level);
+    if (restricted) (errors.visibility_level ??= []).push(restricted);
     if (Object.keys(errors).length) throw invalid(errors);
 
     const now = nowIso();

@@ -31,11 +31,11 @@ export interface HookQueueOptions {
   readonly maxAttempts?: number;
   readonly retry?: RetryPolicy;
   readonly random?: () => number;
-  /** Deliver to loopback, link-local and private addresses too (GitLab's allow_local_requests_from_web_hooks_and_services). */
-  readonly allowLocalRequests?: boolean;
+  /** Deliver to loopback, link-local and private addresses too (GitLab's allow_local_requests_from_web_hooks_and_services), asked at each delivery. */
+  readonly allowLocalRequests?: () => boolean;
   /**
    * Whether system hooks may reach those addresses (GitLab's allow_local_requests_from_system_hooks),
-   * read at each attempt so a changed setting applies to what is queued; false when absent.
+   * asked at each attempt so a changed setting applies to what is queued; false when absent.
    */
   readonly allowLocalRequestsFromSystemHooks?: () => boolean;
 }
@@ -85,7 +85,7 @@ export class HookQueue {
     };
     // The lookup checks each resolved address, and the socket connects to the one it checked.
     const pools = (allowLocal: boolean) => {
-      const connect = { timeout: this.settings.timeoutMs, lookup: guardedLookup(allowLocal) };
+      const connect = { timeout: this.settings.timeoutMs, lookup: guardedLookup(() => allowLocal) };
       return { verify: new Agent({ connect }), lenient: new Agent({ connect: { ...connect, rejectUnauthorized: false } }) };
     };
     this.agents = { guarded: pools(false), local: pools(true) };
@@ -202,7 +202,7 @@ export class HookQueue {
     const event = row.event;
     const attempt = row.attempts + 1;
     const system = row.system_hook_id !== null;
-    const allowLocal = system ? (this.options.allowLocalRequestsFromSystemHooks?.() ?? false) : (this.options.allowLocalRequests ?? false);
+    const allowLocal = (system ? this.options.allowLocalRequestsFromSystemHooks?.() : this.options.allowLocalRequests?.()) ?? false;
     const pool = this.agents[allowLocal ? 'local' : 'guarded'];
     const header = system ? SYSTEM_HOOK_HEADER : HOOK_EVENTS[event as HookEvent].header;
     const result = await sendHookRequest(row, header, row.body, {

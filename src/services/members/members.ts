@@ -1,3 +1,4 @@
+import { deleteAccessRequest, type RequestSource } from '../../db/tables/access-requests.js';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import type { Page, Paged } from '../../db/page.js';
@@ -39,6 +40,9 @@ export const MEMBER_LEVELS: Record<SourceKind, readonly number[]> = {
   group: [ACCESS.guest, ACCESS.reporter, ACCESS.developer, ACCESS.maintainer, ACCESS.owner],
   project: [ACCESS.guest, ACCESS.reporter, ACCESS.developer, ACCESS.maintainer],
 };
+
+/** The source as the access_requests table names it. */
+export const requestSource = (source: MemberSource): RequestSource => (source.kind === 'group' ? { group_id: source.group.id } : { project_id: source.project.id });
 
 const sourceId = (source: MemberSource) => (source.kind === 'group' ? source.group.id : source.project.id);
 
@@ -91,6 +95,8 @@ export function addMember(db: Db, actor: Actor, source: MemberSource, userId: nu
     if (source.kind === 'project' && membershipLockedAbove(db, source.project.namespace_id)) throw new AppError('not_allowed');
     const now = nowIso();
     insertMember(db, table, { sourceId: sourceId(source), userId, accessLevel: input.accessLevel, expiresAt: input.expiresAt ?? null, createdById: actor.user.id, now });
+    // A member has nothing left to request (GitLab turns the requester row into the member).
+    deleteAccessRequest(db, requestSource(source), userId);
     if (!ownsProjectNamespace(db, source, userId)) recordMembership(db, userId, eventScope(source), 'joined', now);
     return findMember(db, table, sourceId(source), userId)!;
   });

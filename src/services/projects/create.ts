@@ -17,6 +17,7 @@ import { ACCESS, VISIBILITY, type VisibilityName } from '../../db/levels.js';
 import { recordProjectCreated } from '../issuables/record-events.js';
 import { writeCommit } from '../repository/commit-writer.js';
 import { setProjectAvatar } from './avatar.js';
+import { applicationSettings, restrictedVisibilityError, type ApplicationSettings } from '../administration/application-settings.js';
 import { pathFromName, validateProject } from './validation.js';
 
 /** The feature switches a create or update may set (SPEC: create parameters). */
@@ -105,7 +106,8 @@ export interface CreateExtras {
  * clones the URL. Otherwise its repository exists on return, with a README commit when asked for.
  */
 export async function createProject(ctx: SiteContext, by: CreatedBy, input: ProjectInput, extras: CreateExtras = {}): Promise<ProjectRow> {
-  const created = await insertProjectAndRepository(ctx.db, ctx.config.dataDir, by, input);
+  const settings = applicationSettings(ctx.db, ctx.config);
+  const created = await insertProjectAndRepository(ctx.db, ctx.config.dataDir, by, { ...input, visibility: input.visibility ?? settings.default_project_visibility }, settings);
   if (created.import_status === 'scheduled') ctx.imports.schedule(created.id);
   else if (extras.initializeWithReadme) {
     const readme = { action: 'create' as const, filePath: 'README.md', content: Buffer.from(`# ${created.name}\n`) };
@@ -119,7 +121,7 @@ export async function createProject(ctx: SiteContext, by: CreatedBy, input: Proj
  * fails the rows are removed again and the caller gets a validation error on `base`, as GitLab
  * reports a repository it could not create.
  */
-async function insertProjectAndRepository(db: Db, dataDir: string, by: CreatedBy, input: ProjectInput): Promise<ProjectRow> {
+async function insertProjectAndRepository(db: Db, dataDir: string, by: CreatedBy, input: ProjectInput, settings: ApplicationSettings): Promise<ProjectRow> {
   const { actor, namespace } = by;
   const name = input.name ?? input.path ?? '';
   const path = input.path ?? pathFromName(name);
@@ -137,6 +139,8 @@ async function insertProjectAndRepository(db: Db, dataDir: string, by: CreatedBy
       approvals_before_merge: columns.approvals_before_merge ?? 0,
       repository_storage: columns.repository_storage ?? 'default',
     });
+    const restricted = restrictedVisibilityError(settings, isAdmin(actor), columns.visibility_level ?? VISIBILITY.private);
+    if (restricted) (errors.visibility_level ??= []).push(restricted);
     const urlError = input.import_url ? importUrlError(input.import_url) : null;
     if (urlError) (errors.import_url ??= []).push(urlError);
     if (Object.keys(errors).length) throw invalid(errors);

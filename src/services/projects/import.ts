@@ -109,8 +109,8 @@ export interface ImportWorkerOptions {
   readonly log: Logger;
   /** Clones running at once. */
   readonly concurrency?: number;
-  /** Import URLs may name loopback, link-local and private addresses (config allowLocalRequests). */
-  readonly allowLocalRequests?: boolean;
+  /** Import URLs may name loopback, link-local and private addresses (the application setting allow_local_requests_from_web_hooks_and_services), asked at each import. */
+  readonly allowLocalRequests?: () => boolean;
 }
 
 /**
@@ -177,7 +177,7 @@ export class ProjectImportWorker {
 
   private async run(projectId: number): Promise<void> {
     try {
-      await importProject(this.options.db(), this.options.dataDir, projectId, this.cancel.signal, this.options.allowLocalRequests ?? false);
+      await importProject(this.options.db(), this.options.dataDir, projectId, this.cancel.signal, this.options.allowLocalRequests?.() ?? false);
     } catch (error) {
       // Stopping aborts the clone on purpose; the row stays `started` and the next start resumes it.
       if (this.cancel.signal.aborted) return;

@@ -1,5 +1,6 @@
 import { setProjectTopics } from './topics.js';
 import { dropEpicIssuesOutside } from '../planning/epic-issues.js';
+import { restrictedVisibilityError, type ApplicationSettings } from '../administration/application-settings.js';
 import { rm } from 'node:fs/promises';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
@@ -49,7 +50,7 @@ export { listProjects, type ProjectFilters } from './lists.js';
  * visibility needs an owner as well (GITLAB-NOTES 2.2), so those are asked here, of the input. A
  * new default branch moves the repository's HEAD after the commit; a new avatar is stored last.
  */
-export async function updateProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, input: ProjectInput, avatar?: UploadedFile | null): Promise<ProjectRow> {
+export async function updateProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow, input: ProjectInput, settings: ApplicationSettings, avatar?: UploadedFile | null): Promise<ProjectRow> {
   if (input.name !== undefined && input.name !== project.name && !can(db, actor, 'rename_project', project)) throw forbidden();
   if (input.visibility !== undefined && VISIBILITY[input.visibility] !== project.visibility_level && !can(db, actor, 'change_visibility_level', project)) throw forbidden();
   if (input.repository_storage !== undefined && !isAdmin(actor)) throw forbidden();
@@ -68,6 +69,8 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
       approvals_before_merge: next.approvals_before_merge,
       repository_storage: next.repository_storage,
     });
+    const restricted = next.visibility_level === current.visibility_level ? null : restrictedVisibilityError(settings, isAdmin(actor), next.visibility_level);
+    if (restricted) (errors.visibility_level ??= []).push(restricted);
     if (Object.keys(errors).length) throw invalid(errors);
     updateProjectRow(db, current.id, columns);
     const topics = topicsOfInput(input);
