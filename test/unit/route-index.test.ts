@@ -31,6 +31,7 @@ const READS_INPUT: Record<string, string> = {
   'geo/transfers.ts': 'the site-to-site Geo API, outside the route table',
   'geo/failover.ts': 'the site-to-site Geo API, outside the route table',
   'geo/local-ops.ts': "the site's own CLI calls, outside the route table",
+  'releases/params.ts': 'readParams on each item of assets[links] (nested objects; the route declares assets)',
 };
 
 describe('the route index', () => {

@@ -3,7 +3,7 @@ import { topicView } from '../../entities/topics.js';
 import { createTopic, deleteTopic, getTopic, listTopics, mergeTopics, updateTopic } from '../../services/projects/topics.js';
 import type { SiteContext } from '../../site-context.js';
 import { admin } from '../middleware/guards.js';
-import { avatarFile, paramsGuard, pathId } from '../middleware/value-guards.js';
+import { avatarChange, avatarFile, paramsGuard, pathId } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
 import { bool, int, required, str } from '../params.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -17,11 +17,7 @@ const topicListParams = paramsGuard('topicListParams', { search: str(), without_
 }));
 
 const topicCreateParams = paramsGuard('topicCreateParams', { name: required(str()), title: required(str()), description: str() });
-const topicUpdateParams = paramsGuard('topicUpdateParams', { name: str(), title: str(), description: str() }, (params, req) => ({
-  input: params,
-  // GitLab removes the avatar when `avatar` is sent empty (topics.rb: params.key?(:avatar) && nil).
-  removeAvatar: !avatarFile.of(req) && (req.input.avatar === '' || req.input.avatar === null),
-}));
+const topicUpdateParams = paramsGuard('topicUpdateParams', { name: str(), title: str(), description: str() });
 const topicMergeParams = paramsGuard('topicMergeParams', { source_topic_id: required(int()), target_topic_id: required(int()) });
 
 /**
@@ -33,7 +29,7 @@ export const topicsRoutes: readonly Route[] = [
   { method: 'get', path: '/topics/:id', guards: [topicId], handler: showTopic },
   { method: 'post', path: '/topics', guards: [topicCreateParams, avatarFile, admin], handler: addTopic },
   { method: 'post', path: '/topics/merge', guards: [topicMergeParams, admin], handler: mergeTopicsHandler },
-  { method: 'put', path: '/topics/:id', guards: [topicId, avatarFile, topicUpdateParams, admin], handler: editTopic },
+  { method: 'put', path: '/topics/:id', guards: [topicId, avatarChange, topicUpdateParams, admin], handler: editTopic },
   { method: 'delete', path: '/topics/:id', guards: [topicId, admin], handler: removeTopic },
 ];
 
@@ -53,9 +49,9 @@ async function addTopic(ctx: SiteContext, req: Request, res: Response): Promise<
 }
 
 async function editTopic(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  const { input, removeAvatar } = topicUpdateParams.of(req);
-  const avatar = avatarFile.of(req);
-  const topic = await updateTopic(ctx.db, ctx.config.dataDir, topicId.of(req), input, avatar ? { store: avatar } : removeAvatar ? 'remove' : undefined);
+  // GitLab removes the avatar when `avatar` is sent empty (topics.rb: params.key?(:avatar) && nil).
+  const avatar = avatarChange.of(req);
+  const topic = await updateTopic(ctx.db, ctx.config.dataDir, topicId.of(req), topicUpdateParams.of(req), avatar ? { store: avatar } : avatar === null ? 'remove' : undefined);
   sendJson(res, 200, topicView(topic, ctx));
 }
 
