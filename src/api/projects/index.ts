@@ -17,6 +17,7 @@ import { editProject, projectUpdateParams } from './update.js';
 import { listGroupsOfProject, projectGroupsParams, projectTransferParams, transferProjectHandler } from './transfer.js';
 import { topicsRoutes } from './topics.js';
 import { runHousekeeping, showLanguages, showStorage } from './housekeeping.js';
+import { downloadSnapshot, snapshotParams } from './snapshot.js';
 import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 /**
@@ -36,6 +37,8 @@ export const projectsRoutes = (reads: ReadRouting | null): readonly Route[] => [
   { method: 'get', path: '/projects/:id/forks', guards: [project, projectListParams], handler: listForks },
   { method: 'get', path: '/projects/:id', guards: [project, projectShowParams], handler: showProject },
   { method: 'get', path: '/projects/:id/users', guards: [project, projectUsersParams, paged], handler: listUsers },
+  // project_snapshots.rb: authenticated_with_can_read_all_resources! (admins) before user_project.
+  { method: 'get', path: '/projects/:id/snapshot', guards: [signedIn, admin, project, snapshotParams], handler: downloadSnapshot(reads) },
   { method: 'post', path: '/projects', guards: [signedIn, projectCreateParams, avatarFile], handler: addProject },
   { method: 'post', path: '/projects/user/:user_id', guards: [signedIn, projectOwnerIdParam, admin, projectCreateForUserParams, avatarFile], handler: addProjectForUser },
   { method: 'put', path: '/projects/:id', guards: [signedIn, project, avatarChange, projectUpdateParams, requireAbility('admin_project')], handler: editProject },
