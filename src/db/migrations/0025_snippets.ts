@@ -78,7 +78,7 @@ CREATE TABLE todos (
   target_type TEXT NOT NULL CHECK (target_type IN ('Issue', 'MergeRequest', 'Epic', 'Commit')),
   target_id INTEGER,
   commit_id TEXT,
-  action TEXT NOT NULL CHECK (action IN ('assigned', 'mentioned', 'build_failed', 'marked', 'approval_required', 'unmergeable', 'directly_addressed')),
+  action TEXT NOT NULL CHECK (action IN ('assigned', 'mentioned', 'build_failed', 'marked', 'approval_required', 'unmergeable', 'directly_addressed', 'review_requested')),
   state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done')),
   note_id INTEGER REFERENCES notes (id) ON DELETE CASCADE,
   body TEXT NOT NULL DEFAULT '',
