@@ -93,7 +93,7 @@ describe('merges without a work tree', () => {
     expect(await head('main')).toBe(target);
     const [commit] = await readCommits(bare, [built.sha]);
     expect(commit!.parentIds).toEqual([target, source]);
-    expect(commit!.message).toBe("Merge branch 'feature' into 'main'\n");
+    expect(commit!.message).toBe("Merge branch 'feature' into 'main'");
     expect(commit!.committerName).toBe('Merger');
     expect(await show(built.sha, 'feature.txt')).toBe('new\n');
     expect(await show(built.sha, 'other.txt')).toBe('other\n');

@@ -18,6 +18,8 @@ let member: TestUser;
 const params: Record<string, string> = {};
 /** What the epic routes (issue 16) name instead: the epic and its own notes and awards. */
 const epicParams: Record<string, string> = {};
+/** What the project snippet routes name instead: the snippet's own note, thread and awards. */
+const snippetParams: Record<string, string> = {};
 /** What the merge request routes (issue 15) name instead: the merge request, its version, notes, awards and events. */
 const mergeRequestParams: Record<string, string> = {};
 
@@ -31,13 +33,25 @@ beforeAll(async () => {
   const milestone = await post(`/projects/${project.id}/milestones`, { title: 'v1' });
   const groupMilestone = await post(`/groups/${group.id}/milestones`, { title: 'g1' });
   await post(`/groups/${group.id}/labels`, { name: 'team', color: '#336699' });
-  const issue = await post(`/projects/${project.id}/issues`, { title: 'Read me', labels: 'bug', milestone_id: milestone.id, assignee_ids: [member.id] });
+  const issue = await post(`/projects/${project.id}/issues`, { title: 'Read me', labels: 'bug', milestone_id: milestone.id, assignee_ids: [member.id], weight: 2 });
   await site.api(`/projects/${project.id}/issues/${issue.iid}`, { method: 'PUT', body: { state_event: 'close' } });
   const note = await post(`/projects/${project.id}/issues/${issue.iid}/notes`, { body: `@${member.username} look` });
   const discussion = await post(`/projects/${project.id}/issues/${issue.iid}/discussions`, { body: 'A thread' }, member.token);
   const award = await post(`/projects/${project.id}/issues/${issue.iid}/award_emoji`, { name: 'thumbsup' });
   const noteAward = await post(`/projects/${project.id}/issues/${issue.iid}/notes/${note.id}/award_emoji`, { name: 'tada' });
   const labelEvents = await site.api(`/projects/${project.id}/issues/${issue.iid}/resource_label_events`);
+  const weightEvents = await site.api(`/projects/${project.id}/issues/${issue.iid}/resource_weight_events`);
+  const linked = await post(`/projects/${project.id}/issues`, { title: 'Linked' });
+  await post(`/projects/${project.id}/issues/${issue.iid}/links`, { target_project_id: project.id, target_issue_iid: linked.iid });
+  const links = await site.api(`/projects/${project.id}/issues/${issue.iid}/links`);
+  // A project snippet with a note and an award: the snippet notes routes share the tracker's.
+  const snippet = await post(`/projects/${project.id}/snippets`, { title: 'Snippet', visibility: 'private', files: [{ file_path: 'a.txt', content: 'a\n' }] });
+  const snippetPath = `/projects/${project.id}/snippets/${snippet.id}`;
+  const snippetNote = await post(`${snippetPath}/notes`, { body: 'on the snippet' });
+  const snippetDiscussion = await post(`${snippetPath}/discussions`, { body: 'A snippet thread' });
+  const snippetAward = await post(`${snippetPath}/award_emoji`, { name: 'thumbsup' });
+  const snippetNoteAward = await post(`${snippetPath}/notes/${snippetNote.id}/award_emoji`, { name: 'tada' });
+  Object.assign(snippetParams, { note_id: String(snippetNote.id), discussion_id: snippetDiscussion.id, award_id: String(snippetAward.id), note_award_id: String(snippetNoteAward.id) });
   // A board list's issues (GET .../boards/:board_id/lists/:list_id/issues) on a project and a group board.
   const bug = (await site.api(`/projects/${project.id}/labels/bug`)).body;
   const team = (await site.api(`/groups/${group.id}/labels/team`)).body;
@@ -60,6 +74,9 @@ beforeAll(async () => {
   const mergeRequest = await post(`/projects/${project.id}/merge_requests`, { source_branch: 'topic', target_branch: 'master', title: `Fixes #${issue.iid}` });
   await commit('topic', 'b.txt');
   await site.api(`/projects/${project.id}/merge_requests/${mergeRequest.iid}`, { method: 'PUT', body: { labels: 'bug', milestone_id: milestone.id } });
+  // Approval rules (ee) of the project and of the merge request, for their /:approval_rule_id reads.
+  const projectRule = await post(`/projects/${project.id}/approval_rules`, { name: 'Project rule', approvals_required: 1 });
+  const mergeRequestRule = await post(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/approval_rules`, { name: 'Merge request rule', approvals_required: 1 });
   await site.api(`/projects/${project.id}/merge_requests/${mergeRequest.iid}`, { method: 'PUT', body: { state_event: 'close' } });
   const mergeRequestNote = await post(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/notes`, { body: 'on the merge request' });
   const position = { ...mergeRequest.diff_refs, position_type: 'text', new_path: 'a.txt', new_line: 1 };
@@ -70,6 +87,7 @@ beforeAll(async () => {
   const versions = await site.api(`/projects/${project.id}/merge_requests/${mergeRequest.iid}/versions`);
   Object.assign(mergeRequestParams, {
     merge_request_iid: String(mergeRequest.iid),
+    approval_rule_id: String(mergeRequestRule.id),
     version_id: String(versions.body[1].id),
     note_id: String(mergeRequestNote.id),
     discussion_id: mergeRequestDiscussion.id,
@@ -97,6 +115,10 @@ beforeAll(async () => {
     name: 'bug',
     group_label: 'team',
     event_id: String(labelEvents.body[0].id),
+    weight_event_id: String(weightEvents.body[0].id),
+    approval_rule_id: String(projectRule.id),
+    issue_link_id: String(links.body[0].issue_link_id),
+    snippet_id: String(snippet.id),
     board_id: String(board.id),
     list_id: String(list.id),
     group_board_id: String(groupBoard.id),
@@ -115,12 +137,16 @@ function fill(path: string): string {
   const onGroup = path.startsWith('/groups/');
   const onNote = path.includes('/notes/:note_id/award_emoji');
   const onEpic = path.includes('/epics/');
+  const onSnippet = path.includes('/snippets/');
   const onMergeRequest = path.includes('/merge_requests/');
   const value = (name: string) => {
     if (name === 'id') return id;
     if (onMergeRequest && name === 'award_id' && onNote) return mergeRequestParams.note_award_id!;
     if (onMergeRequest && name === 'event_id') return mergeRequestParams[`${/resource_(\w+)_events/.exec(path)![1]}_event_id`]!;
+    if (name === 'event_id' && path.includes('/resource_weight_events/')) return params.weight_event_id!;
     if (onMergeRequest && name in mergeRequestParams) return mergeRequestParams[name]!;
+    if (onSnippet && name === 'award_id' && onNote) return snippetParams.note_award_id!;
+    if (onSnippet && name in snippetParams) return snippetParams[name]!;
     if (onEpic && name === 'award_id' && onNote) return epicParams.note_award_id!;
     if (onEpic && name in epicParams) return epicParams[name]!;
     if (name === 'award_id' && onNote) return params.note_award_id!;

@@ -316,7 +316,7 @@ describe('crash soak: mixed writes on a primary and two secondaries, sites SIGKI
     stopping = true;
     await Promise.all(workers);
     const soakMs = Date.now() - started;
-    expect(kills.length).toBeGreaterThanOrEqual(MIN_KILLS);
+    expect(kills.length, `kills in ${Date.now() - started} ms: ${JSON.stringify(kills)}`).toBeGreaterThanOrEqual(MIN_KILLS);
 
     const figures = { rows: 0, tables: 0, repositories: 0, files: 0, reads: 0 };
     /** Waits until `follower` is at `leader`'s newest event with every replicated table equal (a digest per table). */
