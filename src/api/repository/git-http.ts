@@ -5,13 +5,13 @@ import type { ReadRouting } from '../geo/read-routing.js';
 import { recordRepositoryChange } from '../../geo/repository-events.js';
 import { createWikiRepository } from '../../git/repositories.js';
 import { repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
-import { advertiseRefs, gitProtocolOf, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
+import { gitProtocolOf, isGitService, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
 import { afterPush, afterWikiPush } from '../../services/repository/after-push.js';
 import { authenticateCredential, touchActivity, type Actor } from '../../services/users/authentication.js';
 import { can } from '../../services/permissions.js';
 import { refPolicyFor, refPolicyText } from '../../services/repository/ref-policy.js';
 import type { SiteContext } from '../../site-context.js';
-import { endFailedGitRpc, refuseGit, startGitRpc } from './git-rpc.js';
+import { endFailedGitRpc, refuseGit, sendRefAdvertisement, startGitRpc } from './git-rpc.js';
 
 /** `/<full path>[.git]/info/refs` and `/<full path>[.git]/git-(upload|receive)-pack`; the `.git` suffix is optional. */
 const INFO_REFS = /^\/(.+?)(?:\.git)?\/info\/refs$/;
@@ -169,14 +169,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
     if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
     const access = await gate(ctx, req, res, params[0]!, service);
     if (!access) return;
-    res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-advertisement`);
-    try {
-      await advertiseRefs(access.repository, service, res, gitProtocolOf(req.headers['git-protocol']));
-      res.end();
-    } catch (error) {
-      ctx.log.warn({ err: error, project: access.project.id }, 'git ref advertisement failed');
-      res.destroy();
-    }
+    await sendRefAdvertisement(ctx.log, req, res, access.repository, service, { project: access.project.id });
   });
 
   router.post(RPC, async (req, res) => {

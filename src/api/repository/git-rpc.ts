@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { GitError } from '../../git/cli.js';
-import { NO_CACHE_HEADERS, type GitService } from '../../git/smart-http.js';
+import { advertiseRefs, gitProtocolOf, NO_CACHE_HEADERS, type GitService } from '../../git/smart-http.js';
 
 /** A refusal as git shows it to its user: plain text, with an HTTP Basic challenge when `challenge` (git then asks for credentials). */
 export function refuseGit(res: Response, status: 400 | 401 | 403 | 404 | 415, message: string, challenge = false): void {
@@ -55,4 +55,16 @@ export function endFailedGitRpc(log: Logger, res: Response, signal: AbortSignal,
     log.warn({ ...fields, err: error }, 'git rpc failed');
   }
   res.destroy();
+}
+
+/** Answers a smart HTTP ref advertisement (info/refs) of a repository the caller passed the gate for; a failure mid-answer closes the connection. */
+export async function sendRefAdvertisement(log: Logger, req: Request, res: Response, repository: string, service: GitService, fields: Record<string, unknown>): Promise<void> {
+  res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-advertisement`);
+  try {
+    await advertiseRefs(repository, service, res, gitProtocolOf(req.headers['git-protocol']));
+    res.end();
+  } catch (error) {
+    log.warn({ ...fields, err: error }, 'git ref advertisement failed');
+    res.destroy();
+  }
 }

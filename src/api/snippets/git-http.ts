@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { findProjectByFullPath, findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { findSnippetById, type SnippetRow } from '../../db/tables/snippets.js';
 import { hasRepository } from '../../git/in-repository.js';
-import { advertiseRefs, gitProtocolOf, isGitService, NO_CACHE_HEADERS, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
+import { gitProtocolOf, isGitService, serviceRpc, siteHooksDir, type GitService } from '../../git/smart-http.js';
 import { canReadSnippet, canUpdateSnippet } from '../../services/permissions.js';
 import { afterSnippetPush } from '../../services/snippets/snippets.js';
 import { snippetRepositoryOf } from '../../services/snippets/snippet-repository.js';
@@ -10,7 +10,7 @@ import type { Actor } from '../../services/users/authentication.js';
 import type { SiteContext } from '../../site-context.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { basicActor } from '../repository/git-http.js';
-import { refuseGit, startGitRpc } from '../repository/git-rpc.js';
+import { endFailedGitRpc, refuseGit, sendRefAdvertisement, startGitRpc } from '../repository/git-rpc.js';
 
 /** `/snippets/<id>.git/...` (personal) and `/<project full path>/snippets/<id>.git/...` (a project's), GitLab's snippet repository paths. */
 const INFO_REFS = /^\/(?:(.+)\/)?snippets\/(\d{1,15})\.git\/info\/refs$/;
@@ -99,14 +99,7 @@ export function snippetGitRouter(ctx: SiteContext, reads: ReadRouting | null): R
     if (target === 'primary') return reads!.fromPrimary(req, res);
     const access = await gate(ctx, req, res, target, service);
     if (!access) return;
-    res.status(200).set(NO_CACHE_HEADERS).type(`application/x-${service}-advertisement`);
-    try {
-      await advertiseRefs(access.repository, service, res, gitProtocolOf(req.headers['git-protocol']));
-      res.end();
-    } catch (error) {
-      ctx.log.warn({ err: error, snippet: target.snippet.id }, 'snippet ref advertisement failed');
-      res.destroy();
-    }
+    await sendRefAdvertisement(ctx.log, req, res, access.repository, service, { snippet: target.snippet.id });
   });
 
   router.post(RPC, async (req, res, next) => {
@@ -132,8 +125,7 @@ export function snippetGitRouter(ctx: SiteContext, reads: ReadRouting | null): R
         signal: rpc.signal,
       });
     } catch (error) {
-      ctx.log.warn({ err: error, snippet: target.snippet.id, service }, 'snippet git rpc failed');
-      res.destroy();
+      endFailedGitRpc(ctx.log, res, rpc.signal, error, { snippet: target.snippet.id, service });
       return;
     }
     // As after a project push: the response ends once the row and the Geo event follow the push.
