@@ -15,6 +15,8 @@ declare global {
       project?: ProjectRow;
       /** Set by the loadGroup guard. */
       group?: NamespaceRow;
+      /** The body and query parameters the matched route declares (its guards' names); see api/routes.ts. */
+      declaredParams?: ReadonlySet<string>;
     }
     interface Locals {
       /** The matched route template, for logs and metrics. */

@@ -58,6 +58,7 @@ export function mountRoutes(ctx: SiteContext, routes: readonly Route[]): Router 
     const route = `${method} ${path}`;
     const declared = new Set(guards.flatMap((guard) => guard.params ?? []));
     router[method](path, (req: Request, res: Response) => {
+      req.declaredParams = declared;
       if (undeclaredRead) watchInput(req, route, declared, undeclaredRead);
       for (const guard of guards) guard.check(ctx, req);
       return handler(ctx, req, res);

@@ -108,9 +108,20 @@ export async function listTree(repository: string, commit: string, dir: string, 
     if (own?.type !== 'tree') return null;
     tree = own.id;
   }
-  if (!recursive && isFullSha(tree)) return parseTreeObject(await treeOf(repository, tree === commit ? `${commit}^{tree}` : tree), dir);
+  if (isFullSha(tree)) {
+    const entries = parseTreeObject(await treeOf(repository, tree === commit ? `${commit}^{tree}` : tree), dir);
+    return recursive ? withSubtrees(repository, entries) : entries;
+  }
   const { stdout } = await git(repository, ['ls-tree', '-z', ...(recursive ? ['-r', '-t'] : []), tree]);
   return parseTreeRecords(stdout, dir);
+}
+
+/** Each tree entry followed by its own entries, at any depth, as `ls-tree -r -t` lists them; the subtrees read at once. */
+async function withSubtrees(repository: string, entries: TreeEntry[]): Promise<TreeEntry[]> {
+  const below = await Promise.all(
+    entries.map(async (entry) => (entry.type === 'tree' ? withSubtrees(repository, parseTreeObject(await treeOf(repository, entry.id), entry.path)) : [])),
+  );
+  return entries.flatMap((entry, i) => [entry, ...below[i]!]);
 }
 
 /** A blob's full id and size, from a full or abbreviated hex id; null when it names no blob. */

@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { GitError } from './cli.js';
-import { git, gitBytes, hasRepository } from './in-repository.js';
+import { git, gitBytes } from './in-repository.js';
 import { BLANK_SHA } from './object-names.js';
+import { listTree, readBlob } from './tree.js';
 
 /** A file of a commit's tree. */
 export interface TreeFile {
@@ -10,47 +11,29 @@ export interface TreeFile {
   readonly blob: string;
 }
 
-/** The branch HEAD names (`master` in a wiki made here); null when HEAD is detached or the repository is missing. */
+/**
+ * The branch HEAD names (`master` in a wiki made here), read from the HEAD file as `symbolic-ref`
+ * would; null when HEAD is detached or the repository is missing.
+ */
 export async function headBranch(repository: string): Promise<string | null> {
-  if (!(await hasRepository(repository))) return null;
-  try {
-    const ref = (await git(repository, ['symbolic-ref', '--quiet', 'HEAD'])).stdout.trim();
-    return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
-  } catch (error) {
-    if (error instanceof GitError && error.exitCode === 1) return null;
+  const head = await readFile(path.join(repository, 'HEAD'), 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return null;
     throw error;
-  }
+  });
+  const ref = head?.startsWith('ref: ') ? head.slice('ref: '.length).trim() : null;
+  return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
 }
 
 /** Every file (blob) of a commit's tree, at any depth, in git's path order. */
 export async function treeFiles(repository: string, commit: string): Promise<TreeFile[]> {
-  const { stdout } = await git(repository, ['ls-tree', '-r', '-z', '--full-tree', commit]);
-  const files: TreeFile[] = [];
-  for (const record of stdout.split('\0')) {
-    const tab = record.indexOf('\t');
-    if (tab < 0) continue;
-    const [, type, sha] = record.slice(0, tab).split(' ');
-    if (type === 'blob') files.push({ path: record.slice(tab + 1), blob: sha! });
-  }
-  return files;
+  const entries = (await listTree(repository, commit, '', true)) ?? [];
+  return entries.filter((entry) => entry.type === 'blob').map((entry) => ({ path: entry.path, blob: entry.id }));
 }
 
-/** Many blobs in one `git cat-file --batch`, by sha; one git process however many pages a list shows. */
+/** Blobs by sha, read at once through the repository's object reader (no git process per read). */
 export async function readBlobs(repository: string, shas: readonly string[]): Promise<Map<string, Buffer>> {
-  const out = new Map<string, Buffer>();
   const unique = [...new Set(shas)];
-  if (unique.length === 0) return out;
-  const bytes = await gitBytes(repository, ['cat-file', '--batch'], Buffer.from(unique.map((sha) => `${sha}\n`).join('')));
-  let offset = 0;
-  for (const sha of unique) {
-    const newline = bytes.indexOf(0x0a, offset);
-    const header = bytes.subarray(offset, newline).toString('utf8').split(' ');
-    const size = Number(header[2]);
-    if (header[1] !== 'blob' || !Number.isInteger(size)) throw new Error(`cat-file --batch: unexpected header for ${sha}: ${header.join(' ')}`);
-    out.set(sha, bytes.subarray(newline + 1, newline + 1 + size));
-    offset = newline + 1 + size + 1;
-  }
-  return out;
+  return new Map(await Promise.all(unique.map(async (sha) => [sha, await readBlob(repository, sha)] as const)));
 }
 
 /** One file a commit writes (from bytes, from a file on disk hashed without reading it into memory, or a blob already stored) or removes (`remove`). */

@@ -811,7 +811,20 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => site?.stop());
 
+/** Milliseconds spent per route (its cells' requests, batched ones overlapping): the slowest are logged. */
+const routeMs = new Map<string, number>();
+
 async function send(cell: Cell): Promise<{ status: number; text: string }> {
+  const started = performance.now();
+  const key = `${cell.route.method} ${cell.route.path}`;
+  try {
+    return await sendRequest(cell);
+  } finally {
+    routeMs.set(key, (routeMs.get(key) ?? 0) + performance.now() - started);
+  }
+}
+
+async function sendRequest(cell: Cell): Promise<{ status: number; text: string }> {
   let body: string | Buffer | undefined;
   let contentType: Record<string, string> = {};
   if (cell.route.method !== 'get' && cell.form) {
@@ -955,6 +968,7 @@ describe('the authorization matrix from the route table', () => {
         if (failure) failures.push(failure);
       });
     }
+    const readsSeconds = (performance.now() - started) / 1000;
     for (const cell of ordered) {
       const answer = await send(cell);
       const failure = judge(cell, answer.status, answer.text);
@@ -964,11 +978,13 @@ describe('the authorization matrix from the route table', () => {
     const allowed = tally.success + tally.missingParameter + tally.named + tally.once + tally.toggled;
     console.log(
       `authz matrix: ${cells.length} cells asserted (${safe.length} refusals and reads in batches of ${BATCH}, ${writes.length} allowed writes one by one) ` +
-        `over ${routeIndex().length} routes and ${callers.length} callers in ${seconds.toFixed(1)} s: ${tally.exact} refused exactly, ` +
+        `over ${routeIndex().length} routes and ${callers.length} callers in ${seconds.toFixed(1)} s (${readsSeconds.toFixed(1)} s to the writes): ${tally.exact} refused exactly, ` +
         `${tally.valueGuardFirst} refused first by a parameter guard (400/404), ${allowed} allowed: ${tally.success} with the exact success, ` +
         `${tally.missingParameter} with GitLab's 400 for a missing parameter (no body), ${tally.named} with a named status, ` +
         `${tally.once} with the status after an earlier cell's change, ${tally.toggled} with 304 (already in that state); ${failures.length} failed`,
     );
+    const slowest = [...routeMs].sort((a, b) => b[1] - a[1]).slice(0, 15);
+    console.log(`authz matrix: slowest routes: ${slowest.map(([key, ms]) => `${key} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
     console.log(`authz matrix: allowed writes without a body in BODIES (GitLab's 400 for the missing parameter): ${[...missingRoutes].join(', ')}`);
     console.log(`authz matrix: routes with a named status: ${[...namedRoutes].map((key) => `${key} (${NAMED[key]!.status})`).join(', ')}`);
     if (process.env.AUTHZ_FAILURES) (await import('node:fs')).writeFileSync(process.env.AUTHZ_FAILURES, failures.join('\n'));

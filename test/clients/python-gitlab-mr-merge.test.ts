@@ -10,7 +10,7 @@ describe('python-gitlab 3.12 merging merge requests (merge, merge when pipeline 
     expect(obs.checked).toBe('can_be_merged');
     expect(obs.sha_mismatch).toMatchObject({ error: 'GitlabMRClosedError', code: 409 });
     expect(obs.merged).toEqual({ state: 'merged', returned: 'merged', merge_commit_is_master: true, parents: true });
-    expect(obs.message).toBe('Merged by python-gitlab\n');
+    expect(obs.message).toBe('Merged by python-gitlab');
     expect(obs.again).toMatchObject({ error: 'GitlabMRClosedError', code: 406 });
     expect(obs.source_branch).toMatchObject({ error: 'GitlabGetError', code: 404 });
   });

@@ -26,11 +26,12 @@ describe('conventions shared by every endpoint', () => {
 
   describe('pagination', () => {
     it('pages a 250-row list with every header and absolute links', async () => {
-      const first = await site.api('/users?per_page=100&active=true');
+      const first = await site.api(`/users?per_page=100&active=true&junk=${'x'.repeat(6000)}`);
       expect(first.body).toHaveLength(100);
       expect(first.headers).toMatchObject({ 'x-total': '250', 'x-total-pages': '3', 'x-per-page': '100', 'x-page': '1', 'x-next-page': '2', 'x-prev-page': '' });
       const links = parseLinks(String(first.headers.link));
       expect(Object.keys(links).sort()).toEqual(['first', 'last', 'next']);
+      // A parameter the route does not declare is not repeated (four links of a long one would pass a client's header limit).
       expect(links.next).toBe(`${site.url}/api/v4/users?per_page=100&active=true&page=2`);
       expect(links.last).toContain('page=3');
 

@@ -6,7 +6,7 @@ import { startSite, type TestSite } from '../helpers/site.js';
 
 /**
  * Every GET route of the settings (issue 17, item 6: badges, notification settings, user status,
- * group hooks), read from the route table itself, answers without a 5xx and writes nothing that
+ * group hooks, and the system hooks of issue 26), read from the route table itself, answers without a 5xx and writes nothing that
  * replicates: a secondary serves these reads from its own copy, and the defaults of a notification
  * setting are read without a row (DESIGN, "No writes on reads").
  */
@@ -27,6 +27,7 @@ beforeAll(async () => {
   const groupBadge = await post(`/groups/${group.id}/badges`, { link_url: 'https://e.test/%{project_id}', image_url: 'https://e.test/g.svg' });
   const projectHook = await post(`/projects/${project.id}/hooks`, { url: 'https://hooks.example.com/p' });
   const groupHook = await post(`/groups/${group.id}/hooks`, { url: 'https://hooks.example.com/g' });
+  const systemHook = await post('/hooks', { url: 'https://hooks.example.com/s' });
   expect((await site.api('/user/status', { method: 'PUT', as: member.token, body: { emoji: 'coffee', message: 'Reading' } })).status).toBe(200);
   Object.assign(params, {
     projectId: String(project.id),
@@ -35,6 +36,7 @@ beforeAll(async () => {
     group_badge_id: String(groupBadge.id),
     hook_id: String(projectHook.id),
     group_hook_id: String(groupHook.id),
+    system_hook_id: String(systemHook.id),
   });
   await stampCallers(site, member);
 });
@@ -48,6 +50,7 @@ function fill(path: string): string {
     if (name === 'id') return onGroup ? params.groupId! : params.projectId!;
     if (name === 'user_id') return member.username;
     if (onGroup && (name === 'badge_id' || name === 'hook_id')) return params[`group_${name}`]!;
+    if (path.startsWith('/hooks/')) return params.system_hook_id!;
     return params[name]!;
   };
   const filled = path.replace(/:(\w+)/g, (_, name: string) => value(name));
@@ -70,6 +73,7 @@ describe('GET routes of the settings', () => {
         '/users/:user_id/status',
         '/groups/:id/hooks',
         '/groups/:id/hooks/:hook_id',
+        '/hooks/:hook_id',
       ]),
     );
   });
