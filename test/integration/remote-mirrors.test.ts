@@ -63,7 +63,7 @@ describe('push mirrors', () => {
     site = await startSite({ remoteMirrorRetryBaseMs: 50 }, { log: pino({ level: 'debug' }, sink) });
     dir = await mkdtemp(path.join(tmpdir(), 'geoforge-mirrors-'));
     git = gitClient(path.join(dir, 'home'));
-    for (const repo of ['all', 'protected', 'divergent', 'wrong']) await git(['init', '-q', '--bare', path.join(dir, 'remotes', `${repo}.git`)]);
+    for (const repo of ['all', 'protected', 'regex', 'redos', 'divergent', 'wrong']) await git(['init', '-q', '--bare', path.join(dir, 'remotes', `${repo}.git`)]);
     remote = await startGitRemote(path.join(dir, 'remotes'), { user: 'mirror-bot', password: PASSWORD });
     [maintainer, developer, outsider] = [await createUser(site), await createUser(site), await createUser(site)];
     project = await createProject(site, { name: 'mirrored', visibility: 'private' });
@@ -189,6 +189,29 @@ describe('push mirrors', () => {
     expect(await remoteRefs('protected')).toEqual({ 'refs/heads/master': local['refs/heads/master'], 'refs/heads/release-1': local['refs/heads/release-1'], 'refs/tags/v1.0': local['refs/tags/v1.0'] });
   });
 
+  it('mirrors the branches mirror_branch_regex matches (ee), and fails an update whose regex runs too long', async () => {
+    const since = new Date().toISOString();
+    const created = await api(base(), { method: 'POST', as: maintainer.token, body: { url: mirrorUrl('regex'), enabled: true, mirror_branch_regex: '^rel' } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ mirror_branch_regex: '^rel', only_protected_branches: false });
+    await settled(created.body.id, 'finished', since);
+    const local = await localRefs();
+    expect(await remoteRefs('regex')).toEqual({ 'refs/heads/release-1': local['refs/heads/release-1'], 'refs/tags/v1.0': local['refs/tags/v1.0'] });
+    const both = await api(base(), { method: 'POST', as: maintainer.token, body: { url: mirrorUrl('regex'), mirror_branch_regex: '^rel', only_protected_branches: true } });
+    expect([both.status, both.body]).toEqual([400, { message: 'only_protected_branches and mirror_branch_regex are mutually exclusive' }]);
+
+    // A catastrophic pattern against a long branch name: JavaScript's engine backtracks, the update is cut after a second.
+    await commit('redos', `refs/heads/${'a'.repeat(40)}!`);
+    const redosSince = new Date().toISOString();
+    const redos = await api(base(), { method: 'POST', as: maintainer.token, body: { url: mirrorUrl('redos'), enabled: true, mirror_branch_regex: '^(a+)+$' } });
+    expect(redos.status, redos.text).toBe(201);
+    const failed = await settled(redos.body.id, 'failed', redosSince);
+    expect(failed.last_error).toMatch(/timed out/);
+    expect(await remoteRefs('redos')).toEqual({});
+    expect((await api('/version')).status).toBe(200);
+    await git(['push', '-q', remoteUrl(site.url, project, maintainer), `:refs/heads/${'a'.repeat(40)}!`], work);
+  });
+
   it('skips and reports divergent refs with keep_divergent_refs, and fast-forwards the rest', async () => {
     const since = new Date().toISOString();
     const created = await api(base(), { method: 'POST', as: maintainer.token, body: { url: mirrorUrl('divergent'), enabled: true, keep_divergent_refs: true } });
@@ -228,8 +251,8 @@ describe('push mirrors', () => {
     const wrongBasic = `Basic ${Buffer.from(`mirror-bot:${WRONG}`).toString('base64')}`;
     expect(remote.authorizations.slice(seen).filter((header) => header === wrongBasic).length).toBeGreaterThanOrEqual(3);
     expect(await remoteRefs('wrong')).toEqual({});
-    const retries = logLines.filter((line) => line.includes('remote mirror update failed'));
-    expect(retries.filter((line) => line.includes('retrying')).length).toBe(2);
+    const retries = logLines.filter((line) => line.includes('remote mirror update failed') && line.includes(`"remote_mirror":${created.body.id},`));
+    expect(retries.map((line) => JSON.parse(line).msg)).toEqual(['remote mirror update failed; retrying', 'remote mirror update failed; retrying', 'remote mirror update failed']);
   });
 
   it('updates and deletes a mirror; disabled, it refuses sync (400) and is not pushed', async () => {

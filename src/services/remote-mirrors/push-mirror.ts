@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import type { Db } from '../../db/connection.js';
 import { allProtectedBranchRows } from '../../db/tables/protected-refs.js';
 import type { RemoteMirrorRow } from '../../db/tables/remote-mirrors.js';
@@ -26,9 +27,8 @@ export interface MirrorPushOptions {
 
 /**
  * Brings the mirror's refs to the project's (GitLab's UpdateRemoteMirrorService with Gitaly's
- * UpdateRemoteMirror): every tag, and the branches the mirror's filter keeps (protected ones, or
- * those matching mirror_branch_regex); created and changed refs are pushed, refs gone here are
- * deleted there. Without keep_divergent_refs a changed ref is force-pushed; with it, a ref the
+ * UpdateRemoteMirror): every tag, and the branches the mirror's filter keeps (keptBranches);
+ * created and changed refs are pushed, refs gone here are deleted there. Without keep_divergent_refs a changed ref is force-pushed; with it, a ref the
  * remote moved elsewhere is left alone and named in the error ("Some refs have diverged ..."), and
  * nothing is deleted. The credentials of the URL travel in an Authorization header through git's
  * environment, never in an argument list, an answer or a log line.
@@ -38,10 +38,12 @@ export async function pushToMirror(db: Db, dataDir: string, mirror: RemoteMirror
   try {
     if (!(await hasRepository(repository))) return { ok: true, error: null, retryable: false };
     const access = await remoteAccess(mirror.url, options);
-    const keepsBranch = branchFilter(db, mirror);
-    const inScope = (ref: string) => ref.startsWith('refs/tags/') || (ref.startsWith('refs/heads/') && keepsBranch(ref.slice('refs/heads/'.length)));
-    const local = new Map([...(await listLocalRefs(repository))].filter(([ref]) => inScope(ref)));
-    const remote = new Map([...(await listRemoteRefs(repository, access))].filter(([ref]) => inScope(ref)));
+    const [allLocal, allRemote] = [await listLocalRefs(repository), await listRemoteRefs(repository, access)];
+    const branches = [...new Set([...allLocal.keys(), ...allRemote.keys()])].filter((ref) => ref.startsWith('refs/heads/')).map((ref) => ref.slice('refs/heads/'.length));
+    const kept = keptBranches(db, mirror, branches);
+    const inScope = (ref: string) => ref.startsWith('refs/tags/') || (ref.startsWith('refs/heads/') && kept.has(ref.slice('refs/heads/'.length)));
+    const local = new Map([...allLocal].filter(([ref]) => inScope(ref)));
+    const remote = new Map([...allRemote].filter(([ref]) => inScope(ref)));
     const keepDivergent = mirror.keep_divergent_refs === 1;
     const refspecs: string[] = [];
     const diverged: string[] = [];
@@ -58,8 +60,8 @@ export async function pushToMirror(db: Db, dataDir: string, mirror: RemoteMirror
     return { ok: true, error: null, retryable: false };
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    // A refused local address stays refused: no retry, as for webhooks.
-    const refused = error instanceof LocalNetworkError;
+    // A refused local address stays refused, as for webhooks, and a regex that ran too long would again: no retry.
+    const refused = error instanceof LocalNetworkError || (error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT';
     const text = error instanceof GitError ? error.stderr.trim() || error.message : error instanceof Error ? error.message : String(error);
     return { ok: false, error: maskUrlCredentials(text), retryable: !refused };
   }
@@ -79,15 +81,21 @@ async function remoteAccess(raw: string, options: MirrorPushOptions): Promise<Re
   return { url: url.toString(), config: [...OUTBOUND_GIT_PROTOCOLS, ...pinned], env, signal: options.signal, timeoutMs: GIT_TIMEOUT_MS };
 }
 
-/** Which branches the mirror keeps: protected ones (any protection's name or wildcard), those matching its regex, or all. */
-function branchFilter(db: Db, mirror: RemoteMirrorRow): (branch: string) => boolean {
+/** How long mirror_branch_regex may take over all branch names of one update. */
+const REGEX_TIMEOUT_MS = 1000;
+
+/**
+ * The branches the mirror keeps: protected ones (any protection's name or wildcard), those
+ * matching its regex, or all. The regex is a maintainer's and JavaScript's engine backtracks
+ * (GitLab uses RE2): it runs in a vm context with a timeout, so a catastrophic pattern fails the
+ * update instead of blocking the site.
+ */
+function keptBranches(db: Db, mirror: RemoteMirrorRow, branches: readonly string[]): Set<string> {
   if (mirror.only_protected_branches) {
     const patterns = allProtectedBranchRows(db, mirror.project_id).map((row) => row.name);
-    return (branch) => patterns.some((pattern) => matchesRefPattern(pattern, branch));
+    return new Set(branches.filter((branch) => patterns.some((pattern) => matchesRefPattern(pattern, branch))));
   }
-  if (mirror.mirror_branch_regex) {
-    const regex = new RegExp(mirror.mirror_branch_regex, 'u');
-    return (branch) => regex.test(branch);
-  }
-  return () => true;
+  if (!mirror.mirror_branch_regex) return new Set(branches);
+  const matching = runInNewContext('names.filter((name) => new RegExp(pattern, "u").test(name))', { names: [...branches], pattern: mirror.mirror_branch_regex }, { timeout: REGEX_TIMEOUT_MS }) as string[];
+  return new Set(matching);
 }
