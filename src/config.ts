@@ -39,6 +39,8 @@ export interface Config {
    * The default of the application setting of that name (services/administration/application-settings.ts).
    */
   readonly allowLocalRequestsFromSystemHooks: boolean;
+  /** The delay after a push mirror's first failed update, doubled after each later one (services/remote-mirrors/worker.ts). */
+  readonly remoteMirrorRetryBaseMs: number;
   readonly rateLimit: RateLimitConfig;
   /**
    * Defaults of GitLab's application settings under their GitLab names (`signup_enabled`,
@@ -115,6 +117,7 @@ export const defaults: Config = {
   logLevel: 'info',
   allowLocalRequests: false,
   allowLocalRequestsFromSystemHooks: true,
+  remoteMirrorRetryBaseMs: 30_000,
   rateLimit: { authenticated: 2000, unauthenticated: 500, periodSeconds: 60, exemptLoopback: false },
   applicationSettings: {},
   geo: {
@@ -183,6 +186,7 @@ const settings = {
   geoSyncTimeoutMs: 'GEOFORGE_GEO_SYNC_TIMEOUT_MS',
   allowLocalRequests: 'GEOFORGE_ALLOW_LOCAL_REQUESTS',
   allowLocalRequestsFromSystemHooks: 'GEOFORGE_ALLOW_LOCAL_REQUESTS_FROM_SYSTEM_HOOKS',
+  remoteMirrorRetryBaseMs: 'GEOFORGE_REMOTE_MIRROR_RETRY_BASE_MS',
   rateLimitAuthenticated: 'GEOFORGE_RATE_LIMIT_AUTHENTICATED',
   rateLimitUnauthenticated: 'GEOFORGE_RATE_LIMIT_UNAUTHENTICATED',
   rateLimitPeriodSeconds: 'GEOFORGE_RATE_LIMIT_PERIOD_SECONDS',
@@ -299,6 +303,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     logLevel: oneOf('logLevel', ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const, defaults.logLevel),
     allowLocalRequests: flag('allowLocalRequests', defaults.allowLocalRequests),
     allowLocalRequestsFromSystemHooks: flag('allowLocalRequestsFromSystemHooks', defaults.allowLocalRequestsFromSystemHooks),
+    remoteMirrorRetryBaseMs: count('remoteMirrorRetryBaseMs', defaults.remoteMirrorRetryBaseMs, 10, 3_600_000),
     rateLimit: {
       authenticated: count('rateLimitAuthenticated', defaults.rateLimit.authenticated, 0, 100_000_000),
       unauthenticated: count('rateLimitUnauthenticated', defaults.rateLimit.unauthenticated, 0, 100_000_000),

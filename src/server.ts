@@ -31,6 +31,7 @@ import { registerSiteGauges } from './observability/site-gauges.js';
 import { ensureRoot } from './services/users/ensure-root.js';
 import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
+import { RemoteMirrorWorker } from './services/remote-mirrors/worker.js';
 import { Fence } from './geo/fence.js';
 import { readRoleState, resolveRole } from './geo/role-state.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
@@ -104,6 +105,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     role.geo.start();
     role.ctx.webhooks.start();
     role.ctx.imports.start();
+    role.ctx.mirrors.start();
     role.stopJobs = startSchedule(role.ctx, role.geo);
   };
   const stopRole = async (role: RoleInstance) => {
@@ -117,6 +119,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     await role.ctx.webhooks.stop();
     // Clones in flight are killed and stay `started`, resumed at the next start.
     await role.ctx.imports.stop();
+    // Pushes in flight are killed and stay `started`, run again at the next start.
+    await role.ctx.mirrors.stop();
   };
   // One switch at a time; requests keep flowing to the old role until the new one is ready.
   let switching: Promise<void> = Promise.resolve();
@@ -184,6 +188,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         await settleHousekeeping(current.ctx);
         await current.ctx.webhooks.stop();
         await current.ctx.imports.stop();
+        await current.ctx.mirrors.stop();
       }
       closeObjectReaders(effective.dataDir);
       if (current.ctx.db.open) current.ctx.db.close();
@@ -216,6 +221,14 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
       allowLocalRequestsFromSystemHooks: () => applicationSettings(ctx.db, config).allow_local_requests_from_system_hooks,
     }),
     imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: allowLocal }),
+    mirrors: new RemoteMirrorWorker({
+      role: writes ? 'primary' : 'secondary',
+      db: () => ctx.db,
+      dataDir: config.dataDir,
+      log,
+      retry: { baseMs: config.remoteMirrorRetryBaseMs, capMs: config.remoteMirrorRetryBaseMs * 64 },
+      allowLocalRequests: allowLocal,
+    }),
     fence: base.fence,
     switchRole: base.switchRole,
   };

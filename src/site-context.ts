@@ -5,6 +5,7 @@ import type { Fence } from './geo/fence.js';
 import type { SiteMetrics } from './observability/metrics.js';
 import type { ProjectImportWorker } from './services/projects/import.js';
 import type { HookQueue } from './services/hooks/queue.js';
+import type { RemoteMirrorWorker } from './services/remote-mirrors/worker.js';
 
 /** What every router and service of one site shares; two sites in one process never share one. */
 export interface SiteContext {
@@ -23,6 +24,8 @@ export interface SiteContext {
   readonly webhooks: HookQueue;
   /** Fork and import clones, run in this process on the primary (services/projects/import.ts); idle on a secondary. */
   readonly imports: ProjectImportWorker;
+  /** Push mirror updates, run in this process on the primary (services/remote-mirrors/worker.ts); idle on a secondary. */
+  readonly mirrors: RemoteMirrorWorker;
   /** The fencing epoch and the persisted role; shared by the role instances a promotion or demotion swaps. */
   readonly fence: Fence;
   /** Rebuilds the site for the role its fence now records (promote, demote, follow), without a restart. */

@@ -20,6 +20,7 @@ import { deployKeysRoutes } from './deploy-keys/index.js';
 import { searchRoutes } from './search/index.js';
 import { releasesRoutes } from './releases/index.js';
 import { snippetsRoutes } from './snippets/index.js';
+import { remoteMirrorsRoutes } from './remote-mirrors/index.js';
 
 /**
  * Every route under /api/v4 but the site-to-site Geo API, domain by domain: one table, so that the
@@ -35,6 +36,7 @@ export function apiRoutes(revision: string, geoNodeRoutes: readonly Route[], rea
     ...membersRoutes,
     ...geoNodeRoutes,
     ...hooksRoutes,
+    ...remoteMirrorsRoutes,
     ...repositoryRoutes(reads),
     ...commitNoteRoutes,
     ...ciRoutes(reads),

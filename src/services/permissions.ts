@@ -128,6 +128,8 @@ const PROJECT_RULES = {
   rename_project: atLeast(ACCESS.owner),
   /** Moving the project to another namespace (GitLab's change_namespace: owners and admins). */
   change_namespace: atLeast(ACCESS.owner),
+  /** Push mirrors (GitLab's admin_remote_mirror): maintainers. */
+  admin_remote_mirror: atLeast(ACCESS.maintainer),
   /** git gc on demand (POST /projects/:id/housekeeping, GitLab's authorize_admin_project). */
   run_housekeeping: atLeast(ACCESS.maintainer),
   change_visibility_level: atLeast(ACCESS.owner),

@@ -52,6 +52,8 @@ const ABILITIES: Record<string, AbilityRule> = {
   read_release: v(ACCESS.guest), create_release: at(ACCESS.developer),
   // ee approval rules: authorize_read_project_approval_rule! (manage_merge_request_settings or create_merge_request_in).
   read_approval_rules: v(ACCESS.reporter),
+  // remote_mirrors.rb: admin_remote_mirror, maintainers (refused with unauthorized!, 401: unauthorizedUnless).
+  admin_remote_mirror: at(ACCESS.maintainer),
   // groups (GitLab's GroupPolicy; reading a group is for whoever sees it or is a member)
   read_group: v(ACCESS.guest), read_epic: v(ACCESS.guest), create_projects: at(ACCESS.maintainer), create_subgroup: at(ACCESS.owner),
   admin_group_member: at(ACCESS.owner), admin_group: at(ACCESS.owner), remove_group: at(ACCESS.owner), admin_group_label: at(ACCESS.reporter),
@@ -240,6 +242,14 @@ export function expectation(route: RouteEntry, caller: Caller, subject: Subject)
       if (!allowed) return { refusal: 403, valueGuardFirst };
       continue;
     }
+    // GitLab's `unauthorized! unless can?(...)` in a before block: the ability's rule, refused with 401.
+    const unauthorizedAbility = /^unauthorizedUnless\((\w+)\)$/.exec(name)?.[1];
+    if (unauthorizedAbility) {
+      const rule = ABILITIES[unauthorizedAbility];
+      if (!rule) throw new Error(`the matrix has no GitLab rule for the ability ${unauthorizedAbility} (${route.method} ${route.path}): add it to ABILITIES`);
+      if (!(caller.admin || caller.level >= rule.min || (!!rule.visible && visibleWithoutMembership(caller, visibility)))) return { refusal: 401, valueGuardFirst };
+      continue;
+    }
     const resource = RESOURCE_GUARDS[name]?.(caller, subject);
     if (resource) return { refusal: resource, valueGuardFirst };
     valueGuardFirst = true;
@@ -323,6 +333,7 @@ const NAMED: Record<string, { status: number; reason: string }> = {
   'post /groups/:id/projects/:project_id': { status: 400, reason: "groups.rb transfer: Projects::TransferService's 'Failed to transfer project ... Project is already in this namespace.' (the world's project is in that group)" },
   'post /groups/:id/transfer': { status: 400, reason: "groups.rb transfer without group_id: Groups::TransferService's 'Transfer failed: Group is already a root group.'" },
   'put /groups/:id/transfer': { status: 400, reason: 'the same, by PUT' },
+  'post /projects/:id/remote_mirrors/:mirror_id/sync': { status: 400, reason: "RemoteMirrors::SyncService: 'Cannot proceed with the push mirroring' for the world's mirror, disabled (GitLab's default)" },
   'post /projects/:id/housekeeping': { status: 409, reason: "housekeeping's exclusive lease, held until the git gc an earlier cell started ends: 'Somebody already triggered housekeeping for this project in the past 5 minutes'" },
 };
 
@@ -451,6 +462,9 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^put \/projects\/:id\/wikis\/:slug$/, (n) => ({ content: `edited ${n}` })],
   [/^post \/(projects|groups)\/:id\/badges$/, () => ({ link_url: 'http://example.com/l', image_url: 'http://example.com/i.png' })],
   [/^put \/(projects|groups)\/:id\/badges\/:badge_id$/, (n) => ({ link_url: `http://example.com/${n}` })],
+  // push mirrors: disabled (the default), so no push goes to the loopback port nobody listens on
+  [/^post \/projects\/:id\/remote_mirrors$/, (n) => ({ url: `http://127.0.0.1:9/mirror${n}.git` })],
+  [/^put \/projects\/:id\/remote_mirrors\/:mirror_id$/, () => ({ keep_divergent_refs: true })],
   [/^(post|put) \/(projects|groups)\/:id\/hooks(\/:hook_id)?$/, (n) => ({ url: `http://127.0.0.1:9/hook${n}` })],
   // system hooks (POST /hooks/:hook_id, the test event, ignores the url)
   [/^(post|put) \/hooks(\/:hook_id)?$/, (n) => ({ url: `http://127.0.0.1:9/system${n}` })],

@@ -139,7 +139,8 @@ let memberToken: string;
 let client: Client;
 
 beforeAll(async () => {
-  site = await startSite();
+  // A push mirror the fuzzer enables retries within milliseconds, so that settled() sees its updates end.
+  site = await startSite({ remoteMirrorRetryBaseMs: 10 });
   world = await seedWorld(site);
   memberToken = world.member.token;
   client = new Client(site.url);
@@ -197,14 +198,17 @@ function diskChanges(before: Map<string, string>, after: Map<string, string>): s
 }
 
 const importsRunning = () => site.site.db.prepare("SELECT count(*) FROM projects WHERE import_status IN ('scheduled', 'started')").pluck().get() as number;
+/** Push mirror updates asked for or running (a mirror the fuzzer enabled, pushed after a commit). */
+const mirrorsRunning = () =>
+  site.site.db.prepare("SELECT count(*) FROM remote_mirrors WHERE enabled = 1 AND (next_attempt_at IS NOT NULL OR update_status = 'started')").pluck().get() as number;
 
 /**
- * Resolves once background work an accepted request started is done: forks and imports (at most
- * 30 s), merges after a pipeline and rebases, the mergeability checks they queue, git gc
+ * Resolves once background work an accepted request started is done: forks, imports and push
+ * mirror updates (at most 30 s), merges after a pipeline and rebases, the mergeability checks they queue, git gc
  * (housekeeping), and then the event log has stopped growing for 100 ms (at most 5 s).
  */
 async function settled(): Promise<void> {
-  for (let waited = 0; importsRunning() > 0 && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; (importsRunning() > 0 || mirrorsRunning() > 0) && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
   await Promise.all([pipelineMergesSettled(site.site.ctx), rebasesSettled(site.site.ctx)]);
   await mergeabilityChecksSettled(site.site.ctx);
   await settleHousekeeping(site.site.ctx);

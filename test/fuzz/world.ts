@@ -5,7 +5,7 @@ import type { TestSite } from '../helpers/site.js';
 /**
  * One seeded world for the route-table-driven suites (test/fuzz, test/authz): a group with a project
  * that has a repository, an issue, a merge request, notes, awards, a milestone, labels, a board with a
- * list, an epic, a wiki page, a hook, a badge, a topic, a release with an asset link and snippets, so that every path
+ * list, an epic, a wiki page, a hook, a push mirror, a badge, a topic, a release with an asset link and snippets, so that every path
  * parameter of the route table can be
  * filled with a real id.
  */
@@ -65,6 +65,8 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
   const versions = await site.api(`${p}/merge_requests/${mergeRequest.iid}/versions`);
   const wiki = await post(`${p}/wikis`, { title: 'Home', content: 'hello' });
   const hook = await post(`${p}/hooks`, { url: 'http://127.0.0.1:9/hook' });
+  // A push mirror, disabled (GitLab's default): nothing is pushed to it.
+  const mirror = await post(`${p}/remote_mirrors`, { url: 'http://127.0.0.1:9/mirror.git' });
   const badge = await post(`${p}/badges`, { link_url: 'http://example.com', image_url: 'http://example.com/b.png' });
   await post(`${p}/repository/tags`, { tag_name: 'v1.0', ref: 'master' });
   const topic = await post('/topics', { name: `topic-${project.id}`, title: `Topic ${project.id}` });
@@ -95,6 +97,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
     slug: wiki.slug,
     hook_id: String(hook.id),
     badge_id: String(badge.id),
+    mirror_id: String(mirror.id),
     sha,
     branch: 'topic',
     file_path: 'dir%2Fa.txt',

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import { request } from 'undici';
 import { defaults, loadConfig, type Config } from '../../src/config.js';
 import { createSite, type Site } from '../../src/server.js';
@@ -43,10 +44,10 @@ export const LOCAL_TEST_NETWORK = {
 } as const satisfies Partial<Config>;
 
 /** Starts a real site on a free loopback port with its own temp data dir and SQLite file. */
-export async function startSite(overrides: Partial<Config> = {}): Promise<TestSite> {
+export async function startSite(overrides: Partial<Config> = {}, options: { log?: Logger } = {}): Promise<TestSite> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'geoforge-test-'));
   const config = loadConfig({ overrides: { port: 0, dataDir, rootToken: ROOT_TOKEN, logLevel: 'silent', ...LOCAL_TEST_NETWORK, ...overrides } });
-  const site = await createSite(config);
+  const site = await createSite(config, options);
   const url = await site.start();
   const api = async <T>(pathAndQuery: string, options: RequestOptions = {}): Promise<ApiResponse<T>> => {
     const raw = /^\/(-\/|oauth|users\/sign_in|uploads)/.test(pathAndQuery) ? pathAndQuery : `/api/v4${pathAndQuery}`;

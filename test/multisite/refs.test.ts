@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitClient, remoteUrl } from '../helpers/git.js';
+import { gitClient, remoteUrl, startGitRemote } from '../helpers/git.js';
 import { createdOn, readsTheSame, ROOT_TOKEN, useTwoSites, waitFor, type SiteProcess } from '../helpers/multisite.js';
 
 const root = { username: 'root', token: ROOT_TOKEN };
@@ -13,7 +13,9 @@ const root = { username: 'root', token: ROOT_TOKEN };
 /**
  * Protected refs, tags and transfers on a secondary (issue 17, items 2 and 4): a protected branch
  * and tag rows and a tag with its release notes read the same there; a transferred project is
- * served by the secondary's own copy under its new path, and its old path is gone there too.
+ * served by the secondary's own copy under its new path, and its old path is gone there too. A
+ * push mirror created and synced through the secondary lands on the primary, which alone pushes;
+ * the secondary lists it the same (issue 26, item 8).
  */
 describe('multi-site protected refs, tags and transfers', () => {
   let primary: SiteProcess;
@@ -67,6 +69,33 @@ describe('multi-site protected refs, tags and transfers', () => {
     expect(tag.body).toMatchObject({ name: 'v1.0', message: 'first', release: { tag_name: 'v1.0', description: 'notes' }, protected: true });
     const branch = await sameOnBoth(`/projects/${project.id}/repository/branches/master`);
     expect(branch.body).toMatchObject({ protected: true, developers_can_push: false });
+  });
+
+  it('a push mirror written through the secondary lands on the primary, which pushes; both list it the same', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    await git(['init', '-q', '--bare', path.join(home, 'remotes', 'mirror.git')]);
+    const remote = await startGitRemote(path.join(home, 'remotes'), { user: 'bot', password: 'Ms-mirror-pw-7' });
+    try {
+      const project = await created('/projects', { name: `mirrored-${suffix}`, visibility: 'private', initialize_with_readme: true });
+      await waitFor(() => registryState(project.id) === 'synced', { timeoutMs: 20_000, message: 'repository synced on the secondary' });
+      const mirror = await secondary.api(`/projects/${project.id}/remote_mirrors`, { method: 'POST', body: { url: `${remote.origin.replace('://', '://bot:Ms-mirror-pw-7@')}/mirror.git`, enabled: true } });
+      expect(mirror.status, mirror.text).toBe(201);
+      expect(mirror.body.url).toBe(`${remote.origin.replace('://', '://*****:*****@')}/mirror.git`);
+      const master = (await primary.api(`/projects/${project.id}/repository/branches/master`)).body.commit.id;
+      const pushed = async () => (await git(['ls-remote', path.join(home, 'remotes', 'mirror.git'), 'refs/heads/master'])).stdout.startsWith(master);
+      await waitFor(pushed, { timeoutMs: 20_000, message: 'the primary pushed the mirror' });
+      const since = new Date().toISOString();
+      const sync = await secondary.api(`/projects/${project.id}/remote_mirrors/${mirror.body.id}/sync`, { method: 'POST' });
+      expect(sync.status, sync.text).toBe(204);
+      const state = await waitFor(async () => {
+        const listed = await readsTheSame(primary, secondary, `/projects/${project.id}/remote_mirrors`);
+        return listed.body[0]?.update_status === 'finished' && listed.body[0]?.last_update_at >= since ? listed.body[0] : null;
+      }, { timeoutMs: 20_000, message: 'the synced state on both' });
+      expect(state).toMatchObject({ id: mirror.body.id, enabled: true, last_error: null });
+      await readsTheSame(primary, secondary, `/projects/${project.id}/remote_mirrors/${mirror.body.id}`);
+    } finally {
+      await remote.stop();
+    }
   });
 
   it('a transferred project is served by the secondary under its new path, and its old path is gone', async () => {

@@ -5,7 +5,7 @@ import { GEO_SECRET, ROOT_TOKEN, SiteProcess, waitFor } from '../helpers/multisi
 /**
  * Every log line of a real site process, at debug level, over a run that creates and uses every
  * kind of secret the site knows (passwords, personal, impersonation and OAuth tokens, refresh
- * tokens, session cookies, webhook tokens and URL passwords, import URL passwords) the ways
+ * tokens, session cookies, webhook tokens and URL passwords, import and push mirror URL passwords) the ways
  * clients send them (headers, query parameters, form bodies), right and wrong: none of them may
  * appear in any line.
  */
@@ -83,6 +83,14 @@ describe('secrets never reach the log', () => {
     const imported = await site.api('/projects', { as: patToken, method: 'POST', body: { name: `imported-${randomBytes(3).toString('hex')}`, import_url: `http://someone:${importPassword}@127.0.0.1:1/x.git` } });
     expect(imported.status, imported.text).toBe(201);
     await waitFor(async () => ['failed', 'finished'].includes((await site.api(`/projects/${imported.body.id}`, { as: patToken })).body.import_status), { timeoutMs: 20_000 });
+
+    // A push mirror whose URL carries a password, pushed to a port nobody listens on (the failed update logged).
+    const mirrorPassword = keep('push mirror URL password', `mirrorpw-${randomBytes(8).toString('hex')}`);
+    const mirrored = await site.api('/projects', { as: patToken, method: 'POST', body: { name: `mirrored-${randomBytes(3).toString('hex')}`, initialize_with_readme: true } });
+    expect(mirrored.status, mirrored.text).toBe(201);
+    const mirror = await site.api(`/projects/${mirrored.body.id}/remote_mirrors`, { as: patToken, method: 'POST', body: { url: `http://bot:${mirrorPassword}@127.0.0.1:1/m.git`, enabled: true } });
+    expect(mirror.status, mirror.text).toBe(201);
+    await waitFor(async () => (await site.api(`/projects/${mirrored.body.id}/remote_mirrors/${mirror.body.id}`, { as: patToken })).body.update_status === 'to_retry', { timeoutMs: 20_000 });
 
     // Revoking and failing with a revoked token.
     expect((await site.api(`/users/${user.body.id}/impersonation_tokens/${imp.body.id}`, { method: 'DELETE' })).status).toBe(204);

@@ -74,6 +74,19 @@ export function requireAbility(ability: ProjectAbility | GroupAbility): Guard {
   };
 }
 
+/**
+ * As requireAbility on a project, but refusing with 401, where GitLab's endpoint answers
+ * `unauthorized! unless can?(...)` in a `before` block (remote_mirrors.rb).
+ */
+export function unauthorizedUnless(ability: ProjectAbility): Guard {
+  return {
+    name: `unauthorizedUnless(${ability})`,
+    check: (ctx, req) => {
+      if (!can(ctx.db, req.actor, ability, projectOf(req))) throw new AppError('unauthorized');
+    },
+  };
+}
+
 /** The project a loadProject guard put on the request; a route without one is a programming error. */
 export function projectOf(req: Request): ProjectRow {
   if (!req.project) throw new Error(`route ${req.method} ${req.path} reads a project but has no loadProject guard`);

@@ -11,12 +11,10 @@ import { cloneBareRepository, removeRepository } from '../../git/repositories.js
 import { repositoryPath, stagingRepositoryPath } from '../../storage/layout.js';
 import { nowIso } from '../../storage/clock.js';
 import { forkCloneSource, projectFullPath } from './fork.js';
-import { resolveOutboundAddress } from '../local-network.js';
+import { maskUrlCredentials, OUTBOUND_GIT_PROTOCOLS, pinnedGitConfig } from '../outbound-git.js';
 
 /** A clone may take a while for a big repository, but never holds a worker slot forever. */
 const CLONE_TIMEOUT_MS = 30 * 60_000;
-/** An import URL is fetched over http(s) only: no redirect or submodule may switch git to file://, ssh or ext::. */
-const URL_CLONE_CONFIG = ['protocol.allow=never', 'protocol.http.allow=always', 'protocol.https.allow=always'];
 
 interface CloneSource {
   readonly source: string;
@@ -32,7 +30,7 @@ function cloneSourceOf(db: Db, dataDir: string, project: ProjectRow): CloneSourc
     [stagingRepositoryPath(dataDir, project.id), own],
     [repositoryPath(dataDir, project.id), own],
   ]);
-  if (project.import_url) return { source: project.import_url, config: URL_CLONE_CONFIG, labels };
+  if (project.import_url) return { source: project.import_url, config: OUTBOUND_GIT_PROTOCOLS, labels };
   const fork = forkCloneSource(db, dataDir, project);
   return fork === null ? null : { source: fork.path, config: [], labels: new Map([...labels, [fork.path, fork.label]]) };
 }
@@ -44,7 +42,7 @@ function cloneSourceOf(db: Db, dataDir: string, project: ProjectRow): CloneSourc
 function importErrorText(error: unknown, labels: ReadonlyMap<string, string>): string {
   let text = error instanceof GitError ? error.stderr.trim() || error.message : error instanceof Error ? error.message : String(error);
   for (const [local, label] of labels) text = text.split(local).join(label);
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, '$1*****@');
+  return maskUrlCredentials(text);
 }
 
 const setImportState = (db: Db, id: number, columns: Partial<Pick<ProjectRow, 'import_status' | 'import_error' | 'default_branch'>>) =>
@@ -58,18 +56,6 @@ const setImportState = (db: Db, id: number, columns: Partial<Pick<ProjectRow, 'i
  * already renamed into place only needs the row marked finished. An abort (the site stopping)
  * rethrows and leaves the row `started`, for the next start to resume.
  */
-/**
- * git's settings that pin an import URL's host to the address checked here (curl's CURLOPT_RESOLVE),
- * and forbid redirects, which could lead git to a local address the check never saw.
- */
-async function pinnedCloneConfig(source: string, allowLocal: boolean): Promise<string[]> {
-  const url = new URL(source);
-  const { address, family } = await resolveOutboundAddress(url, allowLocal);
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return ['http.followRedirects=false', `http.curloptResolve=${host}:${port}:${family === 6 ? `[${address}]` : address}`];
-}
-
 export async function importProject(db: Db, dataDir: string, projectId: number, signal?: AbortSignal, allowLocal = false): Promise<void> {
   const project = findProjectById(db, projectId);
   if (!project || (project.import_status !== 'scheduled' && project.import_status !== 'started')) return;
@@ -81,7 +67,7 @@ export async function importProject(db: Db, dataDir: string, projectId: number, 
   setImportState(db, projectId, { import_status: 'started', import_error: null });
   try {
     const alreadyCloned = await hasRepository(repositoryPath(dataDir, projectId));
-    const pinned = !alreadyCloned && project.import_url ? await pinnedCloneConfig(project.import_url, allowLocal) : [];
+    const pinned = !alreadyCloned && project.import_url ? await pinnedGitConfig(project.import_url, allowLocal) : [];
     const head = alreadyCloned ? project.default_branch : await cloneBareRepository(dataDir, projectId, from.source, {
       defaultBranch: project.default_branch,
       config: [...from.config, ...pinned],

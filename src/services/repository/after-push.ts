@@ -18,12 +18,13 @@ import { hookProjectOf, hookUserOf } from '../hooks/subjects.js';
 import { recordPushEvents } from '../issuables/push-events.js';
 import { protectDefaultBranch } from './protected-refs.js';
 import { refreshMergeRequestsAfterPush } from '../merge-requests/heads.js';
+import { scheduleProjectMirrors } from '../remote-mirrors/mirrors.js';
 import { PUSH_COMMITS_LIMIT, pushPayload, tagPushPayload, type HookCommit } from '../hooks/payloads.js';
 
 /**
  * What follows a push that changed refs (GitLab's PostReceive): the project's activity time, the
- * push events the activity lists show, and the push / tag push hooks, one per ref, after the Geo
- * repository event; then the merge requests from and into each pushed branch (new diff versions,
+ * push events the activity lists show, the push / tag push hooks, one per ref, after the Geo
+ * repository event, and the project's push mirrors scheduled; then the merge requests from and into each pushed branch (new diff versions,
  * refs/merge-requests/<iid>/head, merge_status back to unchecked). Git has already moved the refs:
  * nothing here can refuse.
  */
@@ -71,7 +72,9 @@ export async function afterPush(ctx: SiteContext, project: ProjectRow, actor: Ac
     }
     const changes = updates.map((update) => ({ before: normalized(update.before), after: normalized(update.after), ref: update.ref }));
     fireSystemHooks(ctx, 'repository_update', repositoryUpdatePayload(user, hookProject, changes));
+    scheduleProjectMirrors(ctx.db, project.id);
   });
+  ctx.mirrors.wake();
   for (const { event, update } of events) {
     if (event === 'push') await refreshMergeRequestsAfterPush(ctx, project, actor, update.ref.slice('refs/heads/'.length), update.after);
   }
