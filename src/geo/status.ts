@@ -1,4 +1,4 @@
-export const BLOB_KINDS = ['attachments', 'lfs_objects', 'job_artifacts', 'repositories', 'wikis', 'snippet_repositories'] as const;
+export const BLOB_KINDS = ['attachments', 'lfs_objects', 'job_artifacts', 'repositories', 'wikis', 'snippet_repositories', 'group_wiki_repositories'] as const;
 export type BlobKind = (typeof BLOB_KINDS)[number];
 
 export interface BlobCounts {

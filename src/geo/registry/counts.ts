@@ -12,6 +12,7 @@ const KIND_OF: Readonly<Record<BlobType, BlobKind>> = {
   job_artifact: 'job_artifacts',
   attachment: 'attachments',
   snippet_repository: 'snippet_repositories',
+  group_wiki_repository: 'group_wiki_repositories',
 };
 
 /** What the primary holds, per kind, as the replicated database lists it (each an indexed count). */
@@ -22,6 +23,7 @@ const INVENTORY_COUNTS: Readonly<Record<BlobKind, string>> = {
   job_artifacts: 'SELECT count(*) FROM ci_job_artifacts',
   attachments: 'SELECT count(*) FROM uploads',
   snippet_repositories: 'SELECT count(*) FROM snippets WHERE repository_checksum IS NOT NULL',
+  group_wiki_repositories: 'SELECT count(*) FROM group_wiki_repositories WHERE checksum IS NOT NULL',
 };
 
 /**
