@@ -226,6 +226,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
       cursorEventAt: cursor?.lastEventAt ?? null,
       problems,
       blobs: blobs.counts(),
+      verification: blobs.verification(),
       version: versionString(ctx.config.edition),
       revision,
       now: Date.now(),
