@@ -48,3 +48,38 @@ export function recordGroupWikisDeleted(db: Db, groupIds: readonly number[]): nu
   }
   return withWiki;
 }
+
+/**
+ * The group wikis' counterpart of fillRepositoryStates and reconcileRepositoryStates, run by the
+ * same primary job: every wiki whose checksum failed (NULL: the inventory does not list it) is
+ * checksummed again, and with `all` (once per start) every wiki is compared with its disk, so a
+ * change a crash kept from its event is recorded now. Reads refs files only. Resolves to the
+ * wikis recorded; rejects after the walk when some could not be read.
+ */
+export async function reconcileGroupWikis(db: Db, dataDir: string, options: { all: boolean; pageSize?: number }): Promise<number> {
+  const pageSize = options.pageSize ?? 100;
+  const failures: unknown[] = [];
+  let after = 0;
+  let recorded = 0;
+  for (;;) {
+    const rows = prepare(db, `SELECT id, group_id, checksum FROM group_wiki_repositories WHERE id > ? ${options.all ? '' : 'AND checksum IS NULL'} ORDER BY id LIMIT ?`).all(after, pageSize) as {
+      id: number;
+      group_id: number;
+      checksum: string | null;
+    }[];
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1]!.id;
+    for (const row of rows) {
+      try {
+        const onDisk = await refsChecksum(groupWikiRepositoryPath(dataDir, row.group_id));
+        if (onDisk === null || onDisk === row.checksum) continue;
+        await recordGroupWikiChange(db, dataDir, row.group_id, 'updated');
+        recorded++;
+      } catch (error) {
+        failures.push(new Error(`reconcile the wiki of group ${row.group_id}`, { cause: error }));
+      }
+    }
+  }
+  if (failures.length) throw new AggregateError(failures, `${failures.length} group wikis not reconciled`);
+  return recorded;
+}

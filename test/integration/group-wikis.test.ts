@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcileGroupWikis } from '../../src/geo/group-wiki-events.js';
 import { runGit } from '../../src/git/cli.js';
 import { groupWikiRepositoryPath } from '../../src/storage/layout.js';
 import { addMembers, createGroup, createUser, type TestGroup, type TestUser } from '../helpers/factories.js';
@@ -128,6 +129,16 @@ describe('group wikis', () => {
     const removed = await site.api(`${pages(group)}/Pushed`, { method: 'DELETE', as: maintainer.token });
     expect(removed.status).toBe(204);
     expect((await site.api(`${pages(group)}/Pushed`, { as: guest.token })).status).toBe(404);
+  });
+
+  it('records a wiki whose checksum failed, or that changed unrecorded, when the primary job reconciles', async () => {
+    const head = eventLogHead(site);
+    site.site.db.prepare('UPDATE group_wiki_repositories SET checksum = NULL WHERE group_id = ?').run(group.id);
+    expect(await reconcileGroupWikis(site.site.db, site.dataDir, { all: false })).toBe(1);
+    const checksum = site.site.db.prepare('SELECT checksum FROM group_wiki_repositories WHERE group_id = ?').pluck().get(group.id);
+    expect(checksum).toMatch(/^[0-9a-f]{64}$/);
+    expect(blobEvents(head).map((event) => [event.op, JSON.parse(event.payload).checksum])).toEqual([['updated', checksum]]);
+    expect(await reconcileGroupWikis(site.site.db, site.dataDir, { all: true })).toBe(0);
   });
 
   it('reads a public group wiki anonymously; a deleted group takes its wiki with a Geo deleted event', async () => {
