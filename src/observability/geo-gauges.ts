@@ -35,14 +35,14 @@ const STATUS_GAUGES: readonly (readonly [string, string, string])[] = [
       [`geo_${kind}_failed`, `${kind}_failed_count`, `Number of ${what} that failed to sync on the secondary`],
     ] as const;
   }),
+  // GitLab also has geo_<kind>_checksum_total and _verification_total gauges: a gauge named *_total breaks Prometheus'
+  // naming rules (promtool), and both are sums of the others (checksummed + checksum_failed; synced), so they stay status fields.
   ...VERIFIED_KINDS.flatMap((kind) => {
     const what = kind.replace(/_/g, ' ');
     return [
-      [`geo_${kind}_checksum_total`, `${kind}_checksum_total_count`, `Number of ${what} the primary tried to checksum`],
       [`geo_${kind}_checksummed`, `${kind}_checksummed_count`, `Number of ${what} checksummed on the primary`],
       [`geo_${kind}_checksum_failed`, `${kind}_checksum_failed_count`, `Number of ${what} whose checksum failed on the primary`],
       [`geo_${kind}_registry`, `${kind}_registry_count`, `Number of ${what} in the registry of the secondary`],
-      [`geo_${kind}_verification_total`, `${kind}_verification_total_count`, `Number of ${what} to verify on the secondary`],
       [`geo_${kind}_verified`, `${kind}_verified_count`, `Number of ${what} verified on the secondary`],
       [`geo_${kind}_verification_failed`, `${kind}_verification_failed_count`, `Number of ${what} whose verification failed on the secondary`],
     ] as const;
