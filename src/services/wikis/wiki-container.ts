@@ -41,7 +41,10 @@ export function projectWiki(ctx: SiteContext, project: ProjectRow): WikiContaine
   };
 }
 
-/** A group's wiki (ee): a change is followed by its Geo event only (group wiki hooks are not built). */
+/**
+ * A group's wiki (ee): a change is followed by its Geo event only. GitLab fires no hooks for group
+ * wikis either (its wiki_page data builder answers nothing for a group container).
+ */
 export function groupWiki(ctx: SiteContext, group: NamespaceRow): WikiContainer {
   const recordChange = () => recordGroupWikiChange(ctx.db, ctx.config.dataDir, group.id, 'updated');
   return {
