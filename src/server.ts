@@ -20,6 +20,7 @@ import { projectAvatarRouter, projectUploadsWebRouter } from './api/projects/ind
 import { groupAvatarRouter } from './api/groups/index.js';
 import { gitHttpRouter, gitLfsRouter } from './api/repository/index.js';
 import { snippetGitRouter } from './api/snippets/git-http.js';
+import { groupWikiGitRouter } from './api/wikis/group-wiki-git-http.js';
 import { mountRoutes } from './api/routes.js';
 import { probesRouter } from './api/site/index.js';
 import { avatarRouter, signInRouter } from './api/users/index.js';
@@ -267,6 +268,7 @@ function buildHandler(ctx: SiteContext, geo: GeoHttp, revision: string): Router 
   app.use(projectUploadsWebRouter(ctx, input, geo.reads));
   app.use(gitLfsRouter(ctx, geo.reads));
   app.use(snippetGitRouter(ctx, geo.reads));
+  app.use(groupWikiGitRouter(ctx, geo.reads));
   app.use(gitHttpRouter(ctx, geo.reads));
 
   app.use(unknownRoute);

@@ -20,6 +20,7 @@ const TYPES = [
   ['uploads', 'attachments'],
   ['job_artifacts', 'job_artifacts'],
   ['snippet_repositories', 'snippet_repositories'],
+  ['group_wiki_repositories', 'group_wiki_repositories'],
 ] as const satisfies ReadonlyArray<readonly [string, (typeof BLOB_KINDS)[number]]>;
 
 /** `geoforge geo status`: everything the screen shows, and exactly what `--json` prints. */

@@ -16,7 +16,12 @@ export function wikiPage(page: WikiPageFields) {
   return { ...wikiPageBasic(page), content: page.content ?? '' };
 }
 
-/** WikiAttachment: where POST /projects/:id/wikis/attachments stored the file; the link is relative to the wiki. */
+/** GitLab 17's WikiPage (the group wiki API): the content's encoding besides; pages are read as UTF-8. */
+export function wikiPageWithEncoding(page: WikiPageFields) {
+  return { ...wikiPage(page), encoding: 'UTF-8' };
+}
+
+/** WikiAttachment: where POST /projects/:id/wikis/attachments (or a group's) stored the file; the link is relative to the wiki. */
 export function wikiAttachment(attachment: { fileName: string; filePath: string; branch: string; markdown: string }) {
   return {
     file_name: attachment.fileName,

@@ -4,7 +4,7 @@ import { prepare } from '../db/connection.js';
 import { ARTIFACTS_DIR, LFS_OBJECTS_DIR, REPOSITORIES_DIR, UPLOADS_DIR } from '../storage/layout.js';
 
 /** What a secondary replicates besides rows; also the registry's item_type and the failures `type`. */
-export const BLOB_TYPES = ['repository', 'wiki', 'lfs_object', 'job_artifact', 'attachment', 'snippet_repository'] as const;
+export const BLOB_TYPES = ['repository', 'wiki', 'lfs_object', 'job_artifact', 'attachment', 'snippet_repository', 'group_wiki_repository'] as const;
 export type BlobType = (typeof BLOB_TYPES)[number];
 
 export const BLOB_ACTIONS = ['created', 'updated', 'deleted', 'renamed'] as const;
@@ -18,17 +18,19 @@ const BLOB_ROOTS: Readonly<Record<BlobType, string>> = {
   job_artifact: ARTIFACTS_DIR,
   attachment: UPLOADS_DIR,
   snippet_repository: REPOSITORIES_DIR,
+  group_wiki_repository: REPOSITORIES_DIR,
 };
 
 /** The types whose copies are git repositories (fetched, checked by refs checksum) rather than files. */
-export const GIT_BLOB_TYPES: readonly BlobType[] = ['repository', 'wiki', 'snippet_repository'];
-export const isGitBlobType = (type: BlobType): type is 'repository' | 'wiki' | 'snippet_repository' => GIT_BLOB_TYPES.includes(type);
+export const GIT_BLOB_TYPES = ['repository', 'wiki', 'snippet_repository', 'group_wiki_repository'] as const satisfies readonly BlobType[];
+export const isGitBlobType = (type: BlobType): type is (typeof GIT_BLOB_TYPES)[number] => (GIT_BLOB_TYPES as readonly BlobType[]).includes(type);
 
 /**
  * A blob event, as the primary appends it after the blob is durable (a push's after
  * receive-pack succeeded, a file's after its rename) and a secondary's registry reads it.
  * `id` is the project id for a repository or wiki, the snippet id for a snippet repository
- * (project_id its project, null for a personal snippet) and the row id for a file (lfs_objects,
+ * (project_id its project, null for a personal snippet), the group id for a group wiki
+ * (project_id null) and the row id for a file (lfs_objects,
  * ci_job_artifacts, uploads). A repository `deleted` means the project went: a secondary drops
  * every copy of that project.
  */

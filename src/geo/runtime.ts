@@ -13,6 +13,7 @@ import { CursorWaiter } from './cursor-waiter.js';
 import { appendHeartbeat, lastEventId, logPosition, pruneEvents } from './event-log.js';
 import { EventWaiter } from './event-waiter.js';
 import { fillRepositoryStates, reconcileRepositoryStates } from './fill-repository-states.js';
+import { reconcileGroupWikis } from './group-wiki-events.js';
 import { findGeoNodeByName, readStoredNodeStatus, upsertGeoNode } from './nodes.js';
 import { primarySelfStatus } from './node-statuses.js';
 import { createBlobReplication, type BlobReplication } from './sync/blob-replication.js';
@@ -113,14 +114,18 @@ function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
     pruneEventLog: () => pruneLog(ctx),
     fillRepositoryStates: async () => {
       if (ctx.fence.writeRefusal()) return;
+      const firstRun = !reconciled;
       const written = await fillRepositoryStates(ctx.db, ctx.config.dataDir);
       if (written) ctx.log.info({ job: 'geo-repository-states', written }, 'repository states filled');
       // Once per start: changes a crash kept from their events are recorded now.
-      if (!reconciled) {
+      if (firstRun) {
         const recorded = await reconcileRepositoryStates(ctx.db, ctx.config.dataDir);
         reconciled = true;
         if (recorded) ctx.log.warn({ job: 'geo-repository-states', recorded }, 'repository changes recorded that a crash had left unrecorded');
       }
+      // Group wikis whose checksum failed, and at the first run every one (as the two above do for projects).
+      const groupWikis = await reconcileGroupWikis(ctx.db, ctx.config.dataDir, { all: firstRun });
+      if (groupWikis) ctx.log.warn({ job: 'geo-repository-states', group_wikis: groupWikis }, 'group wiki changes recorded that a failed checksum or a crash had left unrecorded');
     },
     currentStatus: () => {
       const node = findGeoNodeByName(ctx.db, ctx.nodeName);
@@ -226,6 +231,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
       cursorEventAt: cursor?.lastEventAt ?? null,
       problems,
       blobs: blobs.counts(),
+      verification: blobs.verification(),
       version: versionString(ctx.config.edition),
       revision,
       now: Date.now(),

@@ -29,6 +29,8 @@ export function isItemSelected(db: Db, nodeId: number, type: BlobType, itemId: n
   if (type === 'lfs_object') {
     return prepare(db, `${SELECTED} SELECT 1 FROM lfs_objects_projects l JOIN projects p ON p.id = l.project_id WHERE l.lfs_object_id = @item AND p.namespace_id IN (SELECT id FROM selected) LIMIT 1`).get({ node: nodeId, item: itemId }) !== undefined;
   }
+  // A group's wiki is held with its group (a selected group's subgroups are selected too).
+  if (type === 'group_wiki_repository') return prepare(db, `${SELECTED} SELECT 1 FROM selected WHERE id = @item`).get({ node: nodeId, item: itemId }) !== undefined;
   // A personal snippet belongs to no namespace: every node holds it, as GitLab's selective sync does.
   if (type === 'snippet_repository' && projectId === null) return true;
   const project = type === 'repository' || type === 'wiki' ? itemId : projectId;
@@ -47,6 +49,7 @@ export function selectedInventoryCounts(db: Db, nodeId: number): Record<BlobKind
     job_artifacts: count(`SELECT count(*) FROM ci_job_artifacts WHERE project_id ${inSelection}`),
     attachments: count(`SELECT count(*) FROM uploads WHERE project_id ${inSelection}`),
     snippet_repositories: count(`SELECT count(*) FROM snippets WHERE repository_checksum IS NOT NULL AND (project_id IS NULL OR project_id ${inSelection})`),
+    group_wiki_repositories: count('SELECT count(*) FROM group_wiki_repositories WHERE checksum IS NOT NULL AND group_id IN (SELECT id FROM selected)'),
   };
 }
 

@@ -1,4 +1,4 @@
-export const BLOB_KINDS = ['attachments', 'lfs_objects', 'job_artifacts', 'repositories', 'wikis', 'snippet_repositories'] as const;
+export const BLOB_KINDS = ['attachments', 'lfs_objects', 'job_artifacts', 'repositories', 'wikis', 'snippet_repositories', 'group_wiki_repositories'] as const;
 export type BlobKind = (typeof BLOB_KINDS)[number];
 
 export interface BlobCounts {
@@ -6,6 +6,41 @@ export interface BlobCounts {
   readonly synced: number;
   readonly failed: number;
 }
+
+/**
+ * The kinds GitLab 17 reports with its self-service framework's checksum and verification
+ * figures (GeoNodeStatus: `<kind>_checksummed_count`, `<kind>_verified_count`, ...).
+ */
+export const VERIFIED_KINDS = ['group_wiki_repositories'] as const satisfies readonly BlobKind[];
+export type VerifiedKind = (typeof VERIFIED_KINDS)[number];
+
+/** A verified kind's figures: the primary's checksums as replicated, and this site's registry and verification. */
+export interface VerificationCounts {
+  /** The primary's items whose checksum was computed, and those whose checksum failed. */
+  readonly checksummed: number;
+  readonly checksumFailed: number;
+  /** Registry rows (not being deleted); of them, the synced ones (what verification covers), those verified, those whose verification failed. */
+  readonly registry: number;
+  readonly verificationTotal: number;
+  readonly verified: number;
+  readonly verificationFailed: number;
+}
+
+/** The GeoNodeStatus fields of a verified kind, named as GitLab 17 names them. */
+export function verificationFields(kind: VerifiedKind, counts: BlobCounts, figures: VerificationCounts): Record<string, number | string> {
+  return {
+    [`${kind}_checksum_total_count`]: figures.checksummed + figures.checksumFailed,
+    [`${kind}_checksummed_count`]: figures.checksummed,
+    [`${kind}_checksum_failed_count`]: figures.checksumFailed,
+    [`${kind}_registry_count`]: figures.registry,
+    [`${kind}_verification_total_count`]: figures.verificationTotal,
+    [`${kind}_verified_count`]: figures.verified,
+    [`${kind}_verification_failed_count`]: figures.verificationFailed,
+    [`${kind}_verified_in_percentage`]: syncedPercentage({ ...counts, synced: figures.verified }),
+  };
+}
+
+const NO_VERIFICATION: VerificationCounts = { checksummed: 0, checksumFailed: 0, registry: 0, verificationTotal: 0, verified: 0, verificationFailed: 0 };
 
 /** GeoNodeStatus as the SPEC names its fields; computed once, read by the API, the CLI and metrics. */
 export interface GeoNodeStatus {
@@ -45,6 +80,8 @@ export interface StatusInput {
   /** Problems that make the node unhealthy, in words; empty when healthy. */
   problems: string[];
   blobs: Record<BlobKind, BlobCounts>;
+  /** The verified kinds' figures; absent (zeros) where the node reports none (a primary, a node that never reported). */
+  verification?: Record<VerifiedKind, VerificationCounts>;
   version: string | null;
   revision: string | null;
   /** When the status was computed; null when it never was (a node that never reported). */
@@ -80,6 +117,7 @@ export function buildStatus(input: StatusInput): GeoNodeStatus {
     status[`${kind}_failed_count`] = counts.failed;
     status[`${kind}_synced_in_percentage`] = syncedPercentage(counts);
   }
+  for (const kind of VERIFIED_KINDS) Object.assign(status, verificationFields(kind, input.blobs[kind], input.verification?.[kind] ?? NO_VERIFICATION));
   return status;
 }
 

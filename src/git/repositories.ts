@@ -1,6 +1,6 @@
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { repositoryPath, snippetRepositoryPath, stagingRepositoryPath, wikiRepositoryPath } from '../storage/layout.js';
+import { groupWikiRepositoryPath, repositoryPath, snippetRepositoryPath, stagingRepositoryPath, wikiRepositoryPath } from '../storage/layout.js';
 import { GitError, runGit, type GitOptions } from './cli.js';
 
 export interface CloneOptions extends Pick<GitOptions, 'signal' | 'timeoutMs'> {
@@ -76,6 +76,22 @@ export async function createSnippetRepository(dataDir: string, snippetId: number
   await runGit(['init', '--bare', '--quiet', target]);
   await setRepositoryHead(target, SNIPPET_DEFAULT_BRANCH);
   return target;
+}
+
+/** The branch a group wiki's pages live on: GitLab 17's default branch name. */
+export const GROUP_WIKI_DEFAULT_BRANCH = 'main';
+
+/** Creates a group's empty bare wiki repository, HEAD on the default branch; an existing one is left as it is. */
+export async function createGroupWikiRepository(dataDir: string, groupId: number): Promise<string> {
+  const target = groupWikiRepositoryPath(dataDir, groupId);
+  await runGit(['init', '--bare', '--quiet', target]);
+  await setRepositoryHead(target, GROUP_WIKI_DEFAULT_BRANCH);
+  return target;
+}
+
+/** Removes groups' wiki repositories; missing ones are fine. */
+export async function removeGroupWikiRepositories(dataDir: string, groupIds: readonly number[]): Promise<void> {
+  for (const id of groupIds) await rm(groupWikiRepositoryPath(dataDir, id), { recursive: true, force: true });
 }
 
 /** Removes snippets' repositories; missing ones are fine. */

@@ -2,7 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { firstEventAtAfter } from '../geo/event-log.js';
 import { allGeoNodes } from '../geo/nodes.js';
 import { secondaryNodeStatus, statusOfNode, type StatusSources } from '../geo/node-statuses.js';
-import { BLOB_KINDS, type GeoNodeStatus } from '../geo/status.js';
+import { BLOB_KINDS, VERIFIED_KINDS, type GeoNodeStatus } from '../geo/status.js';
 import type { SiteContext } from '../site-context.js';
 
 /** One node as this site's gauges show it. */
@@ -33,6 +33,18 @@ const STATUS_GAUGES: readonly (readonly [string, string, string])[] = [
       [`geo_${kind}`, `${kind}_count`, `Total number of ${what} available on the primary`],
       [`geo_${kind}_synced`, `${kind}_synced_count`, `Number of ${what} synced on the secondary`],
       [`geo_${kind}_failed`, `${kind}_failed_count`, `Number of ${what} that failed to sync on the secondary`],
+    ] as const;
+  }),
+  // GitLab also has geo_<kind>_checksum_total and _verification_total gauges: a gauge named *_total breaks Prometheus'
+  // naming rules (promtool), and both are sums of the others (checksummed + checksum_failed; synced), so they stay status fields.
+  ...VERIFIED_KINDS.flatMap((kind) => {
+    const what = kind.replace(/_/g, ' ');
+    return [
+      [`geo_${kind}_checksummed`, `${kind}_checksummed_count`, `Number of ${what} checksummed on the primary`],
+      [`geo_${kind}_checksum_failed`, `${kind}_checksum_failed_count`, `Number of ${what} whose checksum failed on the primary`],
+      [`geo_${kind}_registry`, `${kind}_registry_count`, `Number of ${what} in the registry of the secondary`],
+      [`geo_${kind}_verified`, `${kind}_verified_count`, `Number of ${what} verified on the secondary`],
+      [`geo_${kind}_verification_failed`, `${kind}_verification_failed_count`, `Number of ${what} whose verification failed on the secondary`],
     ] as const;
   }),
   ['geo_db_replication_lag_seconds', 'db_replication_lag_seconds', "Seconds between the primary's newest event and the secondary's cursor"],

@@ -205,6 +205,13 @@ export type ProjectAbility = keyof typeof PROJECT_RULES;
 const readGroup: Rule<GroupRef> = (db, actor, group, access) =>
   visibleWithoutMembership(actor, group.visibility_level) || isAdmin(actor) || (!!actor && (access() > ACCESS.none || hasAccessBelowGroup(db, actor.user.id, group.id, today())));
 
+/**
+ * A group's wiki (ee; GitLab's EE::GroupPolicy): read in a public group by anyone, in an internal
+ * one by signed-in non-external users, else by guests and up of the group (through an ancestor
+ * too). Unlike read_group, membership of a subgroup or project below is not enough.
+ */
+const readGroupWiki: Rule<GroupRef> = (_db, actor, group, access) => visibleWithoutMembership(actor, group.visibility_level) || access() >= ACCESS.guest;
+
 /** What may be done to a group and who may (GITLAB-NOTES 2.1). */
 const GROUP_RULES = {
   read_group: readGroup,
@@ -228,6 +235,12 @@ const GROUP_RULES = {
   destroy_epic: atLeast(ACCESS.owner),
   /** Group access tokens (GitLab's read/create/destroy_resource_access_tokens on a group): owners. */
   manage_group_access_tokens: atLeast(ACCESS.owner),
+  /** The group wiki (GitLab's read_wiki, create_wiki, admin_wiki on a group): developers write pages and attachments, maintainers delete pages. */
+  read_group_wiki: readGroupWiki,
+  /** Cloning the group wiki (GitLab's download_wiki_code): whoever reads it without membership, else reporters and up (guests read pages only). */
+  download_group_wiki_code: (_db, actor, group, access) => visibleWithoutMembership(actor, group.visibility_level) || access() >= ACCESS.reporter,
+  create_group_wiki: atLeast(ACCESS.developer),
+  admin_group_wiki: atLeast(ACCESS.maintainer),
 } satisfies Record<string, Rule<GroupRef>>;
 export type GroupAbility = keyof typeof GROUP_RULES;
 

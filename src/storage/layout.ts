@@ -62,6 +62,15 @@ export function snippetRepositoryPath(dataDir: string, snippetId: number): strin
   return path.join(dataDir, REPOSITORIES_DIR, '@snippets', hash.slice(0, 2), hash.slice(2, 4), `${hash}.git`);
 }
 
+/**
+ * A group's wiki repository: DATA_DIR/repositories/@groups/aa/bb/<sha256(id)>.wiki.git, where
+ * GitLab's hashed storage keeps group wikis (group ids overlap project ids).
+ */
+export function groupWikiRepositoryPath(dataDir: string, groupId: number): string {
+  const hash = createHash('sha256').update(String(groupId)).digest('hex');
+  return path.join(dataDir, REPOSITORIES_DIR, '@groups', hash.slice(0, 2), hash.slice(2, 4), `${hash}.wiki.git`);
+}
+
 /** Where a clone is written before it is renamed to repositoryPath: beside it, so the rename stays on one filesystem. */
 export function stagingRepositoryPath(dataDir: string, projectId: number): string {
   return `${repositoryPath(dataDir, projectId)}.importing`;

@@ -59,6 +59,8 @@ const ABILITIES: Record<string, AbilityRule> = {
   admin_group_member: at(ACCESS.owner), admin_group: at(ACCESS.owner), remove_group: at(ACCESS.owner), admin_group_label: at(ACCESS.reporter),
   admin_group_milestone: at(ACCESS.reporter), admin_group_board: at(ACCESS.reporter), admin_group_list: at(ACCESS.reporter),
   destroy_group_list: at(ACCESS.owner), admin_epic: at(ACCESS.reporter), destroy_epic: at(ACCESS.owner),
+  // ee group wikis (EE::GroupPolicy): read_wiki for whoever sees the group without membership and guests; create_wiki developers; admin_wiki maintainers.
+  read_group_wiki: v(ACCESS.guest), create_group_wiki: at(ACCESS.developer), admin_group_wiki: at(ACCESS.maintainer),
 };
 
 type CallerName =
@@ -458,8 +460,8 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
   [/^post \/projects\/:id\/merge_requests$/, (n, cell) => ({ source_branch: cell.extra.merge_request_source, target_branch: 'master', title: `MR ${n}` })],
   [/^put \/projects\/:id\/merge_requests\/:merge_request_iid\/merge$/, () => ({ sha: '0'.repeat(40) })],
   // wikis, badges, hooks, deploy keys, custom attributes
-  [/^post \/projects\/:id\/wikis$/, (n) => ({ title: `page ${n}`, content: 'hello' })],
-  [/^put \/projects\/:id\/wikis\/:slug$/, (n) => ({ content: `edited ${n}` })],
+  [/^post \/(projects|groups)\/:id\/wikis$/, (n) => ({ title: `page ${n}`, content: 'hello' })],
+  [/^put \/(projects|groups)\/:id\/wikis\/:slug$/, (n) => ({ content: `edited ${n}` })],
   [/^post \/(projects|groups)\/:id\/badges$/, () => ({ link_url: 'http://example.com/l', image_url: 'http://example.com/i.png' })],
   [/^put \/(projects|groups)\/:id\/badges\/:badge_id$/, (n) => ({ link_url: `http://example.com/${n}` })],
   // push mirrors: disabled (the default), so no push goes to the loopback port nobody listens on
@@ -519,6 +521,7 @@ const BODIES: [RegExp, (n: number, cell: { visibility: Visibility; slot: number;
 const FORMS: Record<string, () => FormData> = {
   'post /projects/:id/uploads': () => formWith('file', 'notes.txt', 'an upload\n'),
   'post /projects/:id/wikis/attachments': () => formWith('file', 'attached.txt', 'an attachment\n'),
+  'post /groups/:id/wikis/attachments': () => formWith('file', 'attached.txt', 'an attachment\n'),
   'post /projects/:id/jobs/:job_id/artifacts': () => formWith('file', 'artifacts.zip', 'PK\u0005\u0006' + '\u0000'.repeat(18)),
 };
 function formWith(field: string, name: string, content: string): FormData {

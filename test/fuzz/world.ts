@@ -5,7 +5,7 @@ import type { TestSite } from '../helpers/site.js';
 /**
  * One seeded world for the route-table-driven suites (test/fuzz, test/authz): a group with a project
  * that has a repository, an issue, a merge request, notes, awards, a milestone, labels, a board with a
- * list, an epic, a wiki page, a hook, a push mirror, a badge, a topic, a release with an asset link and snippets, so that every path
+ * list, an epic, a wiki page (and a group wiki page), a hook, a push mirror, a badge, a topic, a release with an asset link and snippets, so that every path
  * parameter of the route table can be
  * filled with a real id.
  */
@@ -64,6 +64,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
   const mergeRequestNote = await post(`${p}/merge_requests/${mergeRequest.iid}/notes`, { body: 'on the MR' });
   const versions = await site.api(`${p}/merge_requests/${mergeRequest.iid}/versions`);
   const wiki = await post(`${p}/wikis`, { title: 'Home', content: 'hello' });
+  const groupWiki = await post(`${g}/wikis`, { title: 'Group home', content: 'hello' });
   const hook = await post(`${p}/hooks`, { url: 'http://127.0.0.1:9/hook' });
   // A push mirror, disabled (GitLab's default): nothing is pushed to it.
   const mirror = await post(`${p}/remote_mirrors`, { url: 'http://127.0.0.1:9/mirror.git' });
@@ -109,7 +110,7 @@ export async function seedWorld(site: TestSite, options: { visibility?: string; 
     project,
     member,
     values,
-    group_values: { id: String(group.id), milestone_id: String(groupMilestone.id), name: team.name, board_id: String(groupBoard.id), list_id: String(groupList.id) },
+    group_values: { id: String(group.id), milestone_id: String(groupMilestone.id), name: team.name, board_id: String(groupBoard.id), list_id: String(groupList.id), slug: groupWiki.slug },
     merge_request_values: { merge_request_iid: String(mergeRequest.iid), note_id: String(mergeRequestNote.id), version_id: String(versions.body[0]?.id ?? 1) },
     epic_values: { epic_iid: String(epic.iid), note_id: String(epicNote.id), epic_issue_id: String(epicIssue.epic_issue_id ?? epicIssue.id) },
     topic_values: { id: String(topic.id) },

@@ -9,7 +9,7 @@ import { createUser, type TestUser } from '../helpers/factories.js';
 import { startSite, type TestSite } from '../helpers/site.js';
 
 const GEO_SECRET = '0123456789abcdef0123';
-const KINDS = ['attachments', 'lfs_objects', 'job_artifacts', 'repositories', 'wikis', 'snippet_repositories'];
+const KINDS = ['attachments', 'lfs_objects', 'job_artifacts', 'repositories', 'wikis', 'snippet_repositories', 'group_wiki_repositories'];
 const now = () => Math.floor(Date.now() / 1000);
 
 /** Geo node (SPEC) with the extras we serve: name and _links. */

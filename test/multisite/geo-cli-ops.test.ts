@@ -52,7 +52,7 @@ describe('geoforge geo status | failures | resync | verify on a real secondary',
     const { text, screen } = result;
     expect(text.code).toBe(0);
     expect(screen.site).toMatchObject({ name: secondary.name, role: 'secondary', source: 'live', site_error: null, healthy: true, health: 'Healthy', epoch: 0, fenced: false, oldest_failure: null });
-    expect(screen.site.types.map((t: any) => t.type)).toEqual(['repositories', 'wikis', 'lfs_objects', 'uploads', 'job_artifacts', 'snippet_repositories']);
+    expect(screen.site.types.map((t: any) => t.type)).toEqual(['repositories', 'wikis', 'lfs_objects', 'uploads', 'job_artifacts', 'snippet_repositories', 'group_wiki_repositories']);
     expect(screen.site.types.find((t: any) => t.type === 'uploads')).toMatchObject({ synced: 1, failed: 0, total: 1, synced_percentage: '100.00%' });
     expect(screen.nodes.map((line) => line.node.name)).toEqual(['primary', secondary.name]);
 

@@ -43,7 +43,7 @@ async function scrape(site: SiteProcess): Promise<{ text: string; samples: Sampl
 const valueOf = (samples: Sample[], name: string, node: string) => samples.find((s) => s.name === name && s.labels.name === node)?.value;
 const nodesOf = (samples: Sample[], name: string) => samples.filter((s) => s.name === name).map((s) => s.labels.name).sort();
 
-const PER_KIND = ['repositories', 'wikis', 'lfs_objects', 'job_artifacts', 'attachments', 'snippet_repositories'].flatMap((kind) => [`geo_${kind}`, `geo_${kind}_synced`, `geo_${kind}_failed`]);
+const PER_KIND = ['repositories', 'wikis', 'lfs_objects', 'job_artifacts', 'attachments', 'snippet_repositories', 'group_wiki_repositories'].flatMap((kind) => [`geo_${kind}`, `geo_${kind}_synced`, `geo_${kind}_failed`]);
 /** Series every node has, the primary included. */
 const EVERY_NODE = [...PER_KIND, 'geo_last_event_id', 'geo_last_event_timestamp', 'geo_last_successful_status_check_timestamp', 'geo_status_failed_total'];
 /** Series only a node with a cursor has. */

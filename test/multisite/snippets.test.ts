@@ -115,8 +115,9 @@ describe('geo: snippet repositories', () => {
     await readsTheSame(primary, secondary, `/snippets/${personal.id}`);
 
     // A delete on the primary removes the copy and its registry row.
-    expect((await primary.api(`/projects/${project.id}/snippets/${projectSnippet.id}`, { method: 'DELETE' })).status).toBe(204);
+    // The row read before the delete: the secondary may drop it as soon as the event arrives.
     const projectRow = registryOf(secondary).find((candidate) => candidate.item_type === 'snippet_repository' && candidate.item_id === projectSnippet.id)!;
+    expect((await primary.api(`/projects/${project.id}/snippets/${projectSnippet.id}`, { method: 'DELETE' })).status).toBe(204);
     await waitFor(async () => (await stat(path.join(secondary.dataDir, projectRow.path)).catch(() => null)) === null && snippetRow(projectSnippet.id) === undefined, {
       timeoutMs: 20_000,
       message: 'the deleted snippet repository removed on the secondary',

@@ -7,11 +7,11 @@ import type { SiteContext } from '../../site-context.js';
 import { endFailedGitRpc, refuseGit, startGitRpc } from '../repository/git-rpc.js';
 import { geoCaller } from './caller.js';
 
-/** `/<type>/<id>.git/info/refs` and `/<type>/<id>.git/<service>`: a project's repository or wiki by project id, a snippet's repository by snippet id. */
-const INFO_REFS = /^\/(repository|wiki|snippet_repository)\/(\d{1,15})\.git\/info\/refs$/;
-const RPC = /^\/(repository|wiki|snippet_repository)\/(\d{1,15})\.git\/(git-upload-pack|git-receive-pack)$/;
+/** `/<type>/<id>.git/info/refs` and `/<type>/<id>.git/<service>`: a project's repository or wiki by project id, a snippet's repository by snippet id, a group's wiki by group id. */
+const INFO_REFS = /^\/(repository|wiki|snippet_repository|group_wiki_repository)\/(\d{1,15})\.git\/info\/refs$/;
+const RPC = /^\/(repository|wiki|snippet_repository|group_wiki_repository)\/(\d{1,15})\.git\/(git-upload-pack|git-receive-pack)$/;
 /** `/<type>/<id>.git/HEAD`: where git's dumb HTTP protocol reads HEAD. */
-const HEAD = /^\/(repository|wiki|snippet_repository)\/(\d{1,15})\.git\/HEAD$/;
+const HEAD = /^\/(repository|wiki|snippet_repository|group_wiki_repository)\/(\d{1,15})\.git\/HEAD$/;
 
 const UPLOAD_PACK: GitService = 'git-upload-pack';
 

@@ -27,13 +27,20 @@ export function createReadRouting(ctx: SiteContext, proxy: PrimaryProxy): ReadRo
 }
 
 /**
- * A read of the project's repository or wiki (the route loaded the project) served from this
+ * A read of the item `itemOf` names (a wiki, a repository the route loaded) served from this
  * site's copy only when it is current; otherwise the primary answers, so a file, a branch or a
  * page pushed a moment ago reads back at once from any site.
  */
-export const fromCurrentCopy =
-  (reads: ReadRouting | null, type: 'repository' | 'wiki', read: Handler): Handler =>
+export const fromCurrentItem =
+  (reads: ReadRouting | null, itemOf: (req: Request) => { readonly type: BlobType; readonly id: number }, read: Handler): Handler =>
   (ctx, req, res) => {
-    if (reads && !reads.isCurrent(type, projectOf(req).id)) return reads.fromPrimary(req, res);
+    if (reads) {
+      const item = itemOf(req);
+      if (!reads.isCurrent(item.type, item.id)) return reads.fromPrimary(req, res);
+    }
     return read(ctx, req, res);
   };
+
+/** fromCurrentItem for the project's repository or wiki (the route loaded the project). */
+export const fromCurrentCopy = (reads: ReadRouting | null, type: 'repository' | 'wiki', read: Handler): Handler =>
+  fromCurrentItem(reads, (req) => ({ type, id: projectOf(req).id }), read);

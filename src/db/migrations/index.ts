@@ -26,6 +26,7 @@ import { releasesSystemHooks } from './0024_releases_system_hooks.js';
 import { snippets } from './0025_snippets.js';
 import { siteAdministration } from './0026_site_administration.js';
 import { topicsSearch } from './0027_topics_search.js';
+import { groupWikis } from './0028_group_wikis.js';
 import { remoteMirrors } from './0029_remote_mirrors.js';
 
 /** Every migration in order. Forward-only: a released migration is never edited. */
@@ -33,5 +34,5 @@ export const migrations: readonly Migration[] = [
   users, geo, groupsProjects, hooks, ldap, uploads, lfs, ci, geoBlobs, issuables, boards, epics,
   mergeRequests, protectedRefs, deployKeys, settings, geoFailover, mergeRequestMerges,
   geoUsedNonces, mergeRequestReviewers, approvalRulesAccessTokens, issueLinks, groupSharesBans,
-  releasesSystemHooks, snippets, siteAdministration, topicsSearch, remoteMirrors,
+  releasesSystemHooks, snippets, siteAdministration, topicsSearch, groupWikis, remoteMirrors,
 ];

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection.js';
 import { prepare } from '../../db/connection.js';
 import type { BlobType } from '../blobs.js';
-import type { BlobCounts, BlobKind } from '../status.js';
+import type { BlobCounts, BlobKind, VerificationCounts, VerifiedKind } from '../status.js';
 import { selectedInventoryCounts } from '../selective-sync.js';
 
 /** The status kind of each registry item type. */
@@ -12,6 +12,7 @@ const KIND_OF: Readonly<Record<BlobType, BlobKind>> = {
   job_artifact: 'job_artifacts',
   attachment: 'attachments',
   snippet_repository: 'snippet_repositories',
+  group_wiki_repository: 'group_wiki_repositories',
 };
 
 /** What the primary holds, per kind, as the replicated database lists it (each an indexed count). */
@@ -22,6 +23,7 @@ const INVENTORY_COUNTS: Readonly<Record<BlobKind, string>> = {
   job_artifacts: 'SELECT count(*) FROM ci_job_artifacts',
   attachments: 'SELECT count(*) FROM uploads',
   snippet_repositories: 'SELECT count(*) FROM snippets WHERE repository_checksum IS NOT NULL',
+  group_wiki_repositories: 'SELECT count(*) FROM group_wiki_repositories WHERE checksum IS NOT NULL',
 };
 
 /**
@@ -41,6 +43,36 @@ export function registryBlobCounts(db: Db, selectiveNode: number | null = null):
     counts[kind].failed = count.get(type, 'failed') as number;
   }
   return counts;
+}
+
+/** Where each verified kind's items and the primary's checksums of them are: the registry type and the inventory table. */
+const VERIFIED_SOURCES: Readonly<Record<VerifiedKind, { type: BlobType; checksummed: string; checksumFailed: string }>> = {
+  group_wiki_repositories: {
+    type: 'group_wiki_repository',
+    checksummed: 'SELECT count(*) FROM group_wiki_repositories WHERE checksum IS NOT NULL',
+    checksumFailed: 'SELECT count(*) FROM group_wiki_repositories WHERE checksum IS NULL',
+  },
+};
+
+/**
+ * The verified kinds' checksum and verification figures (GitLab 17's GeoNodeStatus): the
+ * primary's checksums as replicated, and this site's registry rows, synced ones (each verified
+ * when synced and again by re-verification), verified ones and failed verifications. Indexed counts.
+ */
+export function registryVerificationCounts(db: Db): Record<VerifiedKind, VerificationCounts> {
+  const count = (sql: string, ...params: unknown[]) => prepare(db, sql).pluck().get(...params) as number;
+  const entries = Object.entries(VERIFIED_SOURCES).map(([kind, source]) => [
+    kind,
+    {
+      checksummed: count(source.checksummed),
+      checksumFailed: count(source.checksumFailed),
+      registry: count('SELECT count(*) FROM geo_registry WHERE item_type = ? AND to_delete = 0', source.type),
+      verificationTotal: count("SELECT count(*) FROM geo_registry WHERE item_type = ? AND state = 'synced'", source.type),
+      verified: count("SELECT count(*) FROM geo_registry WHERE item_type = ? AND state = 'synced' AND verified_at IS NOT NULL", source.type),
+      verificationFailed: count("SELECT count(*) FROM geo_registry WHERE item_type = ? AND state = 'failed' AND failure_type IN ('verification', 'checksum_mismatch')", source.type),
+    },
+  ]);
+  return Object.fromEntries(entries) as Record<VerifiedKind, VerificationCounts>;
 }
 
 /** The oldest unsynced blob event's time (ms, the primary's clock), or null when everything is synced. */

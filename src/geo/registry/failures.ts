@@ -4,7 +4,7 @@ import { forbidden, notFound } from '../../errors.js';
 import { findGeoNodeByName } from '../nodes.js';
 
 /** `type` of GET /geo_nodes/current/failures: the item kinds a secondary replicates. */
-export const FAILURE_TYPES = ['repository', 'wiki', 'lfs_object', 'job_artifact', 'attachment', 'snippet_repository'] as const;
+export const FAILURE_TYPES = ['repository', 'wiki', 'lfs_object', 'job_artifact', 'attachment', 'snippet_repository', 'group_wiki_repository'] as const;
 /** `failure_type`: a failed transfer, a failed verification, or a copy whose checksum differs from the primary's. */
 export const FAILURE_KINDS = ['sync', 'verification', 'checksum_mismatch'] as const;
 

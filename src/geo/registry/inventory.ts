@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connection.js';
 import { inTransaction, prepare } from '../../db/connection.js';
-import { artifactFilePath, lfsObjectPath, repositoryPath, snippetRepositoryPath, uploadFilePath, wikiRepositoryPath } from '../../storage/layout.js';
+import { artifactFilePath, groupWikiRepositoryPath, lfsObjectPath, repositoryPath, snippetRepositoryPath, uploadFilePath, wikiRepositoryPath } from '../../storage/layout.js';
 import type { BlobType } from '../blobs.js';
 
 /** One item of the primary's inventory, as the replicated database lists it. */
@@ -44,6 +44,10 @@ const SOURCES: Readonly<Record<BlobType, InventorySource>> = {
   snippet_repository: {
     sql: 'SELECT id AS key, id AS item_id, project_id, repository_checksum AS checksum FROM snippets WHERE repository_checksum IS NOT NULL AND id > ? ORDER BY id LIMIT ?',
     path: (row) => snippetRepositoryPath('.', row.item_id as number),
+  },
+  group_wiki_repository: {
+    sql: 'SELECT id AS key, group_id AS item_id, NULL AS project_id, checksum FROM group_wiki_repositories WHERE checksum IS NOT NULL AND id > ? ORDER BY id LIMIT ?',
+    path: (row) => groupWikiRepositoryPath('.', row.item_id as number),
   },
 };
 
@@ -98,6 +102,7 @@ export function reconcileRegistryPage(db: Db, afterId: number, limit: number, ho
          WHEN 'job_artifact' THEN NOT EXISTS (SELECT 1 FROM ci_job_artifacts WHERE id = geo_registry.item_id)
          WHEN 'attachment' THEN NOT EXISTS (SELECT 1 FROM uploads WHERE id = geo_registry.item_id)
          WHEN 'snippet_repository' THEN NOT EXISTS (SELECT 1 FROM snippets WHERE id = geo_registry.item_id)
+         WHEN 'group_wiki_repository' THEN NOT EXISTS (SELECT 1 FROM group_wiki_repositories WHERE group_id = geo_registry.item_id)
          ELSE NOT EXISTS (SELECT 1 FROM projects WHERE id = geo_registry.item_id) END`,
     ).run(afterId, upTo.last).changes;
     let deselected = 0;
@@ -126,6 +131,12 @@ export function reconcileRegistryPage(db: Db, afterId: number, limit: number, ho
         `UPDATE geo_registry SET ${RESCHEDULE}
        WHERE id > ? AND id <= ? AND state = 'synced' AND item_type = 'snippet_repository'
          AND coalesce((SELECT repository_checksum FROM snippets WHERE id = geo_registry.item_id), checksum) IS NOT checksum`,
+      ).run(afterId, upTo.last).changes +
+      prepare(
+        db,
+        `UPDATE geo_registry SET ${RESCHEDULE}
+       WHERE id > ? AND id <= ? AND state = 'synced' AND item_type = 'group_wiki_repository'
+         AND coalesce((SELECT checksum FROM group_wiki_repositories WHERE group_id = geo_registry.item_id), checksum) IS NOT checksum`,
       ).run(afterId, upTo.last).changes;
     return { lastId: upTo.n === limit ? upTo.last : null, deleted: deleted + deselected, stale };
   });

@@ -2,9 +2,9 @@ import type { SiteContext } from '../../site-context.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import { findGeoNodeByName } from '../nodes.js';
 import { selectiveNodeId } from '../selective-sync.js';
-import { blobsPendingSince, registryBlobCounts } from '../registry/counts.js';
+import { blobsPendingSince, registryBlobCounts, registryVerificationCounts } from '../registry/counts.js';
 import { resetFailed } from '../registry/queue.js';
-import { noBlobs, type BlobCounts, type BlobKind } from '../status.js';
+import { noBlobs, type BlobCounts, type BlobKind, type VerificationCounts, type VerifiedKind } from '../status.js';
 import { backfillRunner } from './backfill.js';
 import { SyncScheduler } from './scheduler.js';
 import { reverifyBatch, verifyItem, type ItemVerification } from './verify.js';
@@ -27,6 +27,8 @@ export interface BlobReplication {
   /** After the swap (a repair or a fall behind the pruned log): failed items retry now, and a backfill follows. */
   afterSwap(): void;
   counts(): Record<BlobKind, BlobCounts>;
+  /** The verified kinds' checksum and verification figures; undefined until bootstrapped. */
+  verification(): Record<VerifiedKind, VerificationCounts> | undefined;
   /**
    * The primary's time of the oldest blob event not synced here yet; null when every item is synced.
    * Sent with each long poll, so a primary under synchronous replication knows which pushes and
@@ -107,6 +109,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
       scheduler.resume();
     },
     counts: () => (ready() ? registryBlobCounts(ctx.db, selectiveNodeId(ctx.db, ctx.nodeName)) : noBlobs()),
+    verification: () => (ready() ? registryVerificationCounts(ctx.db) : undefined),
     pendingSince: () => (ready() ? blobsPendingSince(ctx.db) : 0),
     resync: (type, itemId) => {
       const id = resyncItem(ctx.db, type, itemId);

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { inTransaction, type Db } from '../../db/connection.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
-import { isGitBlobType, type BlobType } from '../blobs.js';
+import { GIT_BLOB_TYPES, isGitBlobType, type BlobType } from '../blobs.js';
 import { dueItems, finishFailed, finishSynced, markStarted, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem, type SyncFailureRecord } from '../registry/queue.js';
 import type { RetryPolicy } from '../../backoff.js';
 import { describeFailure } from './failure.js';
@@ -14,7 +14,7 @@ import { syncRepository } from './repository-sync.js';
 const SYNC_CLASSES = ['repos', 'files'] as const;
 export type SyncClass = (typeof SYNC_CLASSES)[number];
 const CLASS_TYPES: Readonly<Record<SyncClass, readonly BlobType[]>> = {
-  repos: ['repository', 'wiki', 'snippet_repository'],
+  repos: GIT_BLOB_TYPES,
   files: ['lfs_object', 'job_artifact', 'attachment'],
 };
 const classOf = (type: BlobType): SyncClass => (isGitBlobType(type) ? 'repos' : 'files');

@@ -1,3 +1,4 @@
+import { recordGroupWikisDeleted } from '../../geo/group-wiki-events.js';
 import type { Db } from '../../db/connection.js';
 import { restrictedVisibilityError, type ApplicationSettings } from '../administration/application-settings.js';
 import { inTransaction } from '../../db/connection.js';
@@ -112,12 +113,17 @@ export function updateGroup(db: Db, actor: Actor, group: NamespaceRow, input: Gr
 
 /**
  * Removes a group whose projects are already gone (removal.ts deletes them first):
- * its subgroups, memberships, shares and custom attributes go with it through the foreign keys.
- * Should a project still be inside, the projects' foreign key fails the delete and leaves all in place.
+ * its subgroups, memberships, shares, custom attributes and wiki rows go with it through the
+ * foreign keys, the wikis' Geo `deleted` events in the same transaction. Returns the ids of the
+ * groups whose wiki repositories are then to remove. Should a project still be inside, the
+ * projects' foreign key fails the delete and leaves all in place.
  */
-export function deleteEmptyGroup(db: Db, group: NamespaceRow): void {
-  inTransaction(db, () => {
-    removeGroupIssuables(db, groupTreeIds(db, group.id));
+export function deleteEmptyGroup(db: Db, group: NamespaceRow): number[] {
+  return inTransaction(db, () => {
+    const tree = groupTreeIds(db, group.id);
+    removeGroupIssuables(db, tree);
+    const wikis = recordGroupWikisDeleted(db, tree);
     deleteGroupRow(db, group.id);
+    return wikis;
   });
 }

@@ -1,4 +1,5 @@
 import { groupTreeIds, projectsIn } from '../../db/tables/groups.js';
+import { removeGroupWikiRepositories } from '../../git/repositories.js';
 import type { NamespaceRow } from '../../db/tables/namespaces.js';
 import { findProjectById } from '../../db/tables/projects.js';
 import type { GroupStatistics } from '../../entities/groups.js';
@@ -38,7 +39,7 @@ export async function groupStatistics(ctx: SiteContext, groups: readonly Namespa
  * Deletes a group with everything below it: the projects of every subgroup through the projects
  * service (so their repositories, wikis and avatars go too, and `actor`'s `destroyed` events name
  * them), then the groups, whose memberships,
- * shares and custom attributes follow through foreign keys. The caller holds remove_group on it
+ * shares and custom attributes follow through foreign keys, and their wiki repositories. The caller holds remove_group on it
  * (the route's guard).
  */
 export async function deleteGroup(ctx: SiteContext, actor: Actor, group: NamespaceRow): Promise<void> {
@@ -51,5 +52,5 @@ export async function deleteGroup(ctx: SiteContext, actor: Actor, group: Namespa
       if (project) await deleteProject(ctx.db, ctx.config.dataDir, actor, project);
     }
   }
-  deleteEmptyGroup(ctx.db, group);
+  await removeGroupWikiRepositories(ctx.config.dataDir, deleteEmptyGroup(ctx.db, group));
 }

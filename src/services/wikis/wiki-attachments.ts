@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { ProjectRow } from '../../db/tables/projects.js';
 import { badRequest } from '../../errors.js';
 import { branchCommit, isValidBranchName } from '../../git/refs.js';
 import { isEmbedded } from '../../storage/media-types.js';
@@ -8,9 +7,10 @@ import type { UploadedFile } from '../../storage/uploaded-file.js';
 import type { SiteContext } from '../../site-context.js';
 import { isValidFilePath } from '../repository/commit-writer.js';
 import type { Actor } from '../users/authentication.js';
+import type { WikiContainer } from './wiki-container.js';
 import { commitToWiki, ensureWiki, wikiHead, writingWiki } from './wiki-pages.js';
 
-/** What POST /projects/:id/wikis/attachments answers (GitLab's WikiAttachment). */
+/** What POST /projects/:id/wikis/attachments (and a group's) answers (GitLab's WikiAttachment). */
 export interface WikiAttachment {
   readonly fileName: string;
   readonly filePath: string;
@@ -40,18 +40,18 @@ function attachmentName(uploaded: string): string {
  * a commit by the caller (`Upload attachment <name>`) adding `uploads/<32 hex>/<file name>` on `branch` (the wiki's default
  * branch unless named; a branch that does not exist yet starts from the default branch's commit).
  */
-export function addWikiAttachment(ctx: SiteContext, project: ProjectRow, actor: Actor, file: UploadedFile, branch: string | undefined): Promise<WikiAttachment> {
-  return writingWiki(ctx, project, async () => {
+export function addWikiAttachment(ctx: SiteContext, wiki: WikiContainer, actor: Actor, file: UploadedFile, branch: string | undefined): Promise<WikiAttachment> {
+  return writingWiki(wiki, async () => {
     const fileName = attachmentName(file.filename);
     if (branch !== undefined && !(await isValidBranchName(branch))) throw badRequest('Branch name is invalid');
-    const repository = await ensureWiki(ctx, project);
+    const repository = await ensureWiki(wiki);
     const head = await wikiHead(repository);
     const target = branch ?? head.branch;
     const existing = target === head.branch ? head.commit : await branchCommit(repository, target);
     const filePath = `uploads/${randomBytes(16).toString('hex')}/${fileName}`;
     // A new branch starts at the default branch's commit; the compare-and-swap then expects it absent.
     const parent = existing ?? head.commit;
-    await commitToWiki(ctx, project, actor, { branch: target, commit: existing, parent }, [{ path: filePath, fromFile: file.path }], `Upload attachment ${fileName}`);
+    await commitToWiki(ctx, wiki, actor, { branch: target, commit: existing, parent }, [{ path: filePath, fromFile: file.path }], `Upload attachment ${fileName}`);
     const alt = isEmbedded(fileName) ? path.basename(fileName, path.extname(fileName)) : fileName;
     return { fileName, filePath, branch: target, markdown: `${isEmbedded(fileName) ? '!' : ''}[${alt}](${filePath})` };
   });

@@ -1,24 +1,23 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { ProjectRow } from '../../db/tables/projects.js';
 import { badRequest, invalid, notFound } from '../../errors.js';
-import { oneAtATime, recordRepositoryChange } from '../../geo/repository-events.js';
-import { createWikiRepository } from '../../git/repositories.js';
+import { oneAtATime } from '../../geo/repository-events.js';
 import { hasRepository } from '../../git/in-repository.js';
-import { branchCommit } from '../../git/refs.js';
+import { branchCommit, resolveCommit } from '../../git/refs.js';
 import { commitTreeChanges, headBranch, readBlobs, treeFiles, type FileChange } from '../../git/wiki-pages.js';
 import type { SiteContext } from '../../site-context.js';
-import { tmpDir, wikiRepositoryPath } from '../../storage/layout.js';
-import { afterWikiPush, WIKI_FORMATS } from '../repository/after-push.js';
+import { tmpDir } from '../../storage/layout.js';
+import { WIKI_FORMATS } from '../repository/after-push.js';
 import { isValidFilePath } from '../repository/commit-writer.js';
 import type { Actor } from '../users/authentication.js';
+import type { WikiContainer } from './wiki-container.js';
 
 /** The formats a page may be written in (GitLab's Wiki::MARKUPS) and the extension each is stored with. */
 export const WIKI_PAGE_FORMATS = ['markdown', 'rdoc', 'asciidoc', 'org'] as const;
 export type WikiPageFormat = (typeof WIKI_PAGE_FORMATS)[number];
 const EXTENSIONS: Readonly<Record<WikiPageFormat, string>> = { markdown: 'md', rdoc: 'rdoc', asciidoc: 'asciidoc', org: 'org' };
 
-/** A page of a project's wiki: a file with a wiki format's extension on the wiki's default branch. */
+/** A page of a wiki (a project's or a group's): a file with a wiki format's extension on the wiki's default branch. */
 export interface WikiPage {
   /** The file's path without its extension, directories included (`dir/My-page`). */
   readonly slug: string;
@@ -33,8 +32,6 @@ export interface WikiPage {
 /** The wiki's default branch: what its HEAD names (`master` for a wiki made here). */
 const DEFAULT_BRANCH = 'master';
 const MAX_TITLE = 245;
-
-const wikiOf = (ctx: SiteContext, project: ProjectRow) => wikiRepositoryPath(ctx.config.dataDir, project.id);
 
 function pageOf(file: { path: string; blob: string }): WikiPage | null {
   const extension = path.posix.extname(file.path);
@@ -57,8 +54,8 @@ async function pagesAt(repository: string, commit: string | null): Promise<WikiP
 }
 
 /** The wiki's pages in path order, with their content when asked (read in one git process). GitLab does not page this list. */
-export async function listWikiPages(ctx: SiteContext, project: ProjectRow, withContent: boolean): Promise<WikiPage[]> {
-  const repository = wikiOf(ctx, project);
+export async function listWikiPages(wiki: WikiContainer, withContent: boolean): Promise<WikiPage[]> {
+  const { repository } = wiki;
   if (!(await hasRepository(repository))) return [];
   const pages = await pagesAt(repository, (await wikiHead(repository)).commit);
   if (!withContent) return pages;
@@ -66,11 +63,16 @@ export async function listWikiPages(ctx: SiteContext, project: ProjectRow, withC
   return pages.map((page) => ({ ...page, content: blobs.get(page.blob)!.toString('utf8') }));
 }
 
-/** The page with this slug and its content, or 404 `Wiki Page`. */
-export async function getWikiPage(ctx: SiteContext, project: ProjectRow, slug: string): Promise<WikiPage> {
-  const repository = wikiOf(ctx, project);
+/**
+ * The page with this slug and its content, or 404 `Wiki Page`; with `version` (a commit of the
+ * wiki, GitLab's version hash) the page as that commit has it, 404 when it names no commit or the
+ * page is not in it.
+ */
+export async function getWikiPage(wiki: WikiContainer, slug: string, version?: string): Promise<WikiPage> {
+  const { repository } = wiki;
   if (!(await hasRepository(repository))) throw notFound('Wiki Page');
-  const page = (await pagesAt(repository, (await wikiHead(repository)).commit)).find((candidate) => candidate.slug === slug);
+  const commit = version === undefined ? (await wikiHead(repository)).commit : await resolveCommit(repository, version);
+  const page = (await pagesAt(repository, commit)).find((candidate) => candidate.slug === slug);
   if (!page) throw notFound('Wiki Page');
   const blobs = await readBlobs(repository, [page.blob]);
   return { ...page, content: blobs.get(page.blob)!.toString('utf8') };
@@ -98,16 +100,16 @@ export interface WikiPageInput {
 }
 
 /** Creates a page as a commit by the caller on the wiki's default branch; 400 when a page has that slug already (in any format). */
-export function createWikiPage(ctx: SiteContext, project: ProjectRow, actor: Actor, input: WikiPageInput): Promise<WikiPage> {
-  return writingWiki(ctx, project, async () => {
+export function createWikiPage(ctx: SiteContext, wiki: WikiContainer, actor: Actor, input: WikiPageInput): Promise<WikiPage> {
+  return writingWiki(wiki, async () => {
     const slug = slugOfTitle(input.title);
     if (!input.content) throw invalid({ content: ["can't be blank"] });
-    const repository = await ensureWiki(ctx, project);
+    const repository = await ensureWiki(wiki);
     const head = await wikiHead(repository);
     if ((await pagesAt(repository, head.commit)).some((page) => page.slug === slug)) throw duplicate();
     const file = `${slug}.${EXTENSIONS[input.format]}`;
-    await commitToWiki(ctx, project, actor, head, [{ path: file, content: Buffer.from(input.content, 'utf8') }], `${actor.user.username} created page: ${input.title.trim()}`);
-    return getWikiPage(ctx, project, slug);
+    await commitToWiki(ctx, wiki, actor, head, [{ path: file, content: Buffer.from(input.content, 'utf8') }], `${actor.user.username} created page: ${input.title.trim()}`);
+    return getWikiPage(wiki, slug);
   });
 }
 
@@ -115,16 +117,10 @@ export function createWikiPage(ctx: SiteContext, project: ProjectRow, actor: Act
  * Changes a page's content, title (a title without `/` keeps the page's directory) or format (the
  * file's extension); a new title or format moves the file. Absent fields keep their value.
  */
-export function updateWikiPage(
-  ctx: SiteContext,
-  project: ProjectRow,
-  actor: Actor,
-  slug: string,
-  input: Partial<WikiPageInput>,
-): Promise<WikiPage> {
-  return writingWiki(ctx, project, async () => {
-    const page = await getWikiPage(ctx, project, slug);
-    const repository = wikiOf(ctx, project);
+export function updateWikiPage(ctx: SiteContext, wiki: WikiContainer, actor: Actor, slug: string, input: Partial<WikiPageInput>): Promise<WikiPage> {
+  return writingWiki(wiki, async () => {
+    const page = await getWikiPage(wiki, slug);
+    const { repository } = wiki;
     const head = await wikiHead(repository);
     const directory = path.posix.dirname(page.slug);
     const newSlug =
@@ -137,36 +133,33 @@ export function updateWikiPage(
     const changes: FileChange[] = [{ path: file, content: Buffer.from(input.content ?? page.content!, 'utf8') }];
     if (file !== page.path) changes.push({ path: page.path, remove: true });
     const moved = file === page.path ? undefined : { from: page.path, to: file };
-    await commitToWiki(ctx, project, actor, head, changes, `${actor.user.username} updated page: ${input.title?.trim() ?? page.title}`, moved);
-    return getWikiPage(ctx, project, newSlug);
+    await commitToWiki(ctx, wiki, actor, head, changes, `${actor.user.username} updated page: ${input.title?.trim() ?? page.title}`, moved);
+    return getWikiPage(wiki, newSlug);
   });
 }
 
 /** Removes a page as a commit by the caller; 404 `Wiki Page` when there is none. */
-export function deleteWikiPage(ctx: SiteContext, project: ProjectRow, actor: Actor, slug: string): Promise<void> {
-  return writingWiki(ctx, project, async () => {
-    const page = await getWikiPage(ctx, project, slug);
-    const head = await wikiHead(wikiOf(ctx, project));
-    await commitToWiki(ctx, project, actor, head, [{ path: page.path, remove: true }], `${actor.user.username} deleted page: ${page.title}`);
+export function deleteWikiPage(ctx: SiteContext, wiki: WikiContainer, actor: Actor, slug: string): Promise<void> {
+  return writingWiki(wiki, async () => {
+    const page = await getWikiPage(wiki, slug);
+    const head = await wikiHead(wiki.repository);
+    await commitToWiki(ctx, wiki, actor, head, [{ path: page.path, remove: true }], `${actor.user.username} deleted page: ${page.title}`);
   });
 }
 
 /**
- * Runs one API write of a project's wiki after the earlier ones in this process: each reads the
+ * Runs one API write of a wiki after the earlier ones in this process: each reads the
  * branch, builds on it and moves it, so two writes at once would otherwise have the later one
  * refused by the compare-and-swap. A push through git meanwhile still gets that 400.
  */
-export function writingWiki<T>(ctx: SiteContext, project: ProjectRow, work: () => Promise<T>): Promise<T> {
-  return oneAtATime(`wiki-write:${wikiOf(ctx, project)}`, work);
+export function writingWiki<T>(wiki: WikiContainer, work: () => Promise<T>): Promise<T> {
+  return oneAtATime(`wiki-write:${wiki.repository}`, work);
 }
 
 /** The wiki repository, made on first write as a first push through git makes it (with its Geo `created` event). */
-export async function ensureWiki(ctx: SiteContext, project: ProjectRow): Promise<string> {
-  const repository = wikiOf(ctx, project);
-  if (await hasRepository(repository)) return repository;
-  await createWikiRepository(ctx.config.dataDir, project.id);
-  await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'created');
-  return repository;
+export async function ensureWiki(wiki: WikiContainer): Promise<string> {
+  if (!(await hasRepository(wiki.repository))) await wiki.create();
+  return wiki.repository;
 }
 
 /**
@@ -176,25 +169,25 @@ export async function ensureWiki(ctx: SiteContext, project: ProjectRow): Promise
  */
 export async function commitToWiki(
   ctx: SiteContext,
-  project: ProjectRow,
+  wiki: WikiContainer,
   actor: Actor,
   head: { branch: string; commit: string | null; parent?: string | null },
   changes: readonly FileChange[],
   message: string,
   moved?: { readonly from: string; readonly to: string },
 ): Promise<string> {
-  const repository = wikiOf(ctx, project);
+  const { repository } = wiki;
   const scratchRoot = tmpDir(ctx.config.dataDir);
   await mkdir(scratchRoot, { recursive: true });
   const { user } = actor;
   const sha = await commitTreeChanges(repository, { branch: head.branch, parent: head.parent ?? head.commit, expected: head.commit, changes, message, author: { name: user.name, email: user.email }, scratchRoot });
   if (!sha) throw badRequest(`Could not update the wiki: branch '${head.branch}' was changed by another push while this change was made; please retry`);
   try {
-    await afterWikiPush(ctx, project, actor, [{ ref: `refs/heads/${head.branch}`, before: head.commit ?? '0'.repeat(40), after: sha }], moved);
+    await wiki.afterChange(actor, [{ ref: `refs/heads/${head.branch}`, before: head.commit ?? '0'.repeat(40), after: sha }], moved);
   } catch (error) {
     // The commit landed; hooks and activity are best effort, as after a push, but the Geo event is not.
-    ctx.log.error({ err: error, project_id: project.id }, 'after-push work failed for a wiki change through the API');
-    await recordRepositoryChange(ctx.db, ctx.config.dataDir, project.id, 'wiki', 'updated');
+    ctx.log.error({ err: error, ...wiki.logFields }, 'after-push work failed for a wiki change through the API');
+    await wiki.recordChange();
   }
   return sha;
 }
