@@ -1,10 +1,12 @@
-import MarkdownIt, { type StateCore, type Token } from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import type MarkdownIt from 'markdown-it';
+import type { StateCore, Token } from 'markdown-it';
+import type SanitizeHtml from 'sanitize-html';
 import type { Db } from '../../db/connection.js';
 import { selectIssuesByIid, selectMergeRequestsByIid, selectUsersByUsername, type ReferencedIssuable } from '../../db/tables/markdown-references.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { can } from '../permissions.js';
 import type { Actor } from '../users/authentication.js';
+import { lazyModule } from '../../lazy-module.js';
 
 /**
  * POST /markdown (GitLab's Banzai pipelines, in small): CommonMark, or with `gfm` GitLab Flavored
@@ -33,14 +35,32 @@ interface Found {
   readonly users: Map<string, { id: number; username: string; name: string }>;
 }
 
-const plain = new MarkdownIt('commonmark', { html: true });
-const gfm = new MarkdownIt('default', { html: true, linkify: true });
-gfm.core.ruler.push('gitlab_references', (state: StateCore) => void linkReferences(state, state.env as { context?: MarkdownContext }));
+const markdownIt = lazyModule<typeof MarkdownIt>('markdown-it');
+const sanitizeHtml = lazyModule<typeof SanitizeHtml>('sanitize-html');
+
+interface Renderers {
+  readonly plain: InstanceType<typeof MarkdownIt>;
+  readonly gfm: InstanceType<typeof MarkdownIt>;
+  readonly sanitize: SanitizeHtml.IOptions;
+}
+
+let renderers: Renderers | null = null;
+
+/** Built at the first render: markdown-it and sanitize-html cost a site's boot about 170 ms to load. */
+function renderersOf(): Renderers {
+  if (renderers) return renderers;
+  const MarkdownItClass = markdownIt();
+  const gfm = new MarkdownItClass('default', { html: true, linkify: true });
+  gfm.core.ruler.push('gitlab_references', (state: StateCore) => void linkReferences(state, state.env as { context?: MarkdownContext }));
+  renderers = { plain: new MarkdownItClass('commonmark', { html: true }), gfm, sanitize: sanitizeOptions(sanitizeHtml().defaults.allowedTags) };
+  return renderers;
+}
 
 /** The HTML of `text`, sanitised. */
 export function renderMarkdown(text: string, options: { gfm: boolean; context: MarkdownContext }): string {
+  const { plain, gfm, sanitize } = renderersOf();
   const renderer = options.gfm ? gfm : plain;
-  return sanitizeHtml(renderer.render(text, { context: options.context }), SANITIZE);
+  return sanitizeHtml()(renderer.render(text, { context: options.context }), sanitize);
 }
 
 /** The text tokens outside links, where references may stand. */
@@ -144,8 +164,8 @@ function referenceLink(match: RegExpMatchArray, context: MarkdownContext, found:
 }
 
 /** What rendered Markdown may keep: the tags Markdown makes and common inline HTML, links over safe schemes only. */
-const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 's', 'ins', 'sup', 'sub', 'details', 'summary', 'input'],
+const sanitizeOptions = (defaultTags: readonly string[]): SanitizeHtml.IOptions => ({
+  allowedTags: [...defaultTags, 'img', 'del', 's', 'ins', 'sup', 'sub', 'details', 'summary', 'input'],
   allowedAttributes: {
     a: ['href', 'title', 'class', 'rel', 'data-reference-type', 'data-user', 'data-project', 'data-issue', 'data-merge-request', 'data-iid'],
     img: ['src', 'alt', 'title', 'width', 'height'],
@@ -161,4 +181,4 @@ const SANITIZE: sanitizeHtml.IOptions = {
   allowedSchemes: ['http', 'https', 'mailto', 'ftp', 'tel'],
   allowedSchemesAppliedToAttributes: ['href', 'src'],
   allowProtocolRelative: true,
-};
+});

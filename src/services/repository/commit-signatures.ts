@@ -1,4 +1,4 @@
-import { createMessage, readKey, readSignature, verify, type Key, type Signature } from 'openpgp';
+import type { Key, Signature } from 'openpgp';
 import type { Db } from '../../db/connection.js';
 import { emailsOfUser } from '../../db/tables/emails.js';
 import { findGpgKeyByFingerprint, findGpgKeyByPrimaryKeyId, gpgKeysOfUser, type GpgKeyRow } from '../../db/tables/gpg-keys.js';
@@ -10,6 +10,9 @@ import { repositoryOf } from '../../git/in-repository.js';
 import { readCommitSignature } from '../../git/signatures.js';
 import type { SiteContext } from '../../site-context.js';
 import { commitOf } from './project-commits.js';
+
+/** openpgp (about 110 ms to load) is loaded by the first signature check, not at boot. */
+const openpgp = () => import('openpgp');
 
 /** GitLab's GpgSignature verification statuses (Gitlab::Gpg::Commit#verification_status, 10.x). */
 export type VerificationStatus = 'verified' | 'unverified' | 'same_user_different_email' | 'other_user' | 'unverified_key' | 'unknown_key';
@@ -36,10 +39,10 @@ async function registeredKeyOf(db: Db, signature: Signature, committerEmail: str
   const keyId = (issuer?.toHex() ?? '').toUpperCase();
   const fingerprint = packet?.issuerFingerprint ? Buffer.from(packet.issuerFingerprint).toString('hex').toUpperCase() : null;
   const row = (fingerprint ? findGpgKeyByFingerprint(db, fingerprint) : undefined) ?? (keyId ? findGpgKeyByPrimaryKeyId(db, keyId) : undefined);
-  if (row) return { row, key: await readKey({ armoredKey: row.key }), keyId };
+  if (row) return { row, key: await (await openpgp()).readKey({ armoredKey: row.key }), keyId };
   const committer = issuer ? findUserByAnyEmail(db, committerEmail) : undefined;
   for (const candidate of committer ? gpgKeysOfUser(db, committer.id) : []) {
-    const key = await readKey({ armoredKey: candidate.key });
+    const key = await (await openpgp()).readKey({ armoredKey: candidate.key });
     if (key.getSubkeys(issuer).length > 0) return { row: candidate, key, keyId };
   }
   return { row: undefined, key: undefined, keyId };
@@ -47,8 +50,8 @@ async function registeredKeyOf(db: Db, signature: Signature, committerEmail: str
 
 /** Whether the signature verifies against the key, over exactly the signed bytes. */
 async function signatureHolds(signature: Signature, key: Key, payload: Buffer): Promise<boolean> {
-  const message = await createMessage({ binary: new Uint8Array(payload) });
-  const { signatures } = await verify({ message, signature, verificationKeys: key });
+  const message = await (await openpgp()).createMessage({ binary: new Uint8Array(payload) });
+  const { signatures } = await (await openpgp()).verify({ message, signature, verificationKeys: key });
   try {
     await signatures[0]?.verified;
     return signatures.length > 0;
@@ -74,7 +77,7 @@ export async function verifyCommitSignature(ctx: SiteContext, project: ProjectRo
   if (!signed) throw notFound('Signature');
   let signature: Signature;
   try {
-    signature = await readSignature({ armoredSignature: signed.armored });
+    signature = await (await openpgp()).readSignature({ armoredSignature: signed.armored });
   } catch {
     // A gpgsig header openpgp cannot read holds no signature GitLab would show either.
     throw notFound('Signature');

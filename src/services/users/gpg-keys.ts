@@ -1,4 +1,3 @@
-import { readKey } from 'openpgp';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import type { Page, Paged } from '../../db/page.js';
@@ -25,6 +24,7 @@ async function parseGpgKey(input: string): Promise<ParsedGpgKey> {
   if (!PUBLIC_KEY_BLOCK.test(text)) throw invalid({ key: [NOT_A_PUBLIC_KEY_BLOCK] });
   let key;
   try {
+    const { readKey } = await import('openpgp');
     key = await readKey({ armoredKey: text });
   } catch (error) {
     // A block openpgp cannot read is the caller's malformed input, reported with openpgp's reason.

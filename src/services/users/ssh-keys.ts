@@ -1,4 +1,4 @@
-import sshpk from 'sshpk';
+import type Sshpk from 'sshpk';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import type { Page, Paged } from '../../db/page.js';
@@ -19,6 +19,9 @@ import { badRequest, invalid, notFound, type FieldErrors } from '../../errors.js
 import { assertUnmodifiedSince } from '../unmodified-since.js';
 import { nowIso } from '../../storage/clock.js';
 import { getUser } from './users.js';
+import { lazyModule } from '../../lazy-module.js';
+
+const sshpk = lazyModule<typeof Sshpk>('sshpk');
 
 export interface ParsedSshKey {
   /** `<type> <base64>[ <comment>]`, the form GitLab stores and returns. */
@@ -33,9 +36,9 @@ export interface ParsedSshKey {
 export function parseSshKey(input: string): ParsedSshKey | null {
   // GitLab drops the line breaks a paste leaves inside the base64 before parsing.
   const line = input.replace(/[\r\n]/g, '').trim();
-  let key: sshpk.Key;
+  let key: Sshpk.Key;
   try {
-    key = sshpk.parseKey(line, 'ssh');
+    key = sshpk().parseKey(line, 'ssh');
   } catch {
     // Whatever sshpk rejects is a malformed key, reported to the caller as a field error.
     return null;
