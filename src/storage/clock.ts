@@ -16,6 +16,9 @@ export function today(): string {
 
 const ymd = (day: string): [number, number, number] => [Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))];
 
+/** Tomorrow's date (UTC) as `YYYY-MM-DD`. */
+export const tomorrow = (): string => new Date(Date.UTC(...ymd(today())) + 86_400_000).toISOString().slice(0, 10);
+
 /** The date `months` months before today, as `YYYY-MM-DD`. */
 export function monthsAgo(months: number): string {
   const date = new Date();

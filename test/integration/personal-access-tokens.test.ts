@@ -42,6 +42,31 @@ describe('personal access tokens', () => {
     expect((await site.api(`/users/${alice.id}/personal_access_tokens`, { method: 'POST', body: { scopes: ['api'] } })).body).toEqual({ message: 'name is missing' });
   });
 
+  it('lets a user create a token of their own limited to k8s_proxy (16.5+), expiring tomorrow by default, which opens no API route', async () => {
+    // A user of its own: the list test below counts bob's tokens.
+    const carol = await createUser(site);
+    const created = await site.api('/user/personal_access_tokens', { method: 'POST', as: carol.token, body: { name: 'agent', scopes: 'k8s_proxy' } });
+    expect(created.status).toBe(201);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(created.body).toMatchObject({ name: 'agent', scopes: ['k8s_proxy'], user_id: carol.id, revoked: false, active: true });
+    // Tomorrow, unless the day turned between the request and this line.
+    expect([tomorrow, new Date(Date.now()).toISOString().slice(0, 10)]).toContain(created.body.expires_at);
+    expect(created.body.token).toMatch(/^glpat-/);
+    expect(site.site.db.prepare('SELECT token_digest FROM personal_access_tokens WHERE id = ?').pluck().get(created.body.id)).toBe(digestSecret(created.body.token));
+    expect(await site.api('/projects', { as: created.body.token })).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
+    expect((await site.api('/personal_access_tokens/self', { as: created.body.token })).body).toMatchObject({ id: created.body.id, scopes: ['k8s_proxy'] });
+    const dated = await site.api('/user/personal_access_tokens', { method: 'POST', as: carol.token, body: { name: 'dated', scopes: ['k8s_proxy'], expires_at: '2999-01-01' } });
+    expect(dated).toMatchObject({ status: 201, body: { expires_at: '2999-01-01' } });
+
+    const post = (body: Record<string, unknown>, as?: string | null) => site.api('/user/personal_access_tokens', { method: 'POST', as, body });
+    expect(await post({ name: 'x', scopes: ['k8s_proxy'] }, null)).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await post({ name: 'x', scopes: ['api'] }, carol.token)).toMatchObject({ status: 400, body: { message: 'scopes does not have a valid value' } });
+    expect(await post({ name: 'x' }, carol.token)).toMatchObject({ status: 400, body: { message: 'scopes is missing' } });
+    expect(await post({ scopes: ['k8s_proxy'] }, carol.token)).toMatchObject({ status: 400, body: { message: 'name is missing' } });
+    expect(await post({ name: 'x', scopes: ['k8s_proxy'], expires_at: '2000-01-01' }, carol.token)).toMatchObject({ status: 400, body: { message: { expires_at: ['must be in the future'] } } });
+    expect(await post({ name: 'x', scopes: ['k8s_proxy'], expires_at: 'soon' }, carol.token)).toMatchObject({ status: 400, body: { message: 'expires_at is invalid' } });
+  });
+
   it("lists a user's own tokens without impersonation tokens; admins list anyone's with filters", async () => {
     const impersonation = await site.api(`/users/${bob.id}/impersonation_tokens`, { method: 'POST', body: { name: 'imp', scopes: ['api'] } });
     expect(impersonation.status).toBe(201);

@@ -9,6 +9,7 @@ import { addUserGpgKey, gpgKeyIdParam, gpgKeyParams, listUserGpgKeys, removeUser
 import { removeUserIdentity } from './identities.js';
 import { addToken, impersonationListParams, impersonationTokenIdParam, listTokens, revokeToken, showToken, userTokenParams, tokenUserIdParam } from './impersonation-tokens.js';
 import {
+  addOwnPersonalToken,
   addUserPersonalToken,
   listPersonalTokens,
   personalTokenIdParam,
@@ -116,6 +117,7 @@ export const usersRoutes: readonly Route[] = [
   { method: 'delete', path: '/users/:user_id/impersonation_tokens/:impersonation_token_id', guards: [admin, tokenUserIdParam, impersonationTokenIdParam, unmodifiedSince], handler: revokeToken },
 
   { method: 'post', path: '/users/:user_id/personal_access_tokens', guards: [admin, tokenUserIdParam, userTokenParams], handler: addUserPersonalToken },
+  { method: 'post', path: '/user/personal_access_tokens', guards: [signedIn, userTokenParams], handler: addOwnPersonalToken },
   { method: 'get', path: '/personal_access_tokens', guards: [signedIn, personalTokenListParams, paged], handler: listPersonalTokens },
   { method: 'get', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: showPersonalToken },
   { method: 'delete', path: '/personal_access_tokens/:id', guards: [signedIn, personalTokenIdParam], handler: revokePersonalToken },

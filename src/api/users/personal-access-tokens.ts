@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { personalAccessToken } from '../../entities/tokens.js';
 import {
+  createOwnLimitedToken,
   createUserPersonalAccessToken,
   getPersonalAccessToken,
   listPersonalAccessTokens,
@@ -71,6 +72,13 @@ export function addUserPersonalToken(ctx: SiteContext, req: Request, res: Respon
     scopes: params.scopes,
     expiresAt: params.expires_at ?? null,
   });
+  sendJson(res, 201, personalAccessToken(row, token));
+}
+
+/** POST /user/personal_access_tokens: 201 with the secret, in this answer only. */
+export function addOwnPersonalToken(ctx: SiteContext, req: Request, res: Response): void {
+  const params = userTokenParams.of(req);
+  const { row, token } = createOwnLimitedToken(ctx.db, requireActor(req), { name: params.name, scopes: params.scopes, expiresAt: params.expires_at ?? null });
   sendJson(res, 201, personalAccessToken(row, token));
 }
 

@@ -12,7 +12,7 @@ import {
   type TokenFilters,
 } from '../../db/tables/personal-access-tokens.js';
 import { AppError, badRequest, invalid, notFound } from '../../errors.js';
-import { nowIso, today } from '../../storage/clock.js';
+import { nowIso, today, tomorrow } from '../../storage/clock.js';
 import { isAdmin } from '../permissions.js';
 import type { Actor } from './authentication.js';
 import { digestSecret, newSecret } from './secrets.js';
@@ -100,8 +100,9 @@ export function createUserPersonalAccessToken(
   db: Db,
   userId: number,
   options: { name: string; scopes: readonly string[]; expiresAt: string | null },
+  allowedScopes: readonly string[] = TOKEN_SCOPES,
 ): { row: PersonalAccessTokenRow; token: string } {
-  if (!options.scopes.length || options.scopes.some((scope) => !(TOKEN_SCOPES as readonly string[]).includes(scope))) {
+  if (!options.scopes.length || options.scopes.some((scope) => !allowedScopes.includes(scope))) {
     throw badRequest('scopes does not have a valid value');
   }
   if (!options.name.trim()) throw invalid({ name: ["can't be blank"] });
@@ -112,6 +113,18 @@ export function createUserPersonalAccessToken(
     return createPersonalAccessToken(db, userId, options);
   });
 }
+
+/**
+ * POST /user/personal_access_tokens (GitLab 16.5+): a signed-in user's own token, limited to the
+ * `k8s_proxy` scope for safety as GitLab limits it (it opens no API route here, where no agent
+ * server runs: only reading and revoking itself), expiring tomorrow unless told otherwise.
+ */
+export function createOwnLimitedToken(db: Db, actor: Actor, options: { name: string; scopes: readonly string[]; expiresAt: string | null }): { row: PersonalAccessTokenRow; token: string } {
+  return createUserPersonalAccessToken(db, actor.user.id, { ...options, expiresAt: options.expiresAt ?? tomorrow() }, LIMITED_TOKEN_SCOPES);
+}
+
+/** The scopes a user may give a token of their own through the API. */
+export const LIMITED_TOKEN_SCOPES = ['k8s_proxy'] as const;
 
 /**
  * GET /personal_access_tokens (GitLab's finder): an admin lists every token, or one user's with
