@@ -16,6 +16,7 @@ import { nowIso } from '../../storage/clock.js';
 import { REQUEST_BODY_LOG_LIMIT, sendHookRequest, type AttemptResult } from './deliver.js';
 import { HOOK_EVENTS, type HookEvent } from './events.js';
 import { retryDelayMs, type RetryPolicy } from '../../backoff.js';
+import { DueWake } from '../../due-wake.js';
 import { guardedLookup } from '../local-network.js';
 
 export interface HookQueueOptions {
@@ -67,10 +68,9 @@ export class HookQueue {
    * local-network rule: `local` pools may connect to local addresses, `guarded` ones may not.
    */
   private readonly agents: Record<'guarded' | 'local', { verify: Agent; lenient: Agent }>;
-  private wakeTimer: NodeJS.Timeout | null = null;
+  private readonly dueWake = new DueWake(() => this.pump());
   /** Deliveries queued by the database's own triggers (system hook events) are found by this poll. */
   private pollTimer: NodeJS.Timeout | null = null;
-  private wakeAt = Infinity;
   private pumpScheduled = false;
   private started = false;
   private stopped = false;
@@ -141,7 +141,7 @@ export class HookQueue {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.dueWake.clear();
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.cancel.abort();
     await Promise.allSettled([...this.inFlight.values()]);
@@ -175,27 +175,11 @@ export class HookQueue {
         }
       }
       // With every slot taken, the next attempt to finish pumps again; a timer would only spin.
-      if (this.inFlight.size < this.settings.concurrency) this.armWakeTimer(nextDueAt(db, [...this.inFlight.keys()]));
+      if (this.inFlight.size < this.settings.concurrency) this.dueWake.arm(nextDueAt(db, [...this.inFlight.keys()]));
     } catch (error) {
       // The database is closing or swapped; the next start or wake reads the table again.
       this.options.log.error({ err: error }, 'webhook queue could not read its deliveries');
     }
-  }
-
-  /**
-   * Wakes the pump when the next delivery falls due. One that fell due since the pump's query (the
-   * clock moved on) gets a timer of 0, so it cannot be stranded until the next enqueue.
-   */
-  private armWakeTimer(dueAt: number | null): void {
-    if (dueAt === null || dueAt >= this.wakeAt) return;
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeAt = dueAt;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = null;
-      this.wakeAt = Infinity;
-      this.pump();
-    }, Math.max(0, dueAt - Date.now()));
-    this.wakeTimer.unref();
   }
 
   private async attempt(row: DueDeliveryRow): Promise<void> {

@@ -12,6 +12,7 @@ import {
   type RemoteMirrorRow,
 } from '../../db/tables/remote-mirrors.js';
 import { nowIso } from '../../storage/clock.js';
+import { DueWake } from '../../due-wake.js';
 import { pushToMirror } from './push-mirror.js';
 
 export interface RemoteMirrorWorkerOptions {
@@ -44,8 +45,7 @@ export class RemoteMirrorWorker {
   private readonly concurrency: number;
   private readonly maxAttempts: number;
   private readonly random: () => number;
-  private wakeTimer: NodeJS.Timeout | null = null;
-  private wakeAt = Infinity;
+  private readonly dueWake = new DueWake(() => this.pump());
   private pumpScheduled = false;
   private started = false;
   private stopped = false;
@@ -88,7 +88,7 @@ export class RemoteMirrorWorker {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.dueWake.clear();
     this.cancel.abort();
     await Promise.allSettled([...this.inFlight.values()]);
   }
@@ -111,24 +111,11 @@ export class RemoteMirrorWorker {
           this.inFlight.set(mirror.id, run);
         }
       }
-      if (this.inFlight.size < this.concurrency) this.armWakeTimer(nextRemoteMirrorDueAt(db, [...this.inFlight.keys()]));
+      if (this.inFlight.size < this.concurrency) this.dueWake.arm(nextRemoteMirrorDueAt(db, [...this.inFlight.keys()]));
     } catch (error) {
       // The database is closing or swapped; the next wake reads the table again.
       this.options.log.error({ err: error }, 'remote mirrors: could not read the due mirrors');
     }
-  }
-
-  /** Wakes the pump when the next mirror falls due (a retry), as the webhook queue does. */
-  private armWakeTimer(dueAt: number | null): void {
-    if (dueAt === null || dueAt >= this.wakeAt) return;
-    if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    this.wakeAt = dueAt;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeTimer = null;
-      this.wakeAt = Infinity;
-      this.pump();
-    }, Math.max(0, dueAt - Date.now()));
-    this.wakeTimer.unref();
   }
 
   private async attempt(db: Db, mirror: RemoteMirrorRow): Promise<void> {
