@@ -1,6 +1,4 @@
-import type { Db } from './connection.js';
-
-const TRIGGER_PREFIX = 'system_hook_';
+export const SYSTEM_HOOK_TRIGGER_PREFIX = 'system_hook_';
 const NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 const NOW_ISO = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -126,15 +124,16 @@ const TRIGGERS: readonly SystemEventTrigger[] = [
  * change queues nothing. Primary only, like the capture triggers (db/capture.ts calls this): a
  * secondary applies the primary's rows and delivers nothing. Push, tag push, merge request and
  * repository update events are fired by the code that makes them (services/hooks/system-fire.ts).
+ * By trigger name, each trigger's CREATE statement.
  */
-export function syncSystemHookTriggers(db: Db, enabled: boolean): void {
-  const existing = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE ?").pluck().all(`${TRIGGER_PREFIX}%`) as string[];
-  for (const name of existing) db.exec(`DROP TRIGGER "${name}"`);
-  if (!enabled) return;
-  for (const trigger of TRIGGERS) {
-    db.exec(`CREATE TRIGGER "${TRIGGER_PREFIX}${trigger.event}" ${trigger.on} BEGIN
+export function systemHookTriggers(): Map<string, string> {
+  return new Map(
+    TRIGGERS.map((trigger) => [
+      `${SYSTEM_HOOK_TRIGGER_PREFIX}${trigger.event}`,
+      `CREATE TRIGGER "${SYSTEM_HOOK_TRIGGER_PREFIX}${trigger.event}" ${trigger.on} BEGIN
       INSERT INTO web_hook_queue (system_hook_id, event, body, next_attempt_at, created_at)
         SELECT s.id, '${trigger.event}', body, ${NOW_MS}, ${NOW_ISO} FROM system_hooks s, (SELECT ${trigger.body} AS body) WHERE body IS NOT NULL;
-    END;`);
-  }
+    END`,
+    ]),
+  );
 }

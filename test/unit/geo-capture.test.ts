@@ -26,6 +26,23 @@ describe('change capture and apply', () => {
     expect(tables.some((name) => ['schema_migrations', 'geo_cursor', 'geo_event_log'].includes(name))).toBe(false);
   });
 
+  it('changes the schema at a boot only when the triggers differ from what the schema needs', () => {
+    const db = site(true);
+    const schemaVersion = () => db.pragma('schema_version', { simple: true });
+    const triggers = () => db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name").all();
+    const [version, before] = [schemaVersion(), triggers()];
+    syncCaptureTriggers(db, true);
+    expect(schemaVersion()).toBe(version);
+    // A column added by a migration: only that table's triggers are made again, and they capture it.
+    db.exec('ALTER TABLE labels ADD COLUMN extra TEXT');
+    syncCaptureTriggers(db, true);
+    const changed = triggers().filter((row) => !before.some((old) => JSON.stringify(old) === JSON.stringify(row))) as { name: string; sql: string }[];
+    expect(changed.map((row) => row.name).sort()).toEqual(['geo_capture_labels_insert', 'geo_capture_labels_update']);
+    expect(changed.every((row) => row.sql.includes("'extra', NEW.\"extra\""))).toBe(true);
+    syncCaptureTriggers(db, false);
+    expect(triggers().filter((row: any) => /^(geo_capture_|system_hook_)/.test(row.name))).toEqual([]);
+  });
+
   it('logs a row per change in the writing transaction, none for a rolled-back one', async () => {
     const primary = site(true);
     const user = await createUser(primary, { username: 'alice', email: 'a@example.com', name: 'Alice' });
