@@ -21,11 +21,14 @@ export function versionString(edition: Edition): string {
   return `${API_VERSION}-${edition}`;
 }
 
-/** The short git revision of this checkout, read once at boot without blocking; the package version when not a checkout. */
+let revision: Promise<string> | null = null;
+
+/** The short git revision of this checkout, read once per process without blocking; the package version when not a checkout. */
 export function readRevision(): Promise<string> {
-  return new Promise((resolve) => {
+  revision ??= new Promise((resolve) => {
     execFile('git', ['rev-parse', '--short', 'HEAD'], { cwd: projectRoot, timeout: 5000 }, (error, stdout) => {
       resolve(error ? packageVersion : stdout.trim() || packageVersion);
     });
   });
+  return revision;
 }

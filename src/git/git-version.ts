@@ -17,12 +17,20 @@ export function parseGitVersion(text: string): [number, number, number] | null {
 export const isSupportedGitVersion = ([major, minor]: readonly number[]): boolean =>
   major! > MIN_GIT_VERSION[0] || (major === MIN_GIT_VERSION[0] && minor! >= MIN_GIT_VERSION[1]);
 
+let checked: Promise<string> | null = null;
+
 /**
- * Checks the machine's git once at boot and resolves to its version text; rejects with a message
- * that says what is wrong and what is needed, so a site never starts and then fails its first
- * merge with git's own usage text.
+ * Checks the machine's git once per process and resolves to its version text; rejects with a
+ * message that says what is wrong and what is needed, so a site never starts and then fails its
+ * first merge with git's own usage text.
  */
-export async function requireGitVersion(): Promise<string> {
+export function requireGitVersion(): Promise<string> {
+  checked ??= checkGitVersion();
+  return checked;
+}
+
+/** The check itself, uncached (requireGitVersion keeps its answer). */
+export async function checkGitVersion(): Promise<string> {
   const { stdout } = await runGit(['--version'], { timeoutMs: 10_000 });
   const text = stdout.trim();
   const version = parseGitVersion(text);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCommits } from '../../src/git/commit-log.js';
-import { isSupportedGitVersion, parseGitVersion, requireGitVersion } from '../../src/git/git-version.js';
+import { checkGitVersion, isSupportedGitVersion, parseGitVersion, requireGitVersion } from '../../src/git/git-version.js';
 import { git } from '../../src/git/in-repository.js';
 import { buildMerge, mergeTree, updateRefIfAt } from '../../src/git/merges.js';
 import { BLANK_SHA } from '../../src/git/object-names.js';
@@ -75,7 +75,7 @@ describe('git version', () => {
     const saved = process.env.PATH;
     process.env.PATH = `${bin}:${saved}`;
     try {
-      await expect(requireGitVersion()).rejects.toThrow('git version 2.37.1 is too old: geoforge needs git >= 2.38 (merge requests merge with "git merge-tree --write-tree")');
+      await expect(checkGitVersion()).rejects.toThrow('git version 2.37.1 is too old: geoforge needs git >= 2.38 (merge requests merge with "git merge-tree --write-tree")');
     } finally {
       process.env.PATH = saved;
     }
