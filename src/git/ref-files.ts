@@ -23,7 +23,7 @@ const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
  * or ending in `.lock` (git refuses those as ref names), so the file read is exactly the ref git would read.
  */
 const PLAIN_COMPONENT = /^[A-Za-z0-9_+=,@-][A-Za-z0-9_.+=,@-]*$/;
-const isPlainBranchName = (name: string): boolean =>
+export const isPlainBranchName = (name: string): boolean =>
   name.length > 0 && name.length <= 200 && name.split('/').every((part) => PLAIN_COMPONENT.test(part) && !part.endsWith('.lock') && !part.includes('..'));
 
 const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
@@ -121,9 +121,10 @@ export async function branchHeadsFromFiles(repository: string, branches: readonl
  * (loose refs over packed ones); null when any is not the plain case (a lock file of a ref being
  * written, a name git might read another way, a symbolic ref): then ask git. The loose refs are
  * listed before packed-refs is read, so a ref that pack-refs moves or a deletion removes meanwhile
- * is seen once, or not at all, as git's own readers see it.
+ * is seen once, or not at all, as git's own readers see it. With `limit`, the listing stops once it
+ * has that many (whether a repository has a branch asks for one).
  */
-export async function allBranchHeadsFromFiles(repository: string): Promise<{ name: string; sha: string }[] | null> {
+export async function allBranchHeadsFromFiles(repository: string, limit = Infinity): Promise<{ name: string; sha: string }[] | null> {
   try {
     if (!(await plainRepositoryEntries(repository))) return null;
     const heads = new Map<string, string>();
@@ -133,6 +134,7 @@ export async function allBranchHeadsFromFiles(repository: string): Promise<{ nam
         throw error;
       });
       for (const entry of entries) {
+        if (heads.size >= limit) return true;
         const name = prefix + entry.name;
         if (!isPlainBranchName(name)) return false;
         if (entry.isDirectory()) {
@@ -148,7 +150,8 @@ export async function allBranchHeadsFromFiles(repository: string): Promise<{ nam
       return true;
     };
     if (!(await walk(path.join(repository, 'refs', 'heads'), ''))) return null;
-    for (const [ref, sha] of await packedRefs(repository)) {
+    for (const [ref, sha] of heads.size < limit ? await packedRefs(repository) : []) {
+      if (heads.size >= limit) break;
       if (!ref.startsWith('refs/heads/')) continue;
       const name = ref.slice('refs/heads/'.length);
       if (!isPlainBranchName(name) || !OBJECT_ID.test(sha)) return null;

@@ -3,7 +3,7 @@ import { git, hasRepository } from './in-repository.js';
 import { isFullSha } from './object-names.js';
 import { ImmutableAnswers } from './immutable-answers.js';
 import { objectInfo } from './object-reader.js';
-import { allBranchHeadsFromFiles, branchHeadsFromFiles, namedRefFromFiles } from './ref-files.js';
+import { allBranchHeadsFromFiles, branchHeadsFromFiles, isPlainBranchName, namedRefFromFiles } from './ref-files.js';
 
 /**
  * A revision that is passed on to git: never empty, never something git could read as an option,
@@ -69,6 +69,8 @@ export async function branchCommits(repository: string, branches: readonly strin
 /** Whether git accepts `name` as a branch name. */
 export async function isValidBranchName(name: string): Promise<boolean> {
   if (!isSafeRevision(name) || name === 'HEAD') return false;
+  // Ordinary names (what nearly every request sends) pass git's rules without asking git; the rest it judges.
+  if (isPlainBranchName(name) && !name.endsWith('.')) return true;
   try {
     await runGit(['check-ref-format', `refs/heads/${name}`]);
     return true;
@@ -94,6 +96,8 @@ export async function listBranchHeads(repository: string): Promise<{ name: strin
 /** Whether the repository has no branch at all (a new project, or one not on disk). */
 export async function isEmptyRepository(repository: string): Promise<boolean> {
   if (!(await hasRepository(repository))) return true;
+  const fromFiles = await allBranchHeadsFromFiles(repository, 1);
+  if (fromFiles) return fromFiles.length === 0;
   const { stdout } = await git(repository, ['for-each-ref', '--count=1', '--format=%(refname)', 'refs/heads/']);
   return stdout.trim() === '';
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { branchHeads } from '../../src/git/merges.js';
 import { allBranchHeadsFromFiles, branchHeadsFromFiles } from '../../src/git/ref-files.js';
-import { listBranchHeads } from '../../src/git/refs.js';
+import { isEmptyRepository, isValidBranchName, listBranchHeads } from '../../src/git/refs.js';
 import { gitClient } from '../helpers/git.js';
 
 /**
@@ -105,5 +105,31 @@ describe('branchHeadsFromFiles', () => {
     } finally {
       await run(['--git-dir', bare, 'symbolic-ref', 'refs/heads/alias', 'refs/heads/main']);
     }
+  });
+});
+describe('branch names and emptiness without git', () => {
+  it('judges branch names as `git check-ref-format` does', async () => {
+    const names = [
+      'main', 'feature/deep', 'release-1.2', 'a./b', 'a.b', 'user@host', '@', 'x+y=z,w', 'café', 'trailing.', 'double..dot', '.hidden', 'dir/.hidden',
+      'name.lock', 'dir/name.lock/x', 'a//b', '/lead', 'tail/', 'sp ace', 'ti~lde', 'ca^ret', 'co:lon', 'que?', 'st*r', 'br[acket', 'back\\slash',
+      'at@{brace', '-dash', 'HEAD', 'a.lock.b', 'ctl\x01',
+    ];
+    for (const name of names) {
+      const byGit = await run(['check-ref-format', `refs/heads/${name}`]).then(() => true, () => false);
+      const safe = !name.startsWith('-') && name !== 'HEAD' && !/[\x00-\x1f\x7f\s]/.test(name);
+      expect(await isValidBranchName(name), name).toBe(byGit && safe);
+    }
+  });
+
+  it('tells an empty repository from one with a loose or only packed branch', async () => {
+    const empty = path.join(root, 'empty.git');
+    await run(['init', '-q', '--bare', empty]);
+    expect(await isEmptyRepository(empty)).toBe(true);
+    expect(await isEmptyRepository(bare)).toBe(false);
+    const packedOnly = path.join(root, 'packed-only.git');
+    await run(['clone', '-q', '--bare', bare, packedOnly]);
+    await run(['--git-dir', packedOnly, 'pack-refs', '--all']);
+    expect(await allBranchHeadsFromFiles(packedOnly, 1)).toHaveLength(1);
+    expect(await isEmptyRepository(packedOnly)).toBe(false);
   });
 });
