@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createUser, type TestUser } from '../helpers/factories.js';
 import { gitClient, remoteUrl } from '../helpers/git.js';
@@ -49,20 +50,24 @@ describe('git concurrency limits per kind', () => {
     scratch = await mkdtemp(path.join(tmpdir(), 'geoforge-git-concurrency-'));
     owner = await createUser(site);
     project = await createProject(site, { visibility: 'private', default_branch: 'master' }, owner.token);
-    // A file git cannot compress, larger than what loopback buffers hold: an archive of it that
-    // nobody reads stays in flight.
+    // master: one small commit, quick to fetch. noise: a file git cannot compress, larger than
+    // what loopback buffers hold, so an archive of it that nobody reads stays in flight.
     const work = path.join(scratch, 'seed');
     await git(['init', '--quiet', '-b', 'master', work]);
+    await writeFile(path.join(work, 'README.md'), 'small\n');
+    await git(['add', '.'], work);
+    await git(['commit', '--quiet', '-m', 'small'], work);
+    head = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
+    await git(['checkout', '--quiet', '-b', 'noise'], work);
     await writeFile(path.join(work, 'noise.bin'), randomBytes(24 * 1024 * 1024));
     await git(['add', '.'], work);
     await git(['commit', '--quiet', '-m', 'noise'], work);
-    head = (await git(['rev-parse', 'HEAD'], work)).stdout.trim();
-    await git(['push', '--quiet', remoteUrl(site.url, project, owner), 'HEAD:refs/heads/master'], work);
+    await git(['push', '--quiet', remoteUrl(site.url, project, owner), 'master', 'noise'], work);
     // The impatient site gets a user and project of the same names, and the same commit.
     impatientOwner = await createUser(impatient, { username: owner.username });
     const copy = await createProject(impatient, { path: project.path, visibility: 'private', default_branch: 'master' }, impatientOwner.token);
     expect(copy.path_with_namespace).toBe(project.path_with_namespace);
-    await git(['push', '--quiet', remoteUrl(impatient.url, copy, impatientOwner), 'HEAD:refs/heads/master'], work);
+    await git(['push', '--quiet', remoteUrl(impatient.url, copy, impatientOwner), 'master'], work);
   }, 120_000);
   afterAll(async () => {
     await site?.stop();
@@ -82,6 +87,10 @@ describe('git concurrency limits per kind', () => {
     expect(refused.headers['retry-after']).toBe('60');
     expect(refused.headers['content-type']).toMatch(/^text\/plain/);
     expect(refused.body).toBe('The server is busy: too many requests are waiting. Retry later.\n');
+    // A clone's ref advertisement takes an upload-pack slot too: refused alike.
+    const advertisement = await request(`${site.url}/${project.path_with_namespace}.git/info/refs?service=git-upload-pack`, { headers: { authorization: rpcHeaders(site).authorization } });
+    expect(advertisement.statusCode).toBe(429);
+    expect(await advertisement.body.text()).toBe('The server is busy: too many requests are waiting. Retry later.\n');
 
     // Clones fill their own limiter only: the API answers, and a push (its own kind) goes through.
     expect((await site.api(`/projects/${project.id}`)).status).toBe(200);
@@ -90,7 +99,7 @@ describe('git concurrency limits per kind', () => {
     await git(['commit', '--quiet', '--allow-empty', '-m', 'while fetches wait'], work);
     await git(['push', '--quiet', remoteUrl(site.url, project, owner), 'HEAD:refs/heads/side'], work);
     expect(slots(uploads)).toMatchObject({ inFlight: 1, queued: 1 });
-    expect(await metric(site, 'admission_rejected_total{limiter="git_upload_pack",reason="queue_full"}')).toBe(1);
+    expect(await metric(site, 'admission_rejected_total{limiter="git_upload_pack",reason="queue_full"}')).toBe(2);
 
     // The held fetch's client goes away: its slot passes to the queued fetch, which gets its pack.
     held.abort();
@@ -116,7 +125,7 @@ describe('git concurrency limits per kind', () => {
 
   it('holds an archive slot while its client does not read, refuses the next archive with 429 JSON, and frees the slot when the client goes away', async () => {
     const archives = site.site.ctx.limits.archive;
-    const archivePath = `/projects/${project.id}/repository/archive.tar`;
+    const archivePath = `/projects/${project.id}/repository/archive.tar?sha=noise`;
     const unread = http.get(`${site.url}/api/v4${archivePath}`, { agent: false, headers: { 'private-token': owner.token } });
     unread.on('error', () => undefined);
     const response = await new Promise<http.IncomingMessage>((resolve) => unread.once('response', resolve));

@@ -7,19 +7,17 @@ import type { ConcurrencyLimiter } from '../admission/limiter.js';
  * What takes no API slot: the probes (never refused), the site-to-site API (the Geo event
  * stream's long-poll, transfers, git fetch: a slot held while waiting would be a slot lost),
  * and what streams for as long as the client reads or sends, or has a limiter of its own: git
- * smart HTTP RPCs, LFS object transfers, repository archives and job artifact downloads.
+ * smart HTTP (ref advertisements and RPCs, under their kind's limiter), LFS object transfers,
+ * repository archives and job artifact downloads.
  */
 const EXEMPT = [
   /^\/-\/(?:health|liveness|readiness|metrics)$/,
   /^\/api\/v4\/geo\//,
-  /\/git-(?:upload|receive)-pack$/,
+  /\/(?:git-(?:upload|receive)-pack|info\/refs)$/,
   /\.git\/gitlab-lfs\/objects\/[0-9a-f]{64}(?:\/\d+)?$/,
   /^\/api\/v4\/projects\/[^/]+\/repository\/archive(?:\.[^/]*)?$/,
 ];
 const ARTIFACT_DOWNLOAD = /^\/api\/v4\/projects\/[^/]+\/jobs\/[^/]+\/artifacts$/;
-
-/** A git client reads a refusal of its ref advertisement as text; every other answer is the API's JSON. */
-const GIT_ADVERTISEMENT = /\/info\/refs$/;
 
 /**
  * Admission control of the API (Workhorse's apiLimit, apiQueueLimit, apiQueueDuration): at most
@@ -30,6 +28,6 @@ export function admission(log: Logger, limiter: ConcurrencyLimiter): RequestHand
   return (req, res, next) => {
     const path = req.path;
     if (EXEMPT.some((pattern) => pattern.test(path)) || (req.method === 'GET' && ARTIFACT_DOWNLOAD.test(path))) return next();
-    holdSlot(log, limiter, req, res, GIT_ADVERTISEMENT.test(path) ? 'git' : 'json', next);
+    holdSlot(log, limiter, req, res, 'json', next);
   };
 }

@@ -84,7 +84,7 @@ export function extraRepositoryGitRouter<T>(ctx: SiteContext, reads: ReadRouting
     if (target === 'next') return next();
     if (target === 'primary') return reads!.fromPrimary(req, res);
     const access = await gate(req, res, target, service);
-    if (!access) return;
+    if (!access || !(await admitGitRpc(ctx, req, res, service))) return;
     await sendRefAdvertisement(ctx.log, req, res, access.repository, service, access.logFields);
   });
 

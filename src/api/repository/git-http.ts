@@ -168,7 +168,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
     }
     if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
     const access = await gate(ctx, req, res, params[0]!, service);
-    if (!access) return;
+    if (!access || !(await admitGitRpc(ctx, req, res, service))) return;
     await sendRefAdvertisement(ctx.log, req, res, access.repository, service, { project: access.project.id });
   });
 

@@ -12,9 +12,10 @@ export function refuseGit(res: Response, status: 400 | 401 | 403 | 404 | 415, me
 }
 
 /**
- * Waits for a slot of the RPC's own limiter (Gitaly's per-RPC concurrency limits), held until the
- * response ends, so a burst of clones queues apart from pushes and from the API. False when it was
- * refused (answered 429 or 503 as plain text, which git shows) or the client left.
+ * Waits for a slot of the service's own limiter (Gitaly's per-RPC concurrency limits), held until
+ * the response ends: the ref advertisement and the RPC each take one in turn, so a burst of clones
+ * queues apart from pushes and from the API, and an API overload refuses no push. False when it
+ * was refused (answered 429 or 503 as plain text, which git shows) or the client left.
  */
 export function admitGitRpc(ctx: SiteContext, req: Request, res: Response, service: GitService): Promise<boolean> {
   return acquireSlot(ctx.log, service === 'git-receive-pack' ? ctx.limits.receivePack : ctx.limits.uploadPack, req, res, 'git');
