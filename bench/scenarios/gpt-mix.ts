@@ -223,7 +223,9 @@ export const gptMix: Scenario = {
     const servers = childScope(scope);
     // BENCH_CPU_PROF=<dir>: the site runs with --cpu-prof and leaves its profile there.
     const server = await startGeoforge(servers, dataDir, path.join(dir, 'geoforge.log'), profileFlags());
-    const pool = new Pool(server.url, { connections: 128, pipelining: 1 });
+    // A connection per request in flight, as many clients would have: fewer would queue requests in
+    // the load generator, where the site can neither see nor refuse them.
+    const pool = new Pool(server.url, { connections: MAX_IN_FLIGHT, pipelining: 1 });
     scope.defer(() => pool.close());
     const headers = { 'private-token': ROOT_TOKEN };
     const get = async (url: string): Promise<Answer> => {
