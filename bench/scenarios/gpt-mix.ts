@@ -63,6 +63,8 @@ interface Endpoint {
 interface LevelResult {
   readonly rate: number;
   readonly sent: number;
+  /** Due but never started: MAX_IN_FLIGHT requests were already waiting for answers. */
+  readonly skipped: number;
   readonly ok: number;
   readonly achieved: number;
   readonly success: number;
@@ -80,6 +82,7 @@ async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: n
   const latencies: number[] = [];
   const refused = { 429: 0, 503: 0, latencies: [] as number[] };
   let sent = 0;
+  let skipped = 0;
   let ok = 0;
   let inFlight = 0;
   const pending = new Set<Promise<void>>();
@@ -120,7 +123,10 @@ async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: n
     const dueNow = Math.floor(((now - start) * rate) / 1000);
     for (; due < dueNow; due++) {
       sent++;
-      if (inFlight >= MAX_IN_FLIGHT) continue;
+      if (inFlight >= MAX_IN_FLIGHT) {
+        skipped++;
+        continue;
+      }
       inFlight++;
       const task: Promise<void> = one(due).finally(() => {
         inFlight--;
@@ -135,6 +141,7 @@ async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: n
   return {
     rate,
     sent,
+    skipped,
     ok,
     achieved: ok / elapsed,
     success: sent ? ok / sent : 0,
@@ -169,7 +176,7 @@ function refusedLine(level: LevelResult): string {
   const total = level.refused[429] + level.refused[503];
   const share = level.sent ? ((total / level.sent) * 100).toFixed(2) : '0.00';
   const timing = latencies.length ? `p90 ${percentile(latencies, 90).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms` : 'none';
-  return `refused: 429 ${level.refused[429]}, 503 ${level.refused[503]} (${share} % of sent), ${timing}`;
+  return `refused: 429 ${level.refused[429]}, 503 ${level.refused[503]} (${share} % of sent), ${timing}; not sent (${MAX_IN_FLIGHT} in flight): ${level.skipped}`;
 }
 
 /** The pushes of one level, each timed from its turn: how many finished and how long the slowest took, how many were refused and how fast. */
