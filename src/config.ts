@@ -42,6 +42,7 @@ export interface Config {
   /** The delay after a push mirror's first failed update, doubled after each later one (services/remote-mirrors/worker.ts). */
   readonly remoteMirrorRetryBaseMs: number;
   readonly rateLimit: RateLimitConfig;
+  readonly admission: AdmissionConfig;
   /**
    * Defaults of GitLab's application settings under their GitLab names (`signup_enabled`,
    * `default_project_visibility`, ...); PUT /application/settings overrides them at run time.
@@ -59,6 +60,28 @@ export interface RateLimitConfig {
   readonly periodSeconds: number;
   /** Loopback clients are not limited (tests, benches, a local reverse proxy that limits itself). */
   readonly exemptLoopback: boolean;
+}
+
+/**
+ * Admission control of one request worker (issue 27): requests in flight at once, how many more
+ * wait, and for how long, before the answer is 429 (queue full) or 503 (waited too long). The API
+ * as Workhorse's apiLimit/apiQueueLimit/apiQueueDuration, each git operation kind as Gitaly's
+ * concurrency limits.
+ */
+export interface AdmissionConfig {
+  readonly api: ConcurrencyLimit;
+  readonly uploadPack: ConcurrencyLimit;
+  readonly receivePack: ConcurrencyLimit;
+  readonly archive: ConcurrencyLimit;
+}
+
+export interface ConcurrencyLimit {
+  /** At most this many at once; 0: no limit. */
+  readonly limit: number;
+  /** At most this many more wait for a slot (first come, first served); 0: none wait, refused at once. */
+  readonly queueLimit: number;
+  /** A waiting request is refused after this many milliseconds. */
+  readonly queueTimeoutMs: number;
 }
 
 export interface GeoTuning {
@@ -119,6 +142,12 @@ export const defaults: Config = {
   allowLocalRequestsFromSystemHooks: true,
   remoteMirrorRetryBaseMs: 30_000,
   rateLimit: { authenticated: 2000, unauthenticated: 500, periodSeconds: 60, exemptLoopback: false },
+  admission: {
+    api: { limit: 32, queueLimit: 64, queueTimeoutMs: 2000 },
+    uploadPack: { limit: 16, queueLimit: 32, queueTimeoutMs: 10_000 },
+    receivePack: { limit: 8, queueLimit: 16, queueTimeoutMs: 10_000 },
+    archive: { limit: 4, queueLimit: 8, queueTimeoutMs: 10_000 },
+  },
   applicationSettings: {},
   geo: {
     heartbeatSeconds: 5,
@@ -191,6 +220,18 @@ const settings = {
   rateLimitUnauthenticated: 'GEOFORGE_RATE_LIMIT_UNAUTHENTICATED',
   rateLimitPeriodSeconds: 'GEOFORGE_RATE_LIMIT_PERIOD_SECONDS',
   rateLimitExemptLoopback: 'GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK',
+  apiLimit: 'GEOFORGE_API_LIMIT',
+  apiQueueLimit: 'GEOFORGE_API_QUEUE_LIMIT',
+  apiQueueDuration: 'GEOFORGE_API_QUEUE_DURATION',
+  gitUploadPackLimit: 'GEOFORGE_GIT_UPLOAD_PACK_LIMIT',
+  gitUploadPackQueueLimit: 'GEOFORGE_GIT_UPLOAD_PACK_QUEUE_LIMIT',
+  gitUploadPackQueueDuration: 'GEOFORGE_GIT_UPLOAD_PACK_QUEUE_DURATION',
+  gitReceivePackLimit: 'GEOFORGE_GIT_RECEIVE_PACK_LIMIT',
+  gitReceivePackQueueLimit: 'GEOFORGE_GIT_RECEIVE_PACK_QUEUE_LIMIT',
+  gitReceivePackQueueDuration: 'GEOFORGE_GIT_RECEIVE_PACK_QUEUE_DURATION',
+  gitArchiveLimit: 'GEOFORGE_GIT_ARCHIVE_LIMIT',
+  gitArchiveQueueLimit: 'GEOFORGE_GIT_ARCHIVE_QUEUE_LIMIT',
+  gitArchiveQueueDuration: 'GEOFORGE_GIT_ARCHIVE_QUEUE_DURATION',
   applicationSettings: 'GEOFORGE_APPLICATION_SETTINGS',
 } as const;
 
@@ -270,6 +311,12 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`${got.name}: expected a JSON object, got ${JSON.stringify(got.value)}`);
     return Object.freeze({ ...(value as Record<string, unknown>) });
   };
+  /** One limiter's three settings, under `<prefix>Limit`, `<prefix>QueueLimit` and `<prefix>QueueDuration` (milliseconds). */
+  const concurrency = (prefix: 'api' | 'gitUploadPack' | 'gitReceivePack' | 'gitArchive', fallback: ConcurrencyLimit): ConcurrencyLimit => ({
+    limit: count(`${prefix}Limit`, fallback.limit, 0, 100_000),
+    queueLimit: count(`${prefix}QueueLimit`, fallback.queueLimit, 0, 1_000_000),
+    queueTimeoutMs: count(`${prefix}QueueDuration`, fallback.queueTimeoutMs, 1, 3_600_000),
+  });
   const port = readPort(pick('port'));
   const role = oneOf('role', ['primary', 'secondary'] as const, defaults.role);
   const primaryUrl = url('primaryUrl');
@@ -309,6 +356,12 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       unauthenticated: count('rateLimitUnauthenticated', defaults.rateLimit.unauthenticated, 0, 100_000_000),
       periodSeconds: count('rateLimitPeriodSeconds', defaults.rateLimit.periodSeconds, 1, 86_400),
       exemptLoopback: flag('rateLimitExemptLoopback', defaults.rateLimit.exemptLoopback),
+    },
+    admission: {
+      api: concurrency('api', defaults.admission.api),
+      uploadPack: concurrency('gitUploadPack', defaults.admission.uploadPack),
+      receivePack: concurrency('gitReceivePack', defaults.admission.receivePack),
+      archive: concurrency('gitArchive', defaults.admission.archive),
     },
     applicationSettings: object('applicationSettings'),
     geo: {

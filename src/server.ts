@@ -1,6 +1,8 @@
 import express, { Router } from 'express';
 import { rateLimit } from './api/middleware/rate-limit.js';
 import { securityHeaders } from './api/middleware/security-headers.js';
+import { admission } from './api/middleware/admission.js';
+import { createSiteLimits, type SiteLimits } from './api/admission/limiter.js';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -70,6 +72,7 @@ interface SiteBase {
   readonly config: Config;
   readonly log: Logger;
   readonly metrics: SiteMetrics;
+  readonly limits: SiteLimits;
   readonly fence: Fence;
   readonly revision: string;
   readonly switchRole: () => Promise<void>;
@@ -97,7 +100,9 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   migrate(db);
   const revision = await readRevision();
   let listening: Server | null = null;
-  const base: SiteBase = { config: effective, log, metrics: createSiteMetrics(), fence, revision, switchRole: () => switchRole() };
+  const metrics = createSiteMetrics();
+  const limits = createSiteLimits(effective.admission, metrics.admission);
+  const base: SiteBase = { config: effective, log, metrics, limits, fence, revision, switchRole: () => switchRole() };
   let current = await buildRole(base, effective, db, effective.externalUrl ?? `http://${effective.host}:${effective.port}`, effective.nodeName);
   // Once per site, not per role: the gauges read whichever role runs now.
   registerSiteGauges(base.metrics.registry, { dataDir: effective.dataDir, db: () => current.ctx.db, isPrimary: () => current.ctx.config.role === 'primary' });
@@ -146,6 +151,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   app.use(securityHeaders());
   // Before authentication: a flood of requests, valid credentials or not, costs a map lookup each.
   app.use(rateLimit(effective.rateLimit.exemptLoopback, () => applicationSettings(current.ctx.db, current.ctx.config)));
+  // After the throttle (a throttled request takes no slot), before any work: past its queue a request costs a refusal only.
+  app.use(admission(log, limits.api));
   app.use((req, res, next) => current.handler(req, res, next));
 
   return {
@@ -209,6 +216,7 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     db,
     log,
     metrics: base.metrics,
+    limits: base.limits,
     externalUrl,
     nodeName: nodeName ?? externalUrl,
     get gravatarEnabled() {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SiteLimits } from './api/admission/limiter.js';
 import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { Fence } from './geo/fence.js';
@@ -14,6 +15,8 @@ export interface SiteContext {
   db: Db;
   readonly log: Logger;
   readonly metrics: SiteMetrics;
+  /** Admission control of this worker: the API's slots and each git operation kind's (api/admission). */
+  readonly limits: SiteLimits;
   /** Base of every absolute URL; known once the site listens (port 0 in tests). */
   externalUrl: string;
   /** The application setting gravatar_enabled, read at each use (entities take it with externalUrl). */

@@ -46,31 +46,43 @@ function levels(env = process.env): { rates: number[]; seconds: number } {
   return { rates, seconds };
 }
 
+/** How a request ended: 2xx, refused by the site's admission control (429 queue full, 503 queue timeout), or anything else. */
+type Answer = 'ok' | 429 | 503 | 'failed';
+
+/** What a status means here: a refusal is the site shedding load as designed, not a wrong answer. */
+const answerOf = (status: number): Answer => (status >= 200 && status < 300 ? 'ok' : status === 429 || status === 503 ? status : 'failed');
+
 interface Endpoint {
   readonly name: string;
   /** Share of the mix, relative to the others. */
   readonly weight: number;
-  /** One request (or, for a pull, the requests of one fetch); resolves to whether it succeeded. */
-  call(n: number): Promise<boolean>;
+  /** One request (or, for a pull, the requests of one fetch); resolves to how it ended. */
+  call(n: number): Promise<Answer>;
 }
 
 interface LevelResult {
   readonly rate: number;
   readonly sent: number;
+  /** Due but never started: MAX_IN_FLIGHT requests were already waiting for answers. */
+  readonly skipped: number;
   readonly ok: number;
   readonly achieved: number;
   readonly success: number;
   readonly p90: number;
   readonly p50: number;
-  readonly byEndpoint: Map<string, { latencies: number[]; failed: number }>;
+  /** Refused requests by status, and the latency of every refusal (start to last byte). */
+  readonly refused: { readonly 429: number; readonly 503: number; readonly latencies: number[] };
+  readonly byEndpoint: Map<string, { latencies: number[]; failed: number; refused: number }>;
 }
 
 /** Starts requests on schedule at `rate`/s for `seconds`, never waiting for answers (open loop); latency is start to last byte. */
 async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: number): Promise<LevelResult> {
   const total = endpoints.reduce((sum, endpoint) => sum + endpoint.weight, 0);
-  const byEndpoint = new Map(endpoints.map((endpoint) => [endpoint.name, { latencies: [] as number[], failed: 0 }]));
+  const byEndpoint = new Map(endpoints.map((endpoint) => [endpoint.name, { latencies: [] as number[], failed: 0, refused: 0 }]));
   const latencies: number[] = [];
+  const refused = { 429: 0, 503: 0, latencies: [] as number[] };
   let sent = 0;
+  let skipped = 0;
   let ok = 0;
   let inFlight = 0;
   const pending = new Set<Promise<void>>();
@@ -86,18 +98,23 @@ async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: n
     const endpoint = pick(n);
     const stats = byEndpoint.get(endpoint.name)!;
     const started = performance.now();
-    let good = false;
+    let answer: Answer = 'failed';
     try {
-      good = await endpoint.call(n);
+      answer = await endpoint.call(n);
     } catch {
-      good = false;
+      answer = 'failed';
     }
     const elapsed = performance.now() - started;
-    if (good) {
+    if (answer === 'ok') {
       ok++;
       latencies.push(elapsed);
       stats.latencies.push(elapsed);
-    } else stats.failed++;
+    } else if (answer === 'failed') stats.failed++;
+    else {
+      refused[answer]++;
+      refused.latencies.push(elapsed);
+      stats.refused++;
+    }
   };
   const start = performance.now();
   const end = start + seconds * 1000;
@@ -106,7 +123,10 @@ async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: n
     const dueNow = Math.floor(((now - start) * rate) / 1000);
     for (; due < dueNow; due++) {
       sent++;
-      if (inFlight >= MAX_IN_FLIGHT) continue;
+      if (inFlight >= MAX_IN_FLIGHT) {
+        skipped++;
+        continue;
+      }
       inFlight++;
       const task: Promise<void> = one(due).finally(() => {
         inFlight--;
@@ -121,11 +141,13 @@ async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: n
   return {
     rate,
     sent,
+    skipped,
     ok,
     achieved: ok / elapsed,
     success: sent ? ok / sent : 0,
     p90: latencies.length ? percentile(latencies, 90) : Infinity,
     p50: latencies.length ? percentile(latencies, 50) : Infinity,
+    refused,
     byEndpoint,
   };
 }
@@ -146,6 +168,24 @@ async function settleMergeRequests(file: string, dataDir: string, projectId: num
   } finally {
     db.close();
   }
+}
+
+/** The refusals of one level: 429 and 503 counts, their share of what was sent, and how fast they came. */
+function refusedLine(level: LevelResult): string {
+  const { latencies } = level.refused;
+  const total = level.refused[429] + level.refused[503];
+  const share = level.sent ? ((total / level.sent) * 100).toFixed(2) : '0.00';
+  const timing = latencies.length ? `p90 ${percentile(latencies, 90).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms` : 'none';
+  return `refused: 429 ${level.refused[429]}, 503 ${level.refused[503]} (${share} % of sent), ${timing}; not sent (${MAX_IN_FLIGHT} in flight): ${level.skipped}`;
+}
+
+/** The pushes of one level, each timed from its turn: how many finished and how long the slowest took, how many were refused and how fast. */
+function pushLine(times: readonly { answer: Answer; ms: number }[]): string {
+  const summary = (answers: readonly Answer[]) => {
+    const ms = times.filter((time) => answers.includes(time.answer)).map((time) => time.ms);
+    return ms.length ? `${ms.length} (p90 ${percentile(ms, 90).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms)` : '0';
+  };
+  return `git push: ok ${summary(['ok'])}, refused ${summary([429, 503])}, failed ${summary(['failed'])}`;
 }
 
 const passes = (level: LevelResult) => level.achieved >= RATE_SHARE * level.rate && level.success >= SUCCESS && level.p90 < P90_LIMIT_MS;
@@ -190,24 +230,26 @@ export const gptMix: Scenario = {
     const servers = childScope(scope);
     // BENCH_CPU_PROF=<dir>: the site runs with --cpu-prof and leaves its profile there.
     const server = await startGeoforge(servers, dataDir, path.join(dir, 'geoforge.log'), profileFlags());
-    const pool = new Pool(server.url, { connections: 128, pipelining: 1 });
+    // A connection per request in flight, as many clients would have: fewer would queue requests in
+    // the load generator, where the site can neither see nor refuse them.
+    const pool = new Pool(server.url, { connections: MAX_IN_FLIGHT, pipelining: 1 });
     scope.defer(() => pool.close());
     const headers = { 'private-token': ROOT_TOKEN };
-    const get = async (url: string): Promise<boolean> => {
+    const get = async (url: string): Promise<Answer> => {
       const response = await pool.request({ path: url, method: 'GET', headers, headersTimeout: 30_000, bodyTimeout: 30_000 });
       await response.body.dump({ limit: Infinity });
-      return response.statusCode >= 200 && response.statusCode < 300;
+      return answerOf(response.statusCode);
     };
     const mrProject = await (await fetch(`${server.url}/api/v4/projects/${seeded.mr.projectId}`, { headers })).json() as { path_with_namespace: string };
     const repoPath = `/${mrProject.path_with_namespace}.git`;
     const authorization = `Basic ${Buffer.from(`root:${ROOT_TOKEN}`).toString('base64')}`;
 
     // A pull: the ref advertisement, then an upload-pack fetch of master's commit (protocol v0, no capabilities).
-    const pull = async (): Promise<boolean> => {
+    const pull = async (): Promise<Answer> => {
       const refs = await pool.request({ path: `${repoPath}/info/refs?service=git-upload-pack`, method: 'GET', headers: { authorization } });
       const text = await refs.body.text();
       const head = /([0-9a-f]{40}) refs\/heads\/master/.exec(text)?.[1];
-      if (refs.statusCode !== 200 || !head) return false;
+      if (refs.statusCode !== 200 || !head) return refs.statusCode === 200 ? 'failed' : answerOf(refs.statusCode);
       const want = `want ${head}\n`;
       const body = `${(want.length + 4).toString(16).padStart(4, '0')}${want}00000009done\n`;
       const pack = await pool.request({
@@ -217,7 +259,7 @@ export const gptMix: Scenario = {
         body,
       });
       await pack.body.dump({ limit: Infinity });
-      return pack.statusCode === 200;
+      return answerOf(pack.statusCode);
     };
 
     // A push: a new empty commit on its own branch, from one clone, one push at a time.
@@ -227,18 +269,27 @@ export const gptMix: Scenario = {
     await run('git', ['clone', '--quiet', remote, work]);
     await git(['config', 'user.email', 'bench@example.com']);
     await git(['config', 'user.name', 'Bench']);
-    let pushes = Promise.resolve(true);
-    const push = (n: number): Promise<boolean> => {
-      const next = pushes.then(async () => {
+    // The issue's push goal (finished within 2 s, or refused at once) is about a push's own time:
+    // pushes run one at a time, so each is timed from its turn, not from when it was due.
+    let pushes: Promise<Answer> = Promise.resolve('ok');
+    let pushTimes: { answer: Answer; ms: number }[] = [];
+    const push = (n: number): Promise<Answer> => {
+      const next = pushes.then(async (): Promise<Answer> => {
+        await git(['commit', '--quiet', '--allow-empty', '-m', `push ${n}`]);
+        const started = performance.now();
+        let answer: Answer;
         try {
-          await git(['commit', '--quiet', '--allow-empty', '-m', `push ${n}`]);
           await git(['push', '--quiet', 'origin', `HEAD:refs/heads/gpt-${n}`]);
-          return true;
-        } catch {
-          return false;
+          answer = 'ok';
+        } catch (error) {
+          // git names the status it was refused with: "The requested URL returned error: 429".
+          const status = /returned error: (\d{3})/.exec(String((error as { stderr?: unknown }).stderr ?? ''))?.[1];
+          answer = status ? answerOf(Number(status)) : 'failed';
         }
+        pushTimes.push({ answer, ms: performance.now() - started });
+        return answer;
       });
-      pushes = next;
+      pushes = next.catch(() => 'failed');
       return next;
     };
 
@@ -274,7 +325,7 @@ export const gptMix: Scenario = {
         endpoints.push(endpoint);
         continue;
       }
-      (await endpoint.call(0).catch(() => false)) ? endpoints.push(endpoint) : missing.push(endpoint.name);
+      (await endpoint.call(0).catch(() => 'failed')) === 'ok' ? endpoints.push(endpoint) : missing.push(endpoint.name);
     }
     if (missing.length) console.log(`left out (not 2xx here): ${missing.join(', ')}`);
 
@@ -284,6 +335,7 @@ export const gptMix: Scenario = {
     const results: LevelResult[] = [];
     for (const rate of rates) {
       const before = sampleCpu(pids);
+      pushTimes = [];
       const level = await openLoop(endpoints, rate, seconds);
       const noise = cpuNoise(before, sampleCpu(pids));
       results.push(level);
@@ -291,15 +343,22 @@ export const gptMix: Scenario = {
         `${rate} req/s: achieved ${level.achieved.toFixed(1)}/s, success ${(level.success * 100).toFixed(2)} %, p50 ${level.p50.toFixed(1)} ms, p90 ${level.p90.toFixed(1)} ms ` +
           `${passes(level) ? 'pass' : 'FAIL'} (steal ${noise.stealPercent.toFixed(1)} %, other ${noise.otherPercent.toFixed(1)} %)`,
       );
-      const rows = [...level.byEndpoint].map(([name, stats]) => ({ name, p90: stats.latencies.length ? percentile(stats.latencies, 90) : NaN, n: stats.latencies.length, failed: stats.failed }));
+      console.log(`  ${refusedLine(level)}`);
+      console.log(`  ${pushLine(pushTimes)}`);
+      const rows = [...level.byEndpoint].map(([name, stats]) => ({ name, p90: stats.latencies.length ? percentile(stats.latencies, 90) : NaN, n: stats.latencies.length, failed: stats.failed, refused: stats.refused }));
       rows.sort((a, b) => b.p90 - a.p90);
-      console.log(`  p90 by endpoint: ${rows.map((row) => `${row.name} ${row.p90.toFixed(1)} ms (${row.n}${row.failed ? `, ${row.failed} failed` : ''})`).join('; ')}`);
+      console.log(
+        `  p90 by endpoint: ${rows.map((row) => `${row.name} ${row.p90.toFixed(1)} ms (${row.n}${row.failed ? `, ${row.failed} failed` : ''}${row.refused ? `, ${row.refused} refused` : ''})`).join('; ')}`,
+      );
     }
     await servers.close();
 
     const top = results[results.length - 1]!;
     const details = [
-      ...results.map((level) => `${level.rate}/s: achieved ${level.achieved.toFixed(1)}/s, success ${(level.success * 100).toFixed(2)} %, p90 ${level.p90.toFixed(1)} ms ${passes(level) ? 'pass' : 'FAIL'}`),
+      ...results.map(
+        (level) =>
+          `${level.rate}/s: achieved ${level.achieved.toFixed(1)}/s, success ${(level.success * 100).toFixed(2)} %, p90 ${level.p90.toFixed(1)} ms ${passes(level) ? 'pass' : 'FAIL'}, refused ${level.refused[429] + level.refused[503]}`,
+      ),
       `ratio = ${P90_LIMIT_MS} ms / p90 at ${top.rate}/s (goal >= 4: p90 < 50 ms)`,
       `${endpoints.length} endpoints${missing.length ? ` (left out: ${missing.join(', ')})` : ''}`,
       `${count(USERS)} users, ${count(PROJECTS)} projects, ${count(ISSUES)} issues, ${count(MERGE_REQUESTS)} merge requests seeded in ${ms(seedMs)}`,

@@ -13,6 +13,25 @@ export interface SiteMetrics {
   readonly lfsBytes: Counter<'direction'>;
   /** Synchronous replication and fencing on this site (issue 18). */
   readonly geoFailover: GeoFailoverMetrics;
+  /** Admission control: requests in flight, queued and refused per limiter (api/admission). */
+  readonly admission: AdmissionMetrics;
+}
+
+/** The limiters' figures: counted as they happen (refusals, waits), read at scrape time (in flight, queued). */
+export interface AdmissionMetrics {
+  readonly rejected: Counter<'limiter' | 'reason'>;
+  /** How long requests that had to queue waited, admitted or not. */
+  readonly queueWait: Histogram<'limiter'>;
+  /** Where the in-flight and queued gauges read from at scrape time. */
+  observe(source: () => readonly AdmissionFigures[]): void;
+}
+
+export interface AdmissionFigures {
+  readonly limiter: string;
+  readonly inFlight: number;
+  readonly queued: number;
+  /** The configured limit (0: none). */
+  readonly limit: number;
 }
 
 /** What the failover code counts; the epoch and role are collected at scrape time. */
@@ -60,6 +79,43 @@ export function createSiteMetrics(): SiteMetrics {
     geoStatus: createGeoStatusMetrics(registry),
     lfsBytes: createLfsBytes(registry),
     geoFailover: createGeoFailoverMetrics(registry),
+    admission: createAdmissionMetrics(registry),
+  };
+}
+
+function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
+  const registers = [registry];
+  let source: () => readonly AdmissionFigures[] = () => [];
+  const gauge = (name: string, help: string, read: (figures: AdmissionFigures) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['limiter'] as const,
+      registers,
+      collect() {
+        for (const figures of source()) this.set({ limiter: figures.limiter }, read(figures));
+      },
+    });
+  gauge('admission_in_flight', 'Requests holding a slot of each limiter (api, git_upload_pack, git_receive_pack, git_archive)', (figures) => figures.inFlight);
+  gauge('admission_queued', 'Requests waiting for a slot of each limiter', (figures) => figures.queued);
+  gauge('admission_limit', 'Slots of each limiter as configured (0: unlimited)', (figures) => figures.limit);
+  return {
+    rejected: new Counter({
+      name: 'admission_rejected_total',
+      help: 'Requests refused by each limiter: queue_full (429 at once) or queue_timeout (503 after waiting)',
+      labelNames: ['limiter', 'reason'] as const,
+      registers,
+    }),
+    queueWait: new Histogram({
+      name: 'admission_queue_wait_seconds',
+      help: 'How long requests that found every slot taken waited in the queue, admitted or refused',
+      labelNames: ['limiter'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    observe: (next) => {
+      source = next;
+    },
   };
 }
 

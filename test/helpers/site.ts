@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { request } from 'undici';
-import { defaults, loadConfig, type Config } from '../../src/config.js';
+import { defaults, loadConfig, type ConcurrencyLimit, type Config } from '../../src/config.js';
 import { createSite, type Site } from '../../src/server.js';
 import { syncCaptureTriggers } from '../../src/db/capture.js';
 import { openDatabase } from '../../src/db/connection.js';
@@ -38,14 +38,23 @@ export interface TestSite {
   stop(): Promise<void>;
 }
 
+/** The default slots, with queues no test fills or outwaits: a burst waits its turn, as in production, but a busy machine never turns it into a refusal. */
+const patient = (limit: ConcurrencyLimit): ConcurrencyLimit => ({ ...limit, queueLimit: 1_000_000, queueTimeoutMs: 3_600_000 });
+
 /**
  * Test sites talk to loopback receivers (webhooks, import sources) and are driven hard from
- * loopback: local requests allowed and loopback not rate limited. Tests of the refusal and of the
- * limits override these.
+ * loopback: local requests allowed, loopback not rate limited, and no request refused by admission
+ * control. Tests of the refusal and of the limits override these.
  */
 export const LOCAL_TEST_NETWORK = {
   allowLocalRequests: true,
   rateLimit: { ...defaults.rateLimit, exemptLoopback: true },
+  admission: {
+    api: patient(defaults.admission.api),
+    uploadPack: patient(defaults.admission.uploadPack),
+    receivePack: patient(defaults.admission.receivePack),
+    archive: patient(defaults.admission.archive),
+  },
 } as const satisfies Partial<Config>;
 
 let template: Promise<string> | null = null;

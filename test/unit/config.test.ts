@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, defaults, loadConfig } from '../../src/config.js';
 
 describe('loadConfig', () => {
   it('gives the embedded defaults', () => {
@@ -29,8 +29,21 @@ describe('loadConfig', () => {
     [{ GEOFORGE_ROOT_PASSWORD: 'short' }, 'GEOFORGE_ROOT_PASSWORD: expected 8 to 128 characters'],
     [{ GEOFORGE_GEO_EVENT_BATCH_SIZE: '0' }, 'GEOFORGE_GEO_EVENT_BATCH_SIZE: expected a whole number from 1 to 100000, got "0"'],
     [{ GEOFORGE_LDAP_URL: 'ldap://127.0.0.1:389' }, 'GEOFORGE_LDAP_BASE: required when GEOFORGE_LDAP_URL is set'],
+    [{ GEOFORGE_API_LIMIT: '-1' }, 'GEOFORGE_API_LIMIT: expected a whole number from 0 to 100000, got "-1"'],
+    [{ GEOFORGE_API_QUEUE_DURATION: '0' }, 'GEOFORGE_API_QUEUE_DURATION: expected a whole number from 1 to 3600000, got "0"'],
+    [{ GEOFORGE_GIT_UPLOAD_PACK_QUEUE_LIMIT: 'many' }, 'GEOFORGE_GIT_UPLOAD_PACK_QUEUE_LIMIT: expected a whole number from 0 to 1000000, got "many"'],
   ])('names the bad setting: %j', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(new ConfigError(message));
+  });
+
+  it('reads each limiter of admission control from its keys, a file under the variables, and keeps the defaults of the rest', () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'geoforge-config-')), 'site.json');
+    writeFileSync(file, JSON.stringify({ apiLimit: 8, apiQueueLimit: 0, gitArchiveQueueDuration: 250 }));
+    const config = loadConfig({ file, env: { GEOFORGE_API_LIMIT: '12', GEOFORGE_GIT_RECEIVE_PACK_LIMIT: '0' } });
+    expect(config.admission.api).toEqual({ limit: 12, queueLimit: 0, queueTimeoutMs: defaults.admission.api.queueTimeoutMs });
+    expect(config.admission.receivePack).toEqual({ ...defaults.admission.receivePack, limit: 0 });
+    expect(config.admission.archive).toEqual({ ...defaults.admission.archive, queueTimeoutMs: 250 });
+    expect(config.admission.uploadPack).toEqual(defaults.admission.uploadPack);
   });
 
   it('rejects unknown keys and broken JSON in a config file', () => {

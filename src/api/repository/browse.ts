@@ -8,6 +8,7 @@ import { paramsGuard } from '../middleware/value-guards.js';
 import { PAGE_PARAMS, pageOf, sendPage } from '../pagination.js';
 import { bool, list, oneOf, required, str } from '../params.js';
 import { sendJson } from '../respond.js';
+import { acquireSlot } from '../admission/hold.js';
 import { blobContentType, sendGitOutput } from './git-download.js';
 
 export const treeParams = paramsGuard('treeParams', { ref: str(), path: str(), recursive: bool(), ...PAGE_PARAMS });
@@ -48,6 +49,8 @@ export async function downloadArchive(ctx: SiteContext, req: Request, res: Respo
   const params = archiveParams.of(req);
   const format = req.params.format === undefined ? params.format : String(req.params.format);
   const archive = await prepareArchive(ctx, projectOf(req), { sha: params.sha, format: format || undefined, path: params.path || undefined });
+  // git archive runs under its own limiter, not the API's: it streams for as long as the client reads.
+  if (req.method !== 'HEAD' && !(await acquireSlot(ctx.log, ctx.limits.archive, req, res, 'json'))) return;
   res.statusCode = 200;
   res.setHeader('Content-Type', archive.format === 'zip' ? 'application/zip' : 'application/octet-stream');
   // Workhorse's headers; the name as its UTF-8 bytes, as Go writes a string.

@@ -6,7 +6,7 @@ import type { Actor } from '../../services/users/authentication.js';
 import type { SiteContext } from '../../site-context.js';
 import type { ReadRouting } from '../geo/read-routing.js';
 import { basicActor } from './git-http.js';
-import { endFailedGitRpc, refuseGit, sendRefAdvertisement, startGitRpc } from './git-rpc.js';
+import { admitGitRpc, endFailedGitRpc, refuseGit, sendRefAdvertisement, startGitRpc } from './git-rpc.js';
 
 /** Why a request was refused: the status and the message git shows its user (401 with the Basic challenge). */
 export interface GitRefusal {
@@ -84,7 +84,7 @@ export function extraRepositoryGitRouter<T>(ctx: SiteContext, reads: ReadRouting
     if (target === 'next') return next();
     if (target === 'primary') return reads!.fromPrimary(req, res);
     const access = await gate(req, res, target, service);
-    if (!access) return;
+    if (!access || !(await admitGitRpc(ctx, req, res, service))) return;
     await sendRefAdvertisement(ctx.log, req, res, access.repository, service, access.logFields);
   });
 
@@ -95,7 +95,7 @@ export function extraRepositoryGitRouter<T>(ctx: SiteContext, reads: ReadRouting
     if (target === 'next') return next();
     if (target === 'primary') return reads!.fromPrimary(req, res);
     const access = await gate(req, res, target, service);
-    if (!access) return;
+    if (!access || !(await admitGitRpc(ctx, req, res, service))) return;
     const rpc = startGitRpc(req, res, service);
     if (!rpc) return;
     const receive = service === 'git-receive-pack';

@@ -11,7 +11,7 @@ import { authenticateCredential, touchActivity, type Actor } from '../../service
 import { can } from '../../services/permissions.js';
 import { refPolicyFor, refPolicyText } from '../../services/repository/ref-policy.js';
 import type { SiteContext } from '../../site-context.js';
-import { endFailedGitRpc, refuseGit, sendRefAdvertisement, startGitRpc } from './git-rpc.js';
+import { admitGitRpc, endFailedGitRpc, refuseGit, sendRefAdvertisement, startGitRpc } from './git-rpc.js';
 
 /** `/<full path>[.git]/info/refs` and `/<full path>[.git]/git-(upload|receive)-pack`; the `.git` suffix is optional. */
 const INFO_REFS = /^\/(.+?)(?:\.git)?\/info\/refs$/;
@@ -168,7 +168,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
     }
     if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
     const access = await gate(ctx, req, res, params[0]!, service);
-    if (!access) return;
+    if (!access || !(await admitGitRpc(ctx, req, res, service))) return;
     await sendRefAdvertisement(ctx.log, req, res, access.repository, service, { project: access.project.id });
   });
 
@@ -178,7 +178,7 @@ export function gitHttpRouter(ctx: SiteContext, reads: ReadRouting | null): Rout
     res.locals.route = `/:namespace/:project.git/${service}`;
     if (reads && !servedHere(ctx, reads, params[0]!, service)) return reads.fromPrimary(req, res);
     const access = await gate(ctx, req, res, params[0]!, service);
-    if (!access) return;
+    if (!access || !(await admitGitRpc(ctx, req, res, service))) return;
     const rpc = startGitRpc(req, res, service);
     if (!rpc) return;
     const receive = service === 'git-receive-pack';

@@ -2,11 +2,23 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { GitError } from '../../git/cli.js';
 import { advertiseRefs, gitProtocolOf, NO_CACHE_HEADERS, type GitService } from '../../git/smart-http.js';
+import type { SiteContext } from '../../site-context.js';
+import { acquireSlot } from '../admission/hold.js';
 
 /** A refusal as git shows it to its user: plain text, with an HTTP Basic challenge when `challenge` (git then asks for credentials). */
 export function refuseGit(res: Response, status: 400 | 401 | 403 | 404 | 415, message: string, challenge = false): void {
   if (challenge) res.setHeader('WWW-Authenticate', 'Basic realm="GitLab"');
   res.status(status).type('text/plain').send(`${message}\n`);
+}
+
+/**
+ * Waits for a slot of the service's own limiter (Gitaly's per-RPC concurrency limits), held until
+ * the response ends: the ref advertisement and the RPC each take one in turn, so a burst of clones
+ * queues apart from pushes and from the API, and an API overload refuses no push. False when it
+ * was refused (answered 429 or 503 as plain text, which git shows) or the client left.
+ */
+export function admitGitRpc(ctx: SiteContext, req: Request, res: Response, service: GitService): Promise<boolean> {
+  return acquireSlot(ctx.log, service === 'git-receive-pack' ? ctx.limits.receivePack : ctx.limits.uploadPack, req, res, 'git');
 }
 
 /**
