@@ -18,6 +18,7 @@ import { growIssues, seedIssueProject, type IssueProject } from './seed-issues.j
 import { growMergeRequests, seedMergeRequestProject, type MergeRequestProject } from './seed-merge-requests.js';
 import { growProjects, userNamespaces } from './seed-projects.js';
 import { seedUsers } from './seed-users.js';
+import { loadSeconds } from './settings.js';
 import { percentile } from './stats.js';
 
 const run = promisify(execFile);
@@ -202,7 +203,10 @@ export async function mixEndpoints(scope: Scope, url: string, data: MixData, wor
   return { endpoints, missing };
 }
 
-/** Starts requests on schedule at `rate`/s for `seconds`, never waiting for answers (open loop); latency is start to last byte. */
+/**
+ * Starts requests on schedule at `rate`/s for `seconds` (a few hundred requests under BENCH_SMOKE),
+ * never waiting for answers (open loop); latency is start to last byte.
+ */
 export async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: number): Promise<LevelResult> {
   const total = endpoints.reduce((sum, endpoint) => sum + endpoint.weight, 0);
   const byEndpoint = new Map(endpoints.map((endpoint) => [endpoint.name, { latencies: [] as number[], failed: 0 }]));
@@ -236,7 +240,7 @@ export async function openLoop(endpoints: readonly Endpoint[], rate: number, sec
     }
   };
   const start = performance.now();
-  const end = start + seconds * 1000;
+  const end = start + loadSeconds(rate, seconds) * 1000;
   let due = 0;
   for (let now = start; now < end; now = performance.now()) {
     const dueNow = Math.floor(((now - start) * rate) / 1000);

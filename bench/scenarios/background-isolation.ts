@@ -13,7 +13,7 @@ import { startGeoforge } from '../lib/geoforge.js';
 import { interleave } from '../lib/rounds.js';
 import type { Scenario } from '../lib/scenario.js';
 import { tempDir, type Scope } from '../lib/scope.js';
-import { roundSeconds, sized } from '../lib/settings.js';
+import { roundSeconds, sized, WARM_UP } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 const run = promisify(execFile);
@@ -23,7 +23,7 @@ const SIZES = { users: sized(1_000, 20), projects: sized(5_000, 50), issues: siz
 /** GitLab's 10k-user level. */
 const RATE = 200;
 const WARMUP_RATE = 20;
-const WARMUP_SECONDS = sized(5, 1);
+const WARMUP_SECONDS = 5;
 const ROUNDS = sized(3, 1);
 /** Issue 27: the API p90 with the checks running stays within 1.5x of the quiet run's. */
 const GOAL_FACTOR = 1.5;
@@ -139,7 +139,7 @@ async function measure(scope: Scope, dir: string, seedDir: string, data: MixData
     const work = path.join(dir, `${name}-work`);
     const { endpoints, missing } = await mixEndpoints(servers, server.url, data, work);
     if (missing.length) throw new Error(`not 2xx before the load: ${missing.join(', ')}`);
-    await openLoop(endpoints, WARMUP_RATE, WARMUP_SECONDS);
+    if (WARM_UP) await openLoop(endpoints, WARMUP_RATE, WARMUP_SECONDS);
     const progress = checkProgress(dataDir, data.mr.projectId);
     servers.defer(() => progress.close());
     await run('git', ['push', '--quiet', 'origin', `HEAD:refs/heads/${target === 'busy' ? 'master' : `quiet-${name}`}`], { cwd: work, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
