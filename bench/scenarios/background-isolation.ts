@@ -4,12 +4,16 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { findUserNamespace } from '../../src/db/tables/namespaces.js';
+import { findUserById } from '../../src/db/tables/users.js';
+import { createProject } from '../../src/services/projects/create.js';
 import { repositoryPath } from '../../src/storage/layout.js';
 import { endpointP90s, masterHead, mixEndpoints, openLoop, seedMixData, type LevelResult, type MixData } from '../lib/api-mix.js';
 import { LOAD_CORE, SERVER_CORE, canPin, cpuNoise, sampleCpu } from '../lib/cpu.js';
 import { count, ms } from '../lib/format.js';
 import { childScope, siteDb } from '../lib/geo.js';
-import { startGeoforge } from '../lib/geoforge.js';
+import { openSeedSite, ROOT_TOKEN, startGeoforge } from '../lib/geoforge.js';
+import { growMergeRequests } from '../lib/seed-merge-requests.js';
 import { interleave } from '../lib/rounds.js';
 import type { Scenario } from '../lib/scenario.js';
 import { tempDir, type Scope } from '../lib/scope.js';
@@ -18,8 +22,10 @@ import { median } from '../lib/stats.js';
 
 const run = promisify(execFile);
 
-/** gpt-mix's data; 12,500 merge requests, of which 10,000 open (seed-merge-requests closes a tenth and merges a tenth): the ones checked. */
-const SIZES = { users: sized(1_000, 20), projects: sized(5_000, 50), issues: sized(100_000, 500), mergeRequests: sized(12_500, 50) };
+/** gpt-mix's data. */
+const SIZES = { users: sized(1_000, 20), projects: sized(5_000, 50), issues: sized(100_000, 500), mergeRequests: sized(10_000, 50) };
+/** Merge requests of the checked project: 10,000 open (growMergeRequests closes a tenth and merges a tenth). */
+const CHECKED = sized(12_500, 50);
 /** GitLab's 10k-user level. */
 const RATE = 200;
 const WARMUP_RATE = 20;
@@ -34,6 +40,12 @@ const CHECKS_START_MS = 30_000;
 const EPOCH_S = 1_600_000_000;
 
 const TARGETS = ['quiet', 'busy'] as const;
+
+interface CheckedProject {
+  readonly projectId: number;
+  /** Its path with namespace, for git. */
+  readonly path: string;
+}
 type Target = (typeof TARGETS)[number];
 
 interface Run {
@@ -56,19 +68,19 @@ const runSeconds = (): number => sized(Math.max(1, Math.round((60 * roundSeconds
  */
 export const backgroundIsolation: Scenario = {
   name: 'background-isolation',
-  summary: `gpt-mix's API mix at ${RATE} req/s while ${count((SIZES.mergeRequests * 4) / 5)} merge requests are checked in the background; vs the same run with none`,
+  summary: `gpt-mix's API mix at ${RATE} req/s while ${count((CHECKED * 4) / 5)} merge requests are checked in the background; vs the same run with none`,
   async run(scope) {
     const seconds = runSeconds();
     const dir = await tempDir(scope, 'background-isolation');
     const seedDir = path.join(dir, 'seed');
     const started = Date.now();
     const data = await seedMixData(seedDir, SIZES);
-    const branches = await addSourceBranches(seedDir, data);
+    const checks = await seedCheckedProject(seedDir);
     const seedMs = Date.now() - started;
-    console.log(`seeded gpt-mix's data with ${count(SIZES.mergeRequests)} merge requests and ${count(branches)} source branches in ${ms(seedMs)}`);
+    console.log(`seeded gpt-mix's data and ${count(CHECKED)} merge requests with their source branches in ${checks.path} in ${ms(seedMs)}`);
 
     const runs = await interleave(TARGETS, ROUNDS, async (target, round) => {
-      const outcome = await measure(scope, dir, seedDir, data, target, `${target}-${round}`, seconds);
+      const outcome = await measure(scope, dir, seedDir, data, checks, target, `${target}-${round}`, seconds);
       const checked = outcome.checked ? `, ${count(outcome.checked.during)} merge requests checked during the run (${count(outcome.checked.left)} left)` : '';
       console.log(
         `round ${round} ${target.padEnd(5)} ${RATE} req/s: achieved ${outcome.level.achieved.toFixed(1)}/s, success ${(outcome.level.success * 100).toFixed(2)} %, ` +
@@ -87,8 +99,8 @@ export const backgroundIsolation: Scenario = {
       `ratio = ${GOAL_FACTOR} x quiet p90 / busy p90 (goal >= 1), rounds ${roundRatios.map((ratio) => ratio.toFixed(2)).join('/')}, met in ${roundRatios.filter((ratio) => ratio >= 1).length}/${ROUNDS}`,
       `success quiet ${pct(runs.quiet)} %, busy ${pct(runs.busy)} %`,
       `merge requests checked per busy run ${checkedPerRun.map(count).join('/')}`,
-      `${count(SIZES.projects)} projects, ${count(SIZES.issues)} issues, ${count(SIZES.mergeRequests)} merge requests seeded in ${ms(seedMs)}`,
-      `${seconds} s per run after ${WARMUP_SECONDS} s at ${WARMUP_RATE}/s, each run on a fresh site and copy of the data`,
+      `${count(SIZES.projects)} projects, ${count(SIZES.issues)} issues, ${count(SIZES.mergeRequests)} merge requests in the mix and ${count(CHECKED)} in the checked project, seeded in ${ms(seedMs)}`,
+      `${seconds} s per run after ${WARM_UP ? `${WARMUP_SECONDS} s at ${WARMUP_RATE}/s` : 'no warm-up'}, each run on a fresh site and copy of the data`,
       `noisy ${noisy ? 'yes' : 'no'}`,
       canPin ? `site on core ${SERVER_CORE}, load on core ${LOAD_CORE}` : 'unpinned (no taskset or < 2 cores)',
     ];
@@ -99,27 +111,36 @@ export const backgroundIsolation: Scenario = {
 const pct = (runs: readonly Run[]): string => median(runs.map((one) => one.level.success * 100)).toFixed(2);
 
 /**
- * Every grown open merge request gets its own source branch, one commit on master adding a file
- * of its own, written with one `git fast-import`: each check is a merge of its own (merge-tree,
- * commit-tree, the merge ref), as on a real site, not one merge of the same heads repeated.
+ * The project whose merge requests are checked, apart from the mix's (whose repository endpoints
+ * would otherwise list and advertise 12,500 branches): root's public `checks`, its merge requests
+ * grown into master from branches `topic-<iid>` that exist, each one commit on master adding a
+ * file of its own (one `git fast-import`), so each check is a real merge (merge-tree,
+ * commit-tree, the merge ref). They start as checked against master's head, so a site started on
+ * the data has nothing to check until master moves.
  */
-async function addSourceBranches(dataDir: string, data: MixData): Promise<number> {
-  const gitDir = repositoryPath(dataDir, data.mr.projectId);
-  const db = new Database(siteDb(dataDir), { readonly: true, fileMustExist: true });
-  const branches = db
-    .prepare("SELECT DISTINCT source_branch FROM merge_requests WHERE target_project_id = ? AND state = 'opened' AND source_branch != 'big'")
-    .pluck()
-    .all(data.mr.projectId) as string[];
-  db.close();
-  const master = await masterHead(dataDir, data.mr.projectId);
-  const stream = branches.map((branch) => {
-    const content = `${branch}\n`;
-    const message = `Add ${branch}`;
-    return `commit refs/heads/${branch}\ncommitter Bench <bench@example.com> ${EPOCH_S} +0000\ndata ${message.length}\n${message}\nfrom ${master}\nM 644 inline topics/${branch}.txt\ndata ${content.length}\n${content}\n`;
-  });
+async function seedCheckedProject(dataDir: string): Promise<CheckedProject> {
+  const site = await openSeedSite(dataDir);
+  const project = await (async () => {
+    const root = findUserById(site.db, 1)!;
+    const actor = { user: root, via: 'personal_access_token' as const, scopes: ['api'], sudoFrom: null };
+    return createProject(site.ctx, { actor, creatorId: root.id, namespace: findUserNamespace(site.db, root.id)! }, { name: 'Checks', path: 'checks', visibility: 'public' });
+  })().finally(() => site.stop());
+  const gitDir = repositoryPath(dataDir, project.id);
+  const commit = (ref: string, file: string, from: string | null) =>
+    `commit ${ref}\ncommitter Bench <bench@example.com> ${EPOCH_S} +0000\ndata ${file.length}\n${file}\n${from ? `from ${from}\n` : ''}M 644 inline ${file}\ndata ${file.length + 1}\n${file}\n\n`;
+  const stream = [commit('refs/heads/master', 'README.md', null)];
+  for (let iid = 1; iid <= CHECKED; iid++) stream.push(commit(`refs/heads/topic-${iid}`, `topics/topic-${iid}.txt`, 'refs/heads/master'));
   await gitWithInput(['--git-dir', gitDir, 'fast-import', '--quiet'], stream.join(''));
   await run('git', ['--git-dir', gitDir, 'pack-refs', '--all']);
-  return branches.length;
+  growMergeRequests(siteDb(dataDir), { projectId: project.id, ownerId: 1, ownerToken: '', bigIid: 0, files: 0 }, CHECKED);
+  const master = await masterHead(dataDir, project.id);
+  const db = new Database(siteDb(dataDir), { fileMustExist: true });
+  try {
+    db.prepare("UPDATE merge_requests SET merge_status = 'cannot_be_merged', merge_status_target_sha = ? WHERE target_project_id = ? AND state = 'opened'").run(master, project.id);
+  } finally {
+    db.close();
+  }
+  return { projectId: project.id, path: 'root/checks' };
 }
 
 function gitWithInput(args: string[], input: string): Promise<void> {
@@ -129,8 +150,8 @@ function gitWithInput(args: string[], input: string): Promise<void> {
   });
 }
 
-/** One run: a site on a fresh copy of the seed, the warm-up, the push (to master when busy), then the measured open loop. */
-async function measure(scope: Scope, dir: string, seedDir: string, data: MixData, target: Target, name: string, seconds: number): Promise<Run> {
+/** One run: a site on a fresh copy of the seed, the warm-up, a push to the checked project (to master when busy), then the measured open loop. */
+async function measure(scope: Scope, dir: string, seedDir: string, data: MixData, checks: CheckedProject, target: Target, name: string, seconds: number): Promise<Run> {
   const dataDir = path.join(dir, name);
   await cp(seedDir, dataDir, { recursive: true });
   const servers = childScope(scope);
@@ -139,11 +160,16 @@ async function measure(scope: Scope, dir: string, seedDir: string, data: MixData
     const work = path.join(dir, `${name}-work`);
     const { endpoints, missing } = await mixEndpoints(servers, server.url, data, work);
     if (missing.length) throw new Error(`not 2xx before the load: ${missing.join(', ')}`);
+    // A clone of the checked project's master, to push from.
+    const pusher = path.join(dir, `${name}-checks`);
+    const git = (args: string[]) => run('git', args, { cwd: pusher, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    await run('git', ['clone', '--quiet', '--single-branch', '--branch', 'master', `${server.url.replace('://', `://root:${ROOT_TOKEN}@`)}/${checks.path}.git`, pusher]);
+    await git(['-c', 'user.email=bench@example.com', '-c', 'user.name=Bench', 'commit', '--quiet', '--allow-empty', '-m', 'Move master']);
     if (WARM_UP) await openLoop(endpoints, WARMUP_RATE, WARMUP_SECONDS);
-    const progress = checkProgress(dataDir, data.mr.projectId);
+    const progress = checkProgress(dataDir, checks.projectId);
     servers.defer(() => progress.close());
-    await run('git', ['push', '--quiet', 'origin', `HEAD:refs/heads/${target === 'busy' ? 'master' : `quiet-${name}`}`], { cwd: work, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
-    const master = await masterHead(dataDir, data.mr.projectId);
+    await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${target === 'busy' ? 'master' : 'quiet'}`]);
+    const master = await masterHead(dataDir, checks.projectId);
     // The checks have begun once one merge request is unchecked or checked against the new head.
     if (target === 'busy') {
       const deadline = Date.now() + CHECKS_START_MS;
