@@ -1,4 +1,4 @@
-// `npm run bench [scenario]`: runs one scenario, or all of them, each ending with the line
+// `npm run bench [scenario...]`: runs the scenarios named, or all of them, each ending with the line
 // `<scenario>: ratio <x> (<details>)`. Exit 0 whatever the ratios (a bench is a report), 1 when a
 // scenario broke, 2 for an unknown scenario name.
 import os from 'node:os';
@@ -8,15 +8,12 @@ import { Scope } from './lib/scope.js';
 import { scenarios } from './scenarios/index.js';
 
 function select(args: readonly string[]): readonly Scenario[] {
-  if (args.length > 1) usage(`expected at most one scenario name, got ${args.length}`);
   if (!args.length) return scenarios;
-  const scenario = scenarios.find((candidate) => candidate.name === args[0]);
-  if (!scenario) usage(`unknown scenario "${args[0]}"`);
-  return [scenario];
+  return args.map((name) => scenarios.find((candidate) => candidate.name === name) ?? usage(`unknown scenario "${name}"`));
 }
 
 function usage(problem: string): never {
-  console.error(`bench: ${problem}\nusage: npm run bench [scenario]\nscenarios:`);
+  console.error(`bench: ${problem}\nusage: npm run bench [scenario...]\nscenarios:`);
   for (const scenario of scenarios) console.error(`  ${scenario.name.padEnd(20)} ${scenario.summary}`);
   process.exit(2);
 }

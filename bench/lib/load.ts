@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { SMOKE, SMOKE_REQUESTS } from './settings.js';
 
 export interface LoadSpec {
   /** Base URL of the server under test. */
@@ -28,13 +29,14 @@ export interface LoadResult {
   readonly failed: number;
 }
 
-/** One autocannon run in this process (pinned to the load core by the caller). */
+/** One autocannon run in this process (pinned to the load core by the caller); under BENCH_SMOKE, a few hundred requests at most. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let n = 0;
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
-    duration: spec.seconds,
+    // Under BENCH_SMOKE a run ends after a few hundred requests (or its open-loop rate's share of them).
+    ...(SMOKE ? { amount: Math.min(SMOKE_REQUESTS, spec.rate ? Math.ceil(spec.rate * spec.seconds) : SMOKE_REQUESTS) } : { duration: spec.seconds }),
     overallRate: spec.rate,
     headers: { ...spec.headers },
     requests: [

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadSeconds } from './settings.js';
 
 export interface OpenLoopSpec {
   /** Writes per second, started on schedule whatever the answers (open loop). */
@@ -35,6 +36,7 @@ export interface OpenLoopResult {
  * Starts writes at a fixed rate on a 1 ms timer (several per tick when due), never waiting for
  * answers; sampled writes are read back as soon as their response arrives and the clock runs from
  * that response to the read-back's answer. Waits for everything in flight before returning.
+ * Under BENCH_SMOKE it stops after a few hundred writes.
  */
 export async function runOpenLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   const lags: number[] = [];
@@ -72,7 +74,7 @@ export async function runOpenLoop(spec: OpenLoopSpec): Promise<OpenLoopResult> {
   };
 
   const start = performance.now();
-  const end = start + spec.seconds * 1000;
+  const end = start + loadSeconds(spec.rate, spec.seconds) * 1000;
   let due = 0;
   for (let now = start; now < end; now = performance.now()) {
     const dueNow = Math.floor(((now - start) * spec.rate) / 1000);

@@ -15,3 +15,12 @@ export const SMOKE = process.env.BENCH_SMOKE === '1';
 
 /** A size or count: `full` normally, `smoke` under BENCH_SMOKE. */
 export const sized = (full: number, smoke: number): number => (SMOKE ? smoke : full);
+
+/** Requests one load run makes at most under BENCH_SMOKE: a few hundred. */
+export const SMOKE_REQUESTS = 300;
+
+/** How long a load at `rate` requests/s runs: `seconds`, cut to SMOKE_REQUESTS requests under BENCH_SMOKE. */
+export const loadSeconds = (rate: number, seconds: number): number => (SMOKE ? Math.min(seconds, SMOKE_REQUESTS / rate) : seconds);
+
+/** Warm-ups run at full size only: a smoke run checks that a scenario's code paths work, not its figures. */
+export const WARM_UP = !SMOKE;

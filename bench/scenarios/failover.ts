@@ -14,7 +14,7 @@ import { tempDir, type Scope } from '../lib/scope.js';
 import { seedRepositories } from '../lib/seed-repositories.js';
 import { seedUsers } from '../lib/seed-users.js';
 import { freePort, startServer, type RunningServer } from '../lib/server.js';
-import { roundSeconds, sized } from '../lib/settings.js';
+import { roundSeconds, sized, WARM_UP } from '../lib/settings.js';
 import { median, percentile } from '../lib/stats.js';
 
 const USERS = sized(10_000, 200);
@@ -124,7 +124,7 @@ export const failover: Scenario = {
     const before = sampleCpu(pids());
     const rounds = await interleave(MODES, ROUNDS, async (mode, round) => {
       await usePrimary(mode);
-      await drive(Math.max(1, Math.round(seconds / 5)));
+      if (WARM_UP) await drive(Math.max(1, Math.round(seconds / 5)));
       const measured = await drive(seconds);
       console.log(`round ${round} ${mode === 'sync1' ? 'geoSyncReplicas=1' : 'geoSyncReplicas=0'}: p50 ${measured.p50.toFixed(2)} ms, p99 ${measured.p99.toFixed(2)} ms, ${count(measured.rate)} writes/s`);
       return measured;

@@ -16,7 +16,7 @@ import { median } from '../lib/stats.js';
 import { sized } from '../lib/settings.js';
 
 /** BENCHMARKS.md scenario 7: 1,000 small projects with a wiki each, plus 10 medium ones (~2 MiB each). */
-const SMALL_REPOS = sized(1_000, 20);
+const SMALL_REPOS = sized(1_000, 3);
 const MEDIUM_PER_SMALL = 0.01;
 /** One round of both at full size takes about 4-5 minutes on the reference machine; BENCH_GEO_ROUNDS=3 for three. */
 const DEFAULT_ROUNDS = 1;

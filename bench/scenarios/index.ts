@@ -1,4 +1,5 @@
 import type { Scenario } from '../lib/scenario.js';
+import { backgroundIsolation } from './background-isolation.js';
 import { failover } from './failover.js';
 import { geoBlobSync } from './geo-blob-sync.js';
 import { geoInitialSync } from './geo-initial-sync.js';
@@ -17,5 +18,5 @@ import { usersRead } from './users-read.js';
 
 /** Every scenario, in the order `npm run bench` runs them. */
 export const scenarios: readonly Scenario[] = [
-  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix, search,
+  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix, search, backgroundIsolation,
 ];

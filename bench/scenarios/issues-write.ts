@@ -10,7 +10,7 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { growIssues, seedIssueProject } from '../lib/seed-issues.js';
 import type { RunningServer } from '../lib/server.js';
-import { roundSeconds, sized } from '../lib/settings.js';
+import { roundSeconds, sized, WARM_UP } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 const CONNECTIONS = 8;
@@ -86,7 +86,7 @@ export const issuesWrite: Scenario = {
     };
     const pids = [process.pid, servers.geoforge.pid, servers.baseline.pid];
     const before = sampleCpu(pids);
-    for (const target of TARGETS) await load(target, Math.max(1, Math.round(seconds / 5)));
+    if (WARM_UP) for (const target of TARGETS) await load(target, Math.max(1, Math.round(seconds / 5)));
     const rounds = await interleave(TARGETS, ROUNDS, async (target, round) => {
       const result = await load(target, seconds);
       console.log(`round ${round} ${target.padEnd(15)} ${count(result.rps)} writes/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}`);

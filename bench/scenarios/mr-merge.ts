@@ -11,7 +11,7 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import type { RunningServer } from '../lib/server.js';
 import { median, percentile } from '../lib/stats.js';
-import { sized } from '../lib/settings.js';
+import { sized, WARM_UP } from '../lib/settings.js';
 
 const ROUNDS = sized(3, 1);
 /** BENCHMARKS.md "mr-merge": >= 0.5x of the bare git sequence. */
@@ -20,8 +20,8 @@ const NOISY_PERCENT = 10;
 /** Files each merge request's one commit adds. */
 const FILES = 10;
 /** Merge requests per round (BENCH_MR_MERGES), and before the rounds to warm up. */
-const PER_ROUND = Number(process.env.BENCH_MR_MERGES || sized(20, 3));
-const WARMUP = sized(5, 1);
+const PER_ROUND = Number(process.env.BENCH_MR_MERGES || sized(20, 2));
+const WARMUP = sized(5, 0);
 /** How often the client asks whether the background mergeability check is done. */
 const POLL_MS = 5;
 
@@ -125,7 +125,7 @@ export const mrMerge: Scenario = {
 
     const pids = [process.pid, geoforge.pid, baseline.pid];
     const before = sampleCpu(pids, true);
-    for (const target of TARGETS) await mergeMany(target, WARMUP);
+    if (WARM_UP) for (const target of TARGETS) await mergeMany(target, WARMUP);
     const rounds = await interleave(TARGETS, ROUNDS, async (target, round) => {
       const result = await mergeMany(target, PER_ROUND);
       console.log(`round ${round} ${target.padEnd(9)} ${result.perSecond.toFixed(1)} merge requests/s, p50 ${ms(result.p50)}, p90 ${ms(result.p90)}`);

@@ -27,13 +27,13 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir, type Scope } from '../lib/scope.js';
 import { seedUsers } from '../lib/seed-users.js';
 import { freePort, startServer, type RunningServer } from '../lib/server.js';
-import { roundSeconds, sized } from '../lib/settings.js';
+import { roundSeconds, sized, WARM_UP } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 /** BENCHMARKS.md scenario 4 via the issue: 100,000 events; BENCH_SECONDS below 10 scales it down (10,000 per second of setting). */
 const MAX_EVENTS = sized(100_000, 2_000);
 const EVENTS_PER_BENCH_SECOND = 10_000;
-const WARMUP_EVENTS = sized(10_000, 500);
+const WARMUP_EVENTS = 10_000;
 const SEED_USERS = sized(2_000, 100);
 /** Events per backlog transaction on the primary. */
 const TX_EVENTS = 5_000;
@@ -176,7 +176,7 @@ export const replicationCatchup: Scenario = {
       }
     };
 
-    for (const target of TARGETS) await catchUp(target, Math.min(backlog.to, bootCursor + WARMUP_EVENTS));
+    if (WARM_UP) for (const target of TARGETS) await catchUp(target, Math.min(backlog.to, bootCursor + WARMUP_EVENTS));
     const rounds = await interleave(TARGETS, ROUNDS, async (target, round) => {
       const result = await catchUp(target, null);
       console.log(`round ${round} ${LABELS[target].padEnd(16)} ${describeRound(result)}${profileFlags().length ? `, pid ${result.pid}` : ''}`);

@@ -11,7 +11,7 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { seedUsers } from '../lib/seed-users.js';
 import { freePort, startServer } from '../lib/server.js';
-import { roundSeconds, sized } from '../lib/settings.js';
+import { roundSeconds, sized, WARM_UP } from '../lib/settings.js';
 import { median, percentile } from '../lib/stats.js';
 
 const USERS = sized(2_000, 100);
@@ -133,7 +133,7 @@ export const replicationLag: Scenario = {
     const pids = [process.pid, primary.pid, secondary.pid, pipelinePrimary.pid, consumer.pid];
     const before = sampleCpu(pids);
     const warmup = Math.max(1, Math.round(seconds / 5));
-    for (const rate of RATES) for (const target of TARGETS) await drive(target, rate, warmup);
+    if (WARM_UP) for (const rate of RATES) for (const target of TARGETS) await drive(target, rate, warmup);
     const rounds = await interleave(RUNS, ROUNDS, async (run, round) => {
       const [target, rate] = parseRun(run);
       const measured = await drive(target, rate, seconds);

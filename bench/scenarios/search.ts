@@ -10,7 +10,7 @@ import { assertAllOk, runLoad } from '../lib/load.js';
 import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir } from '../lib/scope.js';
 import { seedIssueProject, type IssueProject } from '../lib/seed-issues.js';
-import { roundSeconds, sized } from '../lib/settings.js';
+import { roundSeconds, sized, WARM_UP } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 /** Issues searched: BENCH_SEARCH_ISSUES (default 100,000; 2,000 under BENCH_SMOKE). */
@@ -115,7 +115,7 @@ export const search: Scenario = {
     const rows = ((await first.json()) as unknown[]).length;
     const xTotal = first.headers.get('x-total') ?? 'absent';
     console.log(`page 1: ${rows} rows, X-Total ${xTotal}`);
-    await runLoad({ url: server.url, path: () => searchPath, headers, connections: 1, seconds: 1 });
+    if (WARM_UP) await runLoad({ url: server.url, path: () => searchPath, headers, connections: 1, seconds: 1 });
     const rounds = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const result = await runLoad({ url: server.url, path: () => searchPath, headers, connections: 1, seconds });

@@ -9,7 +9,7 @@ import type { Outcome, Scenario } from '../lib/scenario.js';
 import { tempDir, type Scope } from '../lib/scope.js';
 import { seedUsers } from '../lib/seed-users.js';
 import type { RunningServer } from '../lib/server.js';
-import { roundSeconds, sized } from '../lib/settings.js';
+import { roundSeconds, sized, WARM_UP } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
 const USERS = sized(10_000, 200);
@@ -87,7 +87,7 @@ async function startTargets(scope: Scope, dir: string, dataDir: string, someId: 
 /** Warm-up, interleaved rounds, then the fixed-rate sanity check, with CPU noise read around all of it. */
 async function measure(load: Load, seconds: number, pids: readonly number[]): Promise<Measured> {
   const before = sampleCpu(pids);
-  for (const target of TARGETS) await load(target, Math.max(1, Math.round(seconds / 5)));
+  if (WARM_UP) for (const target of TARGETS) await load(target, Math.max(1, Math.round(seconds / 5)));
   const rounds = await interleave(TARGETS, ROUNDS, async (target, round) => {
     const result = await load(target, seconds);
     console.log(`round ${round} ${LABELS[target].padEnd(16)} ${describeLoad(result)}`);

@@ -10,6 +10,8 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests to make, then stop (overrides duration). */
+    amount?: number;
     overallRate?: number;
     headers?: Record<string, string>;
     requests?: Array<Request & { setupRequest?: (request: Request) => Request }>;
