@@ -5,7 +5,9 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { StoreUnavailableError } from './storage/blob-store.js';
+import { BlobStores } from './storage/blob-stores.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
 import { syncCaptureTriggers } from './db/capture.js';
@@ -70,6 +72,7 @@ interface SiteBase {
   readonly config: Config;
   readonly log: Logger;
   readonly metrics: SiteMetrics;
+  readonly blobs: BlobStores;
   readonly fence: Fence;
   readonly revision: string;
   readonly switchRole: () => Promise<void>;
@@ -97,7 +100,9 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   migrate(db);
   const revision = await readRevision();
   let listening: Server | null = null;
-  const base: SiteBase = { config: effective, log, metrics: createSiteMetrics(), fence, revision, switchRole: () => switchRole() };
+  const metrics = createSiteMetrics();
+  const blobs = await openBlobStores(effective, metrics);
+  const base: SiteBase = { config: effective, log, metrics, blobs, fence, revision, switchRole: () => switchRole() };
   let current = await buildRole(base, effective, db, effective.externalUrl ?? `http://${effective.host}:${effective.port}`, effective.nodeName);
   // Once per site, not per role: the gauges read whichever role runs now.
   registerSiteGauges(base.metrics.registry, { dataDir: effective.dataDir, db: () => current.ctx.db, isPrimary: () => current.ctx.config.role === 'primary' });
@@ -192,9 +197,24 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         await current.ctx.mirrors.stop();
       }
       closeObjectReaders(effective.dataDir);
+      blobs.close();
       if (current.ctx.db.open) current.ctx.db.close();
     },
   };
+}
+
+/** Each blob kind's store; a configured object store that does not answer, or lacks its bucket, stops the boot (exit 2). */
+async function openBlobStores(config: Config, metrics: SiteMetrics): Promise<BlobStores> {
+  const blobs = new BlobStores(config.dataDir, config.objectStores, metrics.objectStore);
+  try {
+    await blobs.check();
+  } catch (error) {
+    blobs.close();
+    const store = error instanceof StoreUnavailableError ? config.objectStores[error.kind] : undefined;
+    const where = store ? ` (bucket "${store.bucket}" at ${store.endpoint})` : '';
+    throw new ConfigError(`objectStores: ${(error as Error).message}${where}`);
+  }
+  return blobs;
 }
 
 /** The part of a site that depends on its role: context, Geo runtime, routes and middleware. */
@@ -209,6 +229,7 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     db,
     log,
     metrics: base.metrics,
+    blobs: base.blobs,
     externalUrl,
     nodeName: nodeName ?? externalUrl,
     get gravatarEnabled() {

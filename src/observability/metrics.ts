@@ -1,5 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BLOB_TYPES } from '../geo/blobs.js';
+import type { BlobKind } from '../storage/blob-store.js';
+import type { StoreHealth } from '../storage/object-store.js';
 import { createGeoStatusMetrics, type GeoStatusMetrics } from './geo-gauges.js';
 
 export interface SiteMetrics {
@@ -13,6 +15,8 @@ export interface SiteMetrics {
   readonly lfsBytes: Counter<'direction'>;
   /** Synchronous replication and fencing on this site (issue 18). */
   readonly geoFailover: GeoFailoverMetrics;
+  /** Object store calls that failed, by blob kind and operation, and whether each kind's store answers. */
+  readonly objectStore: StoreHealth;
 }
 
 /** What the failover code counts; the epoch and role are collected at scrape time. */
@@ -60,6 +64,27 @@ export function createSiteMetrics(): SiteMetrics {
     geoStatus: createGeoStatusMetrics(registry),
     lfsBytes: createLfsBytes(registry),
     geoFailover: createGeoFailoverMetrics(registry),
+    objectStore: createObjectStoreMetrics(registry),
+  };
+}
+
+/** The object store's health as its calls find it: an error counter and a gauge per kind that the last call sets. */
+function createObjectStoreMetrics(registry: Registry): StoreHealth {
+  const errors = new Counter({
+    name: 'geoforge_object_store_errors_total',
+    help: 'Object store calls that failed (unreachable, timed out or refused), by blob kind and operation',
+    labelNames: ['kind', 'op'] as const,
+    registers: [registry],
+  });
+  const up = new Gauge({ name: 'geoforge_object_store_up', help: "1 when the blob kind's object store answered its last call, 0 when that call failed", labelNames: ['kind'] as const, registers: [registry] });
+  return {
+    failed(kind: BlobKind, op: string) {
+      errors.inc({ kind, op });
+      up.set({ kind }, 0);
+    },
+    answered(kind: BlobKind) {
+      up.set({ kind }, 1);
+    },
   };
 }
 
