@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { runGit } from '../../src/git/cli.js';
 import type { ObjectStoreConfig } from '../../src/storage/object-store.js';
+import { migrateBlobs } from '../../src/storage/blob-migration.js';
 import { lfsObjectKey, repositoryPath } from '../../src/storage/layout.js';
 import { addMembers, createProject, createUsers, type TestUser } from '../helpers/factories.js';
 import { startRadosgw, type TestRadosgw } from '../helpers/radosgw.js';
@@ -229,6 +230,79 @@ describe('blobs on an S3 object store (a real radosgw)', () => {
       await expired.body.text();
     } finally {
       await presigning.stop();
+    }
+  });
+
+  it('storage migrate moves every blob to the disk and back, verified, while the site serves each one throughout', async () => {
+    const own = await rgw.createBucket();
+    const stores = { lfs: storeConfig(rgw, own), uploads: storeConfig(rgw, own) };
+    const moving = await startSite({ objectStores: stores });
+    try {
+      const [user] = await createUsers(moving, 1);
+      const mine = await createProject(moving, { visibility: 'public' }, user!.token);
+      const objects = [randomBytes(3000), randomBytes(9 * 1024 * 1024)].map((data) => ({ data, oid: sha256(data) }));
+      const lfsUrl = (oid: string) => `${moving.url}/${mine.path_with_namespace}.git/gitlab-lfs/objects/${oid}`;
+      for (const { data, oid } of objects) {
+        const put = await request(`${lfsUrl(oid)}/${data.length}`, { method: 'PUT', headers: { authorization: basic(user!), 'content-length': String(data.length) }, body: data });
+        expect(put.statusCode).toBe(200);
+        await put.body.text();
+      }
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(Buffer.from('attached'))]), 'a.txt');
+      const upload = (await moving.api(`/projects/${mine.id}/uploads`, { method: 'POST', form, as: user!.token })).body;
+      const uploadUrl = `${moving.url}/${mine.path_with_namespace}${upload.url}`;
+      // Every blob answers with its bytes, whichever place it is in.
+      const everyBlobServed = async () => {
+        for (const { oid } of objects) {
+          const got = await request(lfsUrl(oid), { headers: { authorization: basic(user!) } });
+          expect(sha256(Buffer.from(await got.body.arrayBuffer()))).toBe(oid);
+        }
+        expect(await (await request(uploadUrl)).body.text()).toBe('attached');
+      };
+      const bucketKeys = async () => ((await s3.send(new ListObjectsV2Command({ Bucket: own }))).Contents ?? []).map((o) => o.Key!).sort();
+      const onDisk = (key: string) => existsSync(path.join(moving.dataDir, key));
+      const lfsKeys = objects.map(({ oid }) => lfsObjectKey(oid)).sort();
+      expect((await bucketKeys()).filter((key) => key.startsWith('lfs-objects/'))).toEqual(lfsKeys);
+
+      // To the disk, in the site's process, with reads going on all along.
+      let reading = true;
+      const reads = (async () => {
+        let rounds = 0;
+        while (reading || rounds === 0) {
+          await everyBlobServed();
+          rounds++;
+        }
+        return rounds;
+      })();
+      const moved = await migrateBlobs(moving.site.ctx.blobs, 'lfs', 'local', () => undefined);
+      reading = false;
+      expect(await reads).toBeGreaterThan(0);
+      expect(moved).toMatchObject({ total: 2, moved: 2, failed: 0, bytes: objects[0]!.data.length + objects[1]!.data.length });
+      expect((await bucketKeys()).filter((key) => key.startsWith('lfs-objects/'))).toEqual([]);
+      expect(lfsKeys.every(onDisk)).toBe(true);
+      await everyBlobServed();
+
+      // Back to the store with the command, beside the running site; uploads too.
+      const env = {
+        ...process.env,
+        GEOFORGE_DATA_DIR: moving.dataDir,
+        GEOFORGE_OBJECT_STORES: JSON.stringify({ lfs: { endpoint: rgw.endpoint, bucket: own }, uploads: { endpoint: rgw.endpoint, bucket: own } }),
+        GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID: rgw.accessKeyId,
+        GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY: rgw.secretAccessKey,
+      };
+      const { stdout } = await run('node', [path.resolve('dist/cli.js'), 'storage', 'migrate', 'lfs', '--to', 'object', '--json'], { env });
+      expect(JSON.parse(stdout)).toMatchObject({ kind: 'lfs', to: 'object', total: 2, moved: 2, failed: 0, failures: [] });
+      expect((await bucketKeys()).filter((key) => key.startsWith('lfs-objects/'))).toEqual(lfsKeys);
+      expect(lfsKeys.some(onDisk)).toBe(false);
+      await everyBlobServed();
+      const uploadKey = `uploads/${mine.id}${upload.url.slice('/uploads'.length)}`;
+      expect((await migrateBlobs(moving.site.ctx.blobs, 'uploads', 'local', () => undefined)).moved).toBe(1);
+      expect(onDisk(uploadKey)).toBe(true);
+      await everyBlobServed();
+      // Run again: nothing left to move.
+      expect(await migrateBlobs(moving.site.ctx.blobs, 'uploads', 'local', () => undefined)).toMatchObject({ total: 0, moved: 0 });
+    } finally {
+      await moving.stop();
     }
   });
 
