@@ -51,11 +51,6 @@ export interface Config {
   readonly applicationSettings: Readonly<Record<string, unknown>>;
   /** The blob kinds kept in an S3 object store instead of the local disk (the default), each with its store. */
   readonly objectStores: Readonly<Partial<Record<BlobKind, ObjectStoreConfig>>>;
-  /**
-   * A secondary copies object-stored blobs into its own store (true, GitLab's sync_object_storage);
-   * false when the store replicates itself: the secondary reads them from its configured store.
-   */
-  readonly syncObjectStorage: boolean;
 }
 
 /** Replication timings; the defaults suit production, tests shorten them. */
@@ -130,7 +125,6 @@ export const defaults: Config = {
   rateLimit: { authenticated: 2000, unauthenticated: 500, periodSeconds: 60, exemptLoopback: false },
   applicationSettings: {},
   objectStores: {},
-  syncObjectStorage: true,
   geo: {
     heartbeatSeconds: 5,
     statusIntervalSeconds: 10,
@@ -206,7 +200,6 @@ const settings = {
   objectStores: 'GEOFORGE_OBJECT_STORES',
   objectStoreAccessKeyId: 'GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID',
   objectStoreSecretAccessKey: 'GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY',
-  syncObjectStorage: 'GEOFORGE_GEO_SYNC_OBJECT_STORAGE',
 } as const;
 
 type Key = keyof typeof settings;
@@ -330,7 +323,6 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       accessKeyId: str('objectStoreAccessKeyId'),
       secretAccessKey: str('objectStoreSecretAccessKey'),
     }),
-    syncObjectStorage: flag('syncObjectStorage', defaults.syncObjectStorage),
     geo: {
       heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
       statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),

@@ -1,13 +1,35 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { freePort, waitFor } from './multisite.js';
 
 const run = promisify(execFile);
+
+/** Also used by the bench (bench/scenarios/lfs-object-store.ts), which runs outside vitest: no test helper imports here. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls until the gateway answers its anonymous bucket listing. */
+async function untilAnswering(endpoint: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await fetch(endpoint).then((response) => response.ok, () => false)) return;
+    if (Date.now() > deadline) throw new Error(`radosgw at ${endpoint} did not answer within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 export interface TestRadosgw {
   /** http://127.0.0.1:<port> of the gateway. */
@@ -32,7 +54,7 @@ export interface TestRadosgw {
  * short objecter tick (a gateway otherwise stalls 5 s waiting for an OSD map now and then), every
  * address on loopback, and a garbage collector that frees deleted data within a minute.
  */
-function cephConf(dir: string, fsid: string, monPort: number): string {
+function cephConf(dir: string, fsid: string, monPort: number, memstoreBytes: number): string {
   return `[global]
 fsid = ${fsid}
 mon host = v2:127.0.0.1:${monPort}
@@ -56,7 +78,7 @@ paxos propose interval = 0.05
 objecter tick interval = 0.5
 osd data = ${dir}/osd/$id
 osd objectstore = memstore
-memstore device bytes = 1073741824
+memstore device bytes = ${memstoreBytes}
 osd pool default size = 1
 osd pool default min size = 1
 osd pool default pg autoscale mode = off
@@ -94,17 +116,17 @@ async function stopChild(child: ChildProcess | null): Promise<void> {
 
 /**
  * A single-node Ceph cluster with a RADOS Gateway, as child processes in a temp dir: one mon, one
- * memstore OSD (no mgr: S3 needs none), radosgw on a free loopback port, and an S3 user. One per
+ * memstore OSD (RAM, 1 GiB unless `memstoreBytes`; no mgr: S3 needs none), radosgw on a free loopback port, and an S3 user. One per
  * test file (beforeAll); stop() in afterAll.
  */
-export async function startRadosgw(): Promise<TestRadosgw> {
+export async function startRadosgw(options: { memstoreBytes?: number } = {}): Promise<TestRadosgw> {
   const started = Date.now();
   const dir = await mkdtemp(path.join(tmpdir(), 'geoforge-ceph-'));
   for (const sub of ['run', 'log', 'mon/a', 'osd/0', 'rgw']) await mkdir(path.join(dir, sub), { recursive: true });
   const [monPort, rgwPort] = [await freePort(), await freePort()];
   const fsid = randomUUID();
   const conf = path.join(dir, 'ceph.conf');
-  await writeFile(conf, cephConf(dir, fsid, monPort));
+  await writeFile(conf, cephConf(dir, fsid, monPort, options.memstoreBytes ?? 1024 ** 3));
   const monmap = path.join(dir, 'monmap');
   await run('monmaptool', ['--create', '--fsid', fsid, '--addv', 'a', `[v2:127.0.0.1:${monPort}]`, monmap]);
   await run('ceph-mon', ['-c', conf, '--mkfs', '-i', 'a', '--monmap', monmap]);
@@ -120,7 +142,7 @@ export async function startRadosgw(): Promise<TestRadosgw> {
   const endpoint = `http://127.0.0.1:${rgwPort}`;
   const startGateway = async () => {
     children.rgw = daemon('radosgw', ['-c', conf, '-n', 'client.rgw', '-f', '--rgw-frontends', `beast endpoint=127.0.0.1:${rgwPort}`], path.join(dir, 'log'));
-    await waitFor(async () => (await fetch(endpoint)).ok, { timeoutMs: 30_000, intervalMs: 50, message: 'radosgw answering' });
+    await untilAnswering(endpoint, 30_000);
   };
   try {
     children.mon = daemon('ceph-mon', ['-c', conf, '-i', 'a', '-f'], path.join(dir, 'log'));
