@@ -45,7 +45,7 @@ export interface ObjectStoreConfig {
  * (PART_BYTES * (PARTS_IN_FLIGHT + 1) at most), and objects below one part go in one PUT.
  */
 const PART_BYTES = 8 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 3;
+const PARTS_IN_FLIGHT = 2;
 
 /** What the store reports for a key it does not have. */
 const isMissing = (error: unknown): boolean => {
@@ -115,8 +115,9 @@ export class S3BlobStore implements BlobStore {
     const Key = this.key(key);
     const hash = createHash('sha256');
     let size = 0;
-    let part: Buffer[] = [];
-    let partBytes = 0;
+    // Chunks are copied into one part buffer at a time: no list of chunks kept, no second copy to join them.
+    let part = Buffer.allocUnsafe(PART_BYTES);
+    let filled = 0;
     let uploadId: string | null = null;
     const parts: { PartNumber: number; ETag: string }[] = [];
     const inFlight = new Set<Promise<void>>();
@@ -144,23 +145,26 @@ export class S3BlobStore implements BlobStore {
           size += chunk.length;
           if (expected.maxBytes !== undefined && size > expected.maxBytes) throw new BlobMismatchError('too_long', null);
           hash.update(chunk);
-          part.push(chunk);
-          partBytes += chunk.length;
-          if (partBytes >= PART_BYTES) {
-            const body = Buffer.concat(part);
-            part = [];
-            partBytes = 0;
-            await sendPart(body);
+          for (let offset = 0; offset < chunk.length; ) {
+            const copied = chunk.copy(part, filled, offset);
+            filled += copied;
+            offset += copied;
+            if (filled === PART_BYTES) {
+              const body = part;
+              part = Buffer.allocUnsafe(PART_BYTES);
+              filled = 0;
+              await sendPart(body);
+            }
           }
         }
         if (uploadId === null) {
           // Below one part: the whole object is in hand, checked before the one PUT that makes it visible.
           const got = verify();
-          const Body = Buffer.concat(part);
+          const Body = part.subarray(0, filled);
           await this.s3.send(new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length }));
           return got;
         }
-        if (partBytes > 0) await sendPart(Buffer.concat(part));
+        if (filled > 0) await sendPart(part.subarray(0, filled));
         await Promise.all(inFlight);
         if (failure) throw (failure as { error: unknown }).error;
         const got = verify();

@@ -9,6 +9,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { runGit } from '../../src/git/cli.js';
+import { createBackup } from '../../src/services/backup/create.js';
+import { verifyBackup } from '../../src/services/backup/verify.js';
 import type { ObjectStoreConfig } from '../../src/storage/object-store.js';
 import { migrateBlobs } from '../../src/storage/blob-migration.js';
 import { lfsObjectKey, repositoryPath } from '../../src/storage/layout.js';
@@ -328,5 +330,21 @@ describe('blobs on an S3 object store (a real radosgw)', () => {
     expect(load({ lfs: { endpoint: rgw.endpoint, bucket, proxyDownload: 'no' } }, { GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID: 'a', GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY: 'b' })).toThrow(/lfs.proxyDownload: expected true or false/);
     const loaded = load({ lfs: { endpoint: `${rgw.endpoint}/`, bucket, proxyDownload: false } }, { GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID: 'a', GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY: 'b' })();
     expect(loaded.objectStores).toEqual({ lfs: { ...storeConfig(rgw, bucket, { proxyDownload: false, timeoutMs: 10_000 }), accessKeyId: 'a', secretAccessKey: 'b' } });
+  });
+
+  it('a backup records the blobs kept in the store, and its verify finds one gone from the bucket', async () => {
+    const output = path.join(site.dataDir, 'backup-out');
+    const manifest = await createBackup(site.site.ctx.config, output, { version: 'test' });
+    const stored = manifest.object_stored!;
+    expect(stored.map((kind) => kind.kind)).toEqual(['lfs', 'uploads', 'artifacts']);
+    const lfs = stored.find((kind) => kind.kind === 'lfs')!;
+    expect(lfs).toMatchObject({ endpoint: rgw.endpoint, bucket, prefix: '' });
+    expect(lfs.blobs.map((blob) => blob.key).sort()).toEqual((await keys('lfs-objects/')).sort());
+    expect(lfs.blobs.length).toBeGreaterThan(0);
+    expect(manifest.files.filter((file) => file.restore_to.startsWith('lfs-objects/'))).toEqual([]);
+    expect((await verifyBackup(output, site.site.ctx.blobs)).problems).toEqual([]);
+    const gone = lfs.blobs[0]!.key;
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: gone }));
+    expect((await verifyBackup(output, site.site.ctx.blobs)).problems).toEqual([`${gone}: missing from bucket ${bucket}`]);
   });
 });
