@@ -81,6 +81,9 @@ export class S3BlobStore implements BlobStore {
       forcePathStyle: config.forcePathStyle,
       credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
       maxAttempts: 2,
+      // The sha256 of each write is checked by the site itself; no extra CRC per part (older gateways lack it).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
       requestHandler: {
         connectionTimeout: config.timeoutMs,
         requestTimeout: config.timeoutMs,
@@ -94,7 +97,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** Runs one store call: a missing key is an answer; anything else is the store failing. */
-  private async call<T>(op: string, run: () => Promise<T>, missing?: T): Promise<T> {
+  private async call<T>(op: string, run: () => Promise<T>, missing?: T, notTheStore: (error: unknown) => boolean = () => false): Promise<T> {
     try {
       const result = await run();
       this.health.answered(this.kind);
@@ -104,7 +107,7 @@ export class S3BlobStore implements BlobStore {
         this.health.answered(this.kind);
         return missing;
       }
-      if (error instanceof BlobMismatchError) throw error;
+      if (error instanceof BlobMismatchError || notTheStore(error)) throw error;
       this.health.failed(this.kind, op);
       throw new StoreUnavailableError(this.kind, op, { cause: error });
     }
@@ -138,10 +141,19 @@ export class S3BlobStore implements BlobStore {
       if (inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(inFlight);
       if (failure) throw failure.error;
     };
+    // A source that fails (a client gone mid-upload) is the caller's error, not the store's.
+    let sourceFailure: unknown = null;
+    const chunks = async function* () {
+      try {
+        yield* typeof source === 'string' ? (createReadStream(source, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) : (source as AsyncIterable<Buffer>);
+      } catch (error) {
+        sourceFailure = error;
+        throw error;
+      }
+    };
     return this.call('put', async () => {
       try {
-        const chunks = typeof source === 'string' ? (createReadStream(source, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) : (source as AsyncIterable<Buffer>);
-        for await (const chunk of chunks) {
+        for await (const chunk of chunks()) {
           size += chunk.length;
           if (expected.maxBytes !== undefined && size > expected.maxBytes) throw new BlobMismatchError('too_long', null);
           hash.update(chunk);
@@ -178,7 +190,7 @@ export class S3BlobStore implements BlobStore {
         if (uploadId !== null) await this.s3.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: uploadId })).catch(() => undefined);
         throw error;
       }
-    });
+    }, undefined, (error) => error === sourceFailure);
   }
 
   async open(key: string): Promise<OpenedBlob | null> {

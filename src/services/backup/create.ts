@@ -174,7 +174,8 @@ async function filesUnder(dataDir: string, top: string): Promise<string[]> {
     throw error;
   });
   return found
-    .filter((entry) => entry.isFile())
+    // `.tmp-` names are blob writes under way (storage/local-store.ts), not blobs.
+    .filter((entry) => entry.isFile() && !entry.name.startsWith('.tmp-'))
     .map((entry) => path.relative(dataDir, path.join(entry.parentPath, entry.name)))
     .sort();
 }
