@@ -33,7 +33,7 @@ export function backupCommands(y: Argv): Argv {
       async (argv) => {
         // The site's object stores, when configured, to check the blobs the backup recorded there.
         const config = loadConfig({ file: argv.config as string | undefined, env: process.env });
-        const stores = new BlobStores(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
+        const stores = await BlobStores.open(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
         const report = await verifyBackup(path.resolve(argv.dir as string), stores)
           .catch((error: Error) => {
             throw new ConfigError(`backup verify: ${error.message}`);

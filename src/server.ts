@@ -205,7 +205,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
 
 /** Each blob kind's store; a configured object store that does not answer, or lacks its bucket, stops the boot (exit 2). */
 async function openBlobStores(config: Config, metrics: SiteMetrics): Promise<BlobStores> {
-  const blobs = new BlobStores(config.dataDir, config.objectStores, metrics.objectStore);
+  const blobs = await BlobStores.open(config.dataDir, config.objectStores, metrics.objectStore);
   try {
     await blobs.check();
   } catch (error) {

@@ -21,7 +21,7 @@ export async function storageMigrate(config: Config, argv: StorageMigrateArgs): 
   const kind = argv.kind as BlobKind;
   if (argv.to !== 'object' && argv.to !== 'local') throw new ConfigError(`--to: expected object or local, got "${argv.to}"`);
   if (!config.objectStores[kind]) throw new ConfigError(`storage migrate: objectStores.${kind} is not configured; both directions need the store`);
-  const blobs = new BlobStores(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
+  const blobs = await BlobStores.open(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
   const bar = progress(`${kind} -> ${argv.to}`);
   const failures: string[] = [];
   try {

@@ -67,7 +67,7 @@ describe('SyncScheduler with small files', () => {
     const metrics = createSiteMetrics();
     const scheduler = new SyncScheduler({
       dataDir,
-      blobs: new BlobStores(dataDir, {}, metrics.objectStore),
+      blobs: new BlobStores(dataDir),
       log: pino({ level: 'silent' }),
       metrics: metrics.geo,
       client,

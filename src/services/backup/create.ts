@@ -151,7 +151,7 @@ export async function createBackup(config: Config, output: string, options: { ve
 
 /** Each object-stored kind's blobs as its store lists them now (those still on the disk during a migration are copied above). */
 async function listStoredBlobs(config: Config): Promise<StoredKind[]> {
-  const blobs = new BlobStores(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
+  const blobs = await BlobStores.open(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
   try {
     const kinds: StoredKind[] = [];
     for (const kind of blobs.objectKinds()) {
