@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from './config.js';
 import { createBackup } from './services/backup/create.js';
+import { BlobStores } from './storage/blob-stores.js';
 import { restoreBackup } from './services/backup/restore.js';
 import { verifyBackup } from './services/backup/verify.js';
 import { versionString } from './version.js';
@@ -30,9 +31,14 @@ export function backupCommands(y: Argv): Argv {
       "check every file of a backup against its manifest's sizes and sha256; exit 1 on any difference",
       (c) => c.positional('dir', { type: 'string', demandOption: true }),
       async (argv) => {
-        const report = await verifyBackup(path.resolve(argv.dir as string)).catch((error: Error) => {
-          throw new ConfigError(`backup verify: ${error.message}`);
-        });
+        // The site's object stores, when configured, to check the blobs the backup recorded there.
+        const config = loadConfig({ file: argv.config as string | undefined, env: process.env });
+        const stores = await BlobStores.open(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
+        const report = await verifyBackup(path.resolve(argv.dir as string), stores)
+          .catch((error: Error) => {
+            throw new ConfigError(`backup verify: ${error.message}`);
+          })
+          .finally(() => stores.close());
         for (const problem of report.problems) console.log(`DAMAGED ${problem}`);
         console.log(`${report.problems.length ? 'damaged' : 'ok'}: ${report.files} files, ${report.bytes} bytes checked, event ${report.manifest.database.last_event_id}`);
         if (report.problems.length) process.exitCode = 1;

@@ -22,6 +22,7 @@ import { AppError } from './errors.js';
 import { syncLdap } from './services/groups/ldap/sync.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
 import { createSite } from './server.js';
+import { storageMigrate } from './cli/storage-migrate.js';
 import { databasePath } from './storage/layout.js';
 import { readRevision, versionString } from './version.js';
 
@@ -266,6 +267,20 @@ async function main(): Promise<void> {
         .demandCommand(1),
     )
     .command('backup', 'back up, verify and restore a site', backupCommands)
+    .command('storage', 'where LFS objects, uploads and job artifacts are kept', (y) =>
+      y
+        .command(
+          'migrate <kind>',
+          'move a blob kind to its object store or back to the local disk, while the site serves it (resumable)',
+          (c) =>
+            c
+              .positional('kind', { type: 'string', choices: ['lfs', 'uploads', 'artifacts'], demandOption: true })
+              .option('to', { type: 'string', choices: ['object', 'local'], demandOption: true, describe: 'where the blobs go' })
+              .option('json', { type: 'boolean', describe: 'print the counts as JSON' }),
+          (argv) => storageMigrate(configFrom(argv as { config?: string }), { kind: argv.kind as string, to: argv.to as string, json: argv.json }),
+        )
+        .demandCommand(1),
+    )
     .command('ldap', 'LDAP group synchronisation', (y) =>
       y
         .command(

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { BLOB_KINDS, type BlobKind } from './storage/blob-store.js';
+import type { ObjectStoreConfig } from './storage/object-store.js';
 
 export type Role = 'primary' | 'secondary';
 export type Edition = 'ee' | 'ce';
@@ -48,6 +50,8 @@ export interface Config {
    * `default_project_visibility`, ...); PUT /application/settings overrides them at run time.
    */
   readonly applicationSettings: Readonly<Record<string, unknown>>;
+  /** The blob kinds kept in an S3 object store instead of the local disk (the default), each with its store. */
+  readonly objectStores: Readonly<Partial<Record<BlobKind, ObjectStoreConfig>>>;
 }
 
 /** Replication timings; the defaults suit production, tests shorten them. */
@@ -149,6 +153,7 @@ export const defaults: Config = {
     archive: { limit: 4, queueLimit: 8, queueTimeoutMs: 10_000 },
   },
   applicationSettings: {},
+  objectStores: {},
   geo: {
     heartbeatSeconds: 5,
     statusIntervalSeconds: 10,
@@ -233,6 +238,9 @@ const settings = {
   gitArchiveQueueLimit: 'GEOFORGE_GIT_ARCHIVE_QUEUE_LIMIT',
   gitArchiveQueueDuration: 'GEOFORGE_GIT_ARCHIVE_QUEUE_DURATION',
   applicationSettings: 'GEOFORGE_APPLICATION_SETTINGS',
+  objectStores: 'GEOFORGE_OBJECT_STORES',
+  objectStoreAccessKeyId: 'GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID',
+  objectStoreSecretAccessKey: 'GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY',
 } as const;
 
 type Key = keyof typeof settings;
@@ -364,6 +372,10 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       archive: concurrency('gitArchive', defaults.admission.archive),
     },
     applicationSettings: object('applicationSettings'),
+    objectStores: readObjectStores(object('objectStores'), pick('objectStores')?.name ?? 'objectStores', {
+      accessKeyId: str('objectStoreAccessKeyId'),
+      secretAccessKey: str('objectStoreSecretAccessKey'),
+    }),
     geo: {
       heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
       statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),
@@ -388,6 +400,83 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     ...options.overrides,
   };
   return Object.freeze(config);
+}
+
+const STORE_FIELDS = ['endpoint', 'region', 'bucket', 'prefix', 'accessKeyId', 'secretAccessKey', 'credentialsFile', 'forcePathStyle', 'caFile', 'proxyDownload', 'presignSeconds', 'timeoutMs'];
+
+/**
+ * `objectStores`: `{ "lfs": {...}, "uploads": {...}, "artifacts": {...} }`, each kind left out
+ * staying on the local disk. Credentials come from the block, else its `credentialsFile` (JSON
+ * `{accessKeyId, secretAccessKey}`), else GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID and _SECRET_ACCESS_KEY.
+ */
+function readObjectStores(
+  raw: Readonly<Record<string, unknown>>,
+  name: string,
+  envCredentials: { accessKeyId: string | null; secretAccessKey: string | null },
+): Readonly<Partial<Record<BlobKind, ObjectStoreConfig>>> {
+  const stores: Partial<Record<BlobKind, ObjectStoreConfig>> = {};
+  for (const [kind, value] of Object.entries(raw)) {
+    const at = `${name}.${kind}`;
+    if (!(BLOB_KINDS as readonly string[]).includes(kind)) throw new ConfigError(`${name}: unknown blob kind "${kind}" (expected ${BLOB_KINDS.join(', ')})`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`${at}: expected an object`);
+    const block = value as Record<string, unknown>;
+    const unknown = Object.keys(block).filter((key) => !STORE_FIELDS.includes(key));
+    if (unknown.length) throw new ConfigError(`${at}: unknown setting ${unknown.join(', ')}`);
+    const text = (key: string, fallback?: string): string => {
+      const field = block[key] ?? fallback;
+      if (typeof field !== 'string' || (field === '' && fallback !== '')) throw new ConfigError(`${at}.${key}: expected a string${fallback === undefined ? ' (required)' : ''}`);
+      return field;
+    };
+    const bool = (key: string, fallback: boolean): boolean => {
+      const field = block[key] ?? fallback;
+      if (typeof field !== 'boolean') throw new ConfigError(`${at}.${key}: expected true or false, got ${JSON.stringify(field)}`);
+      return field;
+    };
+    const whole = (key: string, fallback: number, min: number, max: number): number => {
+      const field = block[key] ?? fallback;
+      if (typeof field !== 'number' || !Number.isSafeInteger(field) || field < min || field > max) throw new ConfigError(`${at}.${key}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(field)}`);
+      return field;
+    };
+    const endpoint = text('endpoint');
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(endpoint);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new ConfigError(`${at}.endpoint: expected an http or https URL, got "${endpoint}"`);
+    const bucket = text('bucket');
+    let credentials = { accessKeyId: block.accessKeyId, secretAccessKey: block.secretAccessKey };
+    if (block.credentialsFile !== undefined) {
+      const file = text('credentialsFile');
+      try {
+        credentials = JSON.parse(readFileSync(file, 'utf8')) as typeof credentials;
+      } catch (error) {
+        throw new ConfigError(`${at}.credentialsFile: ${(error as Error).message}`);
+      }
+    }
+    const accessKeyId = credentials?.accessKeyId ?? envCredentials.accessKeyId;
+    const secretAccessKey = credentials?.secretAccessKey ?? envCredentials.secretAccessKey;
+    if (typeof accessKeyId !== 'string' || !accessKeyId || typeof secretAccessKey !== 'string' || !secretAccessKey) {
+      throw new ConfigError(`${at}: credentials required (accessKeyId and secretAccessKey, a credentialsFile, or GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID and GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY)`);
+    }
+    const prefix = text('prefix', '');
+    if (prefix && !prefix.endsWith('/')) throw new ConfigError(`${at}.prefix: expected to end with /, got "${prefix}"`);
+    stores[kind as BlobKind] = Object.freeze({
+      endpoint: endpoint.replace(/\/+$/, ''),
+      region: text('region', 'us-east-1'),
+      bucket,
+      prefix,
+      accessKeyId,
+      secretAccessKey,
+      forcePathStyle: bool('forcePathStyle', true),
+      caFile: block.caFile === undefined ? null : text('caFile'),
+      proxyDownload: bool('proxyDownload', true),
+      presignSeconds: whole('presignSeconds', 300, 1, 604_800),
+      timeoutMs: whole('timeoutMs', 10_000, 100, 600_000),
+    });
+  }
+  return Object.freeze(stores);
 }
 
 function readPort(got: { value: unknown; name: string } | null): number {

@@ -7,7 +7,9 @@ import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { StoreUnavailableError } from './storage/blob-store.js';
+import { BlobStores } from './storage/blob-stores.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
 import { syncCaptureTriggers } from './db/capture.js';
@@ -73,6 +75,7 @@ interface SiteBase {
   readonly log: Logger;
   readonly metrics: SiteMetrics;
   readonly limits: SiteLimits;
+  readonly blobs: BlobStores;
   readonly fence: Fence;
   readonly revision: string;
   readonly switchRole: () => Promise<void>;
@@ -102,7 +105,8 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   let listening: Server | null = null;
   const metrics = createSiteMetrics();
   const limits = createSiteLimits(effective.admission, metrics.admission);
-  const base: SiteBase = { config: effective, log, metrics, limits, fence, revision, switchRole: () => switchRole() };
+  const blobs = await openBlobStores(effective, metrics);
+  const base: SiteBase = { config: effective, log, metrics, limits, blobs, fence, revision, switchRole: () => switchRole() };
   let current = await buildRole(base, effective, db, effective.externalUrl ?? `http://${effective.host}:${effective.port}`, effective.nodeName);
   // Once per site, not per role: the gauges read whichever role runs now.
   registerSiteGauges(base.metrics.registry, { dataDir: effective.dataDir, db: () => current.ctx.db, isPrimary: () => current.ctx.config.role === 'primary' });
@@ -199,9 +203,24 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         await current.ctx.mirrors.stop();
       }
       closeObjectReaders(effective.dataDir);
+      blobs.close();
       if (current.ctx.db.open) current.ctx.db.close();
     },
   };
+}
+
+/** Each blob kind's store; a configured object store that does not answer, or lacks its bucket, stops the boot (exit 2). */
+async function openBlobStores(config: Config, metrics: SiteMetrics): Promise<BlobStores> {
+  const blobs = await BlobStores.open(config.dataDir, config.objectStores, metrics.objectStore);
+  try {
+    await blobs.check();
+  } catch (error) {
+    blobs.close();
+    const store = error instanceof StoreUnavailableError ? config.objectStores[error.kind] : undefined;
+    const where = store ? ` (bucket "${store.bucket}" at ${store.endpoint})` : '';
+    throw new ConfigError(`objectStores: ${(error as Error).message}${where}`);
+  }
+  return blobs;
 }
 
 /** The part of a site that depends on its role: context, Geo runtime, routes and middleware. */
@@ -217,6 +236,7 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
     log,
     metrics: base.metrics,
     limits: base.limits,
+    blobs: base.blobs,
     externalUrl,
     nodeName: nodeName ?? externalUrl,
     get gravatarEnabled() {

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/connection.js';
 import type { Fence } from './geo/fence.js';
 import type { SiteMetrics } from './observability/metrics.js';
+import type { BlobStores } from './storage/blob-stores.js';
 import type { ProjectImportWorker } from './services/projects/import.js';
 import type { HookQueue } from './services/hooks/queue.js';
 import type { RemoteMirrorWorker } from './services/remote-mirrors/worker.js';
@@ -17,6 +18,8 @@ export interface SiteContext {
   readonly metrics: SiteMetrics;
   /** Admission control of this worker: the API's slots and each git operation kind's (api/admission). */
   readonly limits: SiteLimits;
+  /** Where LFS objects, uploads and job artifacts are kept: the local disk, or an object store per kind. */
+  readonly blobs: BlobStores;
   /** Base of every absolute URL; known once the site listens (port 0 in tests). */
   externalUrl: string;
   /** The application setting gravatar_enabled, read at each use (entities take it with externalUrl). */

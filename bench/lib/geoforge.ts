@@ -31,7 +31,7 @@ export const SERVER_NODE_FLAGS: readonly string[] = (() => {
  * added to npm start's, e.g. geo.ts's profileFlags()). The request
  * log stays at info, since it is part of every request's cost, and goes to `logFile`.
  */
-export async function startGeoforge(scope: Scope, dataDir: string, logFile: string, nodeFlags: readonly string[] = []): Promise<RunningServer> {
+export async function startGeoforge(scope: Scope, dataDir: string, logFile: string, nodeFlags: readonly string[] = [], env: Record<string, string> = {}): Promise<RunningServer> {
   const port = await freePort();
   return startServer(scope, {
     name: 'geoforge',
@@ -44,6 +44,7 @@ export async function startGeoforge(scope: Scope, dataDir: string, logFile: stri
       GEOFORGE_LOG_LEVEL: 'info',
       // The bench client is on loopback: it measures the site, not its rate limits.
       GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
+      ...env,
     },
     port,
     readyPath: '/-/readiness',

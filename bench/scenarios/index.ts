@@ -7,6 +7,7 @@ import { gitClone } from './git-clone.js';
 import { gptMix } from './gpt-mix.js';
 import { issuesList } from './issues-list.js';
 import { issuesWrite } from './issues-write.js';
+import { lfsObjectStore } from './lfs-object-store.js';
 import { lfsTransfer } from './lfs-transfer.js';
 import { listsDeepPage } from './lists-deep-page.js';
 import { mrList } from './mr-list.js';
@@ -18,5 +19,5 @@ import { usersRead } from './users-read.js';
 
 /** Every scenario, in the order `npm run bench` runs them. */
 export const scenarios: readonly Scenario[] = [
-  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, geoInitialSync, geoBlobSync, failover, gptMix, search, backgroundIsolation,
+  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, lfsObjectStore, geoInitialSync, geoBlobSync, failover, gptMix, search, backgroundIsolation,
 ];

@@ -3,6 +3,8 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { notFound } from '../errors.js';
+import { closeOpenedBlob, type OpenedBlob, type StoreUnavailableError } from '../storage/blob-store.js';
+import type { BlobStores } from '../storage/blob-stores.js';
 
 /**
  * Writes a JSON body with `Content-Type: application/json` exactly: python-gitlab compares the
@@ -128,4 +130,59 @@ export async function sendStoredFile(req: Request, res: Response, file: string, 
   } finally {
     await stored.handle.close();
   }
+}
+
+/**
+ * Sends an opened blob (a local file or an object store's stream) as the body, its headers already
+ * set; the blob is closed either way. Resolves false when the response was cut off (a client gone,
+ * a store that stopped midway): the response is destroyed then, never completed short.
+ */
+export async function sendOpenedBlob(res: Response, blob: OpenedBlob): Promise<boolean> {
+  try {
+    if (blob.type === 'file') await sendFileBody(res, blob.handle, blob.size);
+    else await pipeline(blob.stream, res);
+    return true;
+  } catch {
+    res.destroy();
+    return false;
+  } finally {
+    await closeOpenedBlob(blob);
+  }
+}
+
+/** The 503 of a blob operation whose object store failed: a reason, and when to try again. */
+export const storeUnavailable = {
+  retryAfterSeconds: 30,
+  message: (error: StoreUnavailableError): string => `503 Service Unavailable: the ${error.kind} object store is not answering (${error.op}); try again later`,
+};
+
+/**
+ * Sends a blob of the LFS, uploads or artifacts store (no body for HEAD), after the caller's access
+ * checks: a redirect to a presigned URL when the kind's store serves clients directly
+ * (proxyDownload false), else the blob through the site; 404 when it is missing.
+ */
+export async function sendBlob(req: Request, res: Response, blobs: BlobStores, key: string, options: StoredFileOptions & { filename?: string } = {}): Promise<void> {
+  const presigned = await blobs.presignedGet(key, options.filename);
+  if (presigned) {
+    res.redirect(302, presigned);
+    return;
+  }
+  const opened = await blobs.open(key);
+  if (!opened) throw notFound(options.resource);
+  res.setHeader('Content-Length', opened.size);
+  if (options.type) res.type(options.type);
+  for (const [name, value] of Object.entries(options.headers ?? {})) res.setHeader(name, value);
+  if (req.method === 'HEAD') {
+    await closeOpenedBlob(opened);
+    res.end();
+    return;
+  }
+  await sendOpenedBlob(res, opened);
+}
+
+/** Writes `prefix` and then an opened blob into a response that goes on after them (a Geo transfer batch); the caller closes the blob. */
+export async function writeOpenedBlob(res: Response, blob: OpenedBlob, prefix: Buffer): Promise<void> {
+  if (blob.type === 'file') return writeFileBody(res, blob.handle, blob.size, prefix);
+  await writeBody(res, prefix);
+  await pipeline(blob.stream, res, { end: false });
 }

@@ -1,5 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BLOB_TYPES } from '../geo/blobs.js';
+import type { BlobKind } from '../storage/blob-store.js';
+import type { StoreHealth } from '../storage/object-store.js';
 import { createGeoStatusMetrics, type GeoStatusMetrics } from './geo-gauges.js';
 
 export interface SiteMetrics {
@@ -15,6 +17,8 @@ export interface SiteMetrics {
   readonly geoFailover: GeoFailoverMetrics;
   /** Admission control: requests in flight, queued and refused per limiter (api/admission). */
   readonly admission: AdmissionMetrics;
+  /** Object store calls that failed, by blob kind and operation, and whether each kind's store answers. */
+  readonly objectStore: StoreHealth;
 }
 
 /** The limiters' figures: counted as they happen (refusals, waits), read at scrape time (in flight, queued). */
@@ -80,6 +84,7 @@ export function createSiteMetrics(): SiteMetrics {
     lfsBytes: createLfsBytes(registry),
     geoFailover: createGeoFailoverMetrics(registry),
     admission: createAdmissionMetrics(registry),
+    objectStore: createObjectStoreMetrics(registry),
   };
 }
 
@@ -115,6 +120,26 @@ function createAdmissionMetrics(registry: Registry): AdmissionMetrics {
     }),
     observe: (next) => {
       source = next;
+    },
+  };
+}
+
+/** The object store's health as its calls find it: an error counter and a gauge per kind that the last call sets. */
+function createObjectStoreMetrics(registry: Registry): StoreHealth {
+  const errors = new Counter({
+    name: 'geoforge_object_store_errors_total',
+    help: 'Object store calls that failed (unreachable, timed out or refused), by blob kind and operation',
+    labelNames: ['kind', 'op'] as const,
+    registers: [registry],
+  });
+  const up = new Gauge({ name: 'geoforge_object_store_up', help: "1 when the blob kind's object store answered its last call, 0 when that call failed", labelNames: ['kind'] as const, registers: [registry] });
+  return {
+    failed(kind: BlobKind, op: string) {
+      errors.inc({ kind, op });
+      up.set({ kind }, 0);
+    },
+    answered(kind: BlobKind) {
+      up.set({ kind }, 1);
     },
   };
 }

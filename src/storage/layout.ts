@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 /**
@@ -76,34 +76,31 @@ export function stagingRepositoryPath(dataDir: string, projectId: number): strin
   return `${repositoryPath(dataDir, projectId)}.importing`;
 }
 
-/** Where an LFS object lives: DATA_DIR/lfs-objects/<oid[0:2]>/<oid[2:4]>/<oid>. */
+/**
+ * Blob keys: where an LFS object, upload or job artifact lives relative to the data directory,
+ * `/`-separated. The same key names it on the local disk, in an object store and in Geo blob events.
+ */
+export const lfsObjectKey = (oid: string): string => `${LFS_OBJECTS_DIR}/${oid.slice(0, 2)}/${oid.slice(2, 4)}/${oid}`;
+export const projectUploadsKey = (projectId: number): string => `${UPLOADS_DIR}/${projectId}`;
+export const uploadKey = (upload: { project_id: number; secret: string; filename: string }): string =>
+  `${projectUploadsKey(upload.project_id)}/${upload.secret}/${upload.filename}`;
+export const projectArtifactsKey = (projectId: number): string => `${ARTIFACTS_DIR}/${projectId}`;
+export const artifactKey = (artifact: { project_id: number; job_id: number; filename: string }): string =>
+  `${projectArtifactsKey(artifact.project_id)}/${artifact.job_id}/${artifact.filename}`;
+
+/** Where an LFS object lives on disk: DATA_DIR/lfs-objects/<oid[0:2]>/<oid[2:4]>/<oid>. */
 export function lfsObjectPath(dataDir: string, oid: string): string {
-  return path.join(dataDir, LFS_OBJECTS_DIR, oid.slice(0, 2), oid.slice(2, 4), oid);
+  return path.join(dataDir, lfsObjectKey(oid));
 }
 
-/** A fresh name an LFS upload is written to before it is renamed into place: on the objects' filesystem, outside any object's path. */
-export function lfsUploadTemporaryPath(dataDir: string, oid: string): string {
-  return path.join(dataDir, LFS_OBJECTS_DIR, 'tmp', `${oid}.${randomUUID()}`);
-}
-
-/** Where a project's uploads live: DATA_DIR/uploads/<project_id>/<secret>/<filename>. */
-export function projectUploadsDir(dataDir: string, projectId: number): string {
-  return path.join(dataDir, UPLOADS_DIR, String(projectId));
-}
-
-/** The path of one upload's file. */
+/** The path of one upload's file on disk: DATA_DIR/uploads/<project_id>/<secret>/<filename>. */
 export function uploadFilePath(dataDir: string, upload: { project_id: number; secret: string; filename: string }): string {
-  return path.join(projectUploadsDir(dataDir, upload.project_id), upload.secret, upload.filename);
+  return path.join(dataDir, uploadKey(upload));
 }
 
-/** Where a project's job artifacts live: DATA_DIR/artifacts/<project_id>/<job_id>/<filename>. */
-export function projectArtifactsDir(dataDir: string, projectId: number): string {
-  return path.join(dataDir, ARTIFACTS_DIR, String(projectId));
-}
-
-/** The path of one job artifact's file. */
+/** The path of one job artifact's file on disk: DATA_DIR/artifacts/<project_id>/<job_id>/<filename>. */
 export function artifactFilePath(dataDir: string, artifact: { project_id: number; job_id: number; filename: string }): string {
-  return path.join(projectArtifactsDir(dataDir, artifact.project_id), String(artifact.job_id), artifact.filename);
+  return path.join(dataDir, artifactKey(artifact));
 }
 
 /** Where a user's avatar lives (under uploads/, as GitLab's; not replicated as a blob). */

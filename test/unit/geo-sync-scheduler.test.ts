@@ -13,6 +13,7 @@ import { recordBlobEvent } from '../../src/geo/registry/record-event.js';
 import { SyncScheduler } from '../../src/geo/sync/scheduler.js';
 import { FILE_BATCH_CONTENT_TYPE } from '../../src/geo/transfer-batch.js';
 import { createSiteMetrics } from '../../src/observability/metrics.js';
+import { BlobStores } from '../../src/storage/blob-stores.js';
 import { batchBody } from '../helpers/geo-blobs.js';
 import { waitFor } from '../helpers/multisite.js';
 
@@ -63,10 +64,12 @@ describe('SyncScheduler with small files', () => {
       recordBlobEvent(db, event, Date.now());
     }
     const client = new PrimaryClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'a-secret-for-scheduler-tests', () => 'secondary-1');
+    const metrics = createSiteMetrics();
     const scheduler = new SyncScheduler({
       dataDir,
+      blobs: new BlobStores(dataDir),
       log: pino({ level: 'silent' }),
-      metrics: createSiteMetrics().geo,
+      metrics: metrics.geo,
       client,
       db: () => db,
       ready: () => true,

@@ -7,7 +7,7 @@ import type { SiteContext } from '../../site-context.js';
 import { projectOf } from '../middleware/guards.js';
 import { uploadedFile } from '../middleware/value-guards.js';
 import type { Handler } from '../routes.js';
-import { sendNoContent, sendJson, sendStoredFile } from '../respond.js';
+import { sendBlob, sendNoContent, sendJson } from '../respond.js';
 import { loadJob } from './jobs.js';
 
 /** The archive, a multipart `file`. */
@@ -15,7 +15,7 @@ export const artifactFile = uploadedFile('file');
 
 export async function uploadArtifact(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const project = projectOf(req);
-  const job = await uploadJobArtifact(ctx.db, ctx.config.dataDir, project, loadJob.of(req), artifactFile.of(req));
+  const job = await uploadJobArtifact(ctx.db, ctx.blobs, ctx.config.dataDir, project, loadJob.of(req), artifactFile.of(req));
   const rel = await loadCiRelations(ctx.db, ctx.config.dataDir, project, { jobs: [job], commits: true });
   sendJson(res, 201, jobView(job, rel, ctx));
 }
@@ -23,15 +23,16 @@ export async function uploadArtifact(ctx: SiteContext, req: Request, res: Respon
 /** The archive as a download; a secondary without a synced copy has the primary answer. */
 export function downloadArtifact(reads: ReadRouting | null): Handler {
   return async (ctx, req, res) => {
-    const { artifact, file } = findJobArtifactFile(ctx.db, ctx.config.dataDir, loadJob.of(req));
+    const { artifact, key } = findJobArtifactFile(ctx.db, loadJob.of(req));
     if (reads && !reads.isCurrent('job_artifact', artifact.id)) return reads.fromPrimary(req, res);
-    await sendStoredFile(req, res, file, {
+    await sendBlob(req, res, ctx.blobs, key, {
+      filename: artifact.filename,
       headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${artifact.filename}"`, 'X-Content-Type-Options': 'nosniff' },
     });
   };
 }
 
 export async function removeArtifacts(ctx: SiteContext, req: Request, res: Response): Promise<void> {
-  await deleteJobArtifacts(ctx.db, ctx.config.dataDir, projectOf(req), loadJob.of(req));
+  await deleteJobArtifacts(ctx.db, ctx.blobs, ctx.config.dataDir, projectOf(req), loadJob.of(req));
   sendNoContent(res);
 }

@@ -6,28 +6,29 @@ import { findUploadById } from '../../db/tables/uploads.js';
 import { badRequest } from '../../errors.js';
 import { FILE_BATCH_CONTENT_TYPE, FILE_BATCH_MAX_FILES, encodeFileBatchHeader, type FileBatchHeader } from '../../geo/transfer-batch.js';
 import type { SiteContext } from '../../site-context.js';
-import { artifactFilePath, lfsObjectPath, uploadFilePath } from '../../storage/layout.js';
+import { closeOpenedBlob } from '../../storage/blob-store.js';
+import { artifactKey, lfsObjectKey, uploadKey } from '../../storage/layout.js';
 import { requireGeoCaller } from './caller.js';
 import { list, pathInt, readParams, required, str } from '../params.js';
-import { openStoredFile, sendFileBody, sendJson, writeBody, writeFileBody } from '../respond.js';
+import { sendJson, sendOpenedBlob, writeBody, writeOpenedBlob } from '../respond.js';
 
-/** A file a row names: where it lives on this site and the sha256 recorded with it. */
+/** A file a row names: its blob key on this site and the sha256 recorded with it. */
 interface StoredFile {
-  readonly file: string;
+  readonly key: string;
   readonly sha256: string;
 }
 
 interface TransferKind {
   /** The resource named in a 404: `404 <label> Not Found`. */
   readonly label: string;
-  find(db: Db, dataDir: string, id: number): StoredFile | null;
+  find(db: Db, id: number): StoredFile | null;
 }
 
 const LFS_OBJECT: TransferKind = {
   label: 'LFS Object',
-  find: (db, dataDir, id) => {
+  find: (db, id) => {
     const row = findLfsObjectById(db, id);
-    return row ? { file: lfsObjectPath(dataDir, row.oid), sha256: row.oid } : null;
+    return row ? { key: lfsObjectKey(row.oid), sha256: row.oid } : null;
   },
 };
 
@@ -37,16 +38,16 @@ const KINDS: Readonly<Record<string, TransferKind>> = {
   lfs_object: LFS_OBJECT,
   attachment: {
     label: 'Attachment',
-    find: (db, dataDir, id) => {
+    find: (db, id) => {
       const row = findUploadById(db, id);
-      return row ? { file: uploadFilePath(dataDir, row), sha256: row.sha256 } : null;
+      return row ? { key: uploadKey(row), sha256: row.sha256 } : null;
     },
   },
   job_artifact: {
     label: 'Job Artifact',
-    find: (db, dataDir, id) => {
+    find: (db, id) => {
       const row = findJobArtifactById(db, id);
-      return row ? { file: artifactFilePath(dataDir, row), sha256: row.sha256 } : null;
+      return row ? { key: artifactKey(row), sha256: row.sha256 } : null;
     },
   },
 };
@@ -81,9 +82,16 @@ export function geoTransfersRouter(ctx: SiteContext): Router {
   router.get('/', async (req, res) => {
     requireGeoCaller(ctx, req);
     const files = batchFiles(req.query as Record<string, unknown>);
-    const stored = files.map(({ kind, id }) => kind.find(ctx.db, ctx.config.dataDir, id));
+    const stored = files.map(({ kind, id }) => kind.find(ctx.db, id));
     // All opened before answering, together (the length is known, and a file gone is a 404 part).
-    const opened = await Promise.all(stored.map((file) => (file ? openStoredFile(file.file) : null)));
+    const settled = await Promise.allSettled(stored.map((file) => (file ? ctx.blobs.open(file.key) : null)));
+    const opened = settled.map((result) => (result.status === 'fulfilled' ? result.value : null));
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) {
+      // A store that fails: the whole batch is a 503 (the error handler), its opened blobs closed.
+      await Promise.all(opened.map((blob) => blob && closeOpenedBlob(blob)));
+      throw failed.reason;
+    }
     try {
       const parts = files.map(({ word, kind, id }, index): FileBatchHeader => {
         const file = opened[index];
@@ -94,14 +102,14 @@ export function geoTransfersRouter(ctx: SiteContext): Router {
       res.status(200).set({ 'Content-Type': FILE_BATCH_CONTENT_TYPE, 'Content-Length': String(length) });
       for (const [index, header] of headers.entries()) {
         const file = opened[index];
-        await (file ? writeFileBody(res, file.handle, file.size, header) : writeBody(res, header));
+        await (file ? writeOpenedBlob(res, file, header) : writeBody(res, header));
       }
       res.end();
     } catch (error) {
       ctx.log.warn({ err: error, files: req.query.files }, 'geo transfer batch failed');
       res.destroy();
     } finally {
-      await Promise.all(opened.map((file) => file?.handle.close()));
+      await Promise.all(opened.map((blob) => blob && closeOpenedBlob(blob)));
     }
   });
   router.get('/:type/:id', async (req, res) => {
@@ -109,19 +117,12 @@ export function geoTransfersRouter(ctx: SiteContext): Router {
     const kind = Object.hasOwn(KINDS, req.params.type) ? KINDS[req.params.type]! : null;
     if (!kind) throw badRequest(`type does not have a valid value: one of ${Object.keys(KINDS).join(', ')}`);
     const id = pathInt(req.params.id, 'id');
-    const stored = kind.find(ctx.db, ctx.config.dataDir, id);
-    // The file is opened before answering: one gone or unreadable is a 404, never a cut-off 200.
-    const opened = stored ? await openStoredFile(stored.file) : null;
+    const stored = kind.find(ctx.db, id);
+    // The blob is opened before answering: one gone or unreadable is a 404, never a cut-off 200.
+    const opened = stored ? await ctx.blobs.open(stored.key) : null;
     if (!stored || !opened) return sendJson(res, 404, notFoundBody(kind.label));
-    try {
-      res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(opened.size), 'X-Geo-Sha256': stored.sha256 });
-      await sendFileBody(res, opened.handle, opened.size);
-    } catch (error) {
-      ctx.log.warn({ err: error, type: req.params.type, id }, 'geo transfer failed');
-      res.destroy();
-    } finally {
-      await opened.handle.close();
-    }
+    res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(opened.size), 'X-Geo-Sha256': stored.sha256 });
+    if (!(await sendOpenedBlob(res, opened))) ctx.log.warn({ type: req.params.type, id }, 'geo transfer cut off');
   });
   return router;
 }

@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { AppError, type ErrorKind } from '../../errors.js';
-import { sendJson } from '../respond.js';
+import { StoreUnavailableError } from '../../storage/blob-store.js';
+import { sendJson, storeUnavailable } from '../respond.js';
 
 const statusOf: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -81,6 +82,13 @@ export const unknownRoute: RequestHandler = () => {
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     res.locals.route ??= routeOf(req);
+    if (error instanceof StoreUnavailableError && !res.headersSent) {
+      // A blob operation of a store that is down or slow: the rest of the API keeps serving.
+      log.warn({ err: error, request_id: res.getHeader('X-Request-Id'), route: res.locals.route }, 'object store unavailable');
+      res.setHeader('Retry-After', String(storeUnavailable.retryAfterSeconds));
+      sendJson(res, 503, { message: storeUnavailable.message(error) });
+      return;
+    }
     const known = error instanceof AppError ? error : fromParser(error as never);
     if (res.headersSent) {
       log.error({ err: error, request_id: res.getHeader('X-Request-Id') }, 'error after response started');

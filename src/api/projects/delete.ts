@@ -8,6 +8,6 @@ import { unmodifiedSince } from '../middleware/unmodified-since.js';
 
 export async function removeProject(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   assertUnmodifiedSince(unmodifiedSince.of(req), projectOf(req).updated_at);
-  await deleteProject(ctx.db, ctx.config.dataDir, requireActor(req), projectOf(req));
+  await deleteProject(ctx.db, ctx.config.dataDir, ctx.blobs, requireActor(req), projectOf(req));
   sendJson(res, 202, { message: '202 Accepted' });
 }

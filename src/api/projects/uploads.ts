@@ -8,14 +8,14 @@ import type { SiteContext } from '../../site-context.js';
 import { resolveActor } from '../middleware/authenticate.js';
 import { projectOf, requireActor } from '../middleware/guards.js';
 import { uploadedFile } from '../middleware/value-guards.js';
-import { sendJson, sendStoredFile } from '../respond.js';
+import { sendBlob, sendJson } from '../respond.js';
 
 /** SPEC: POST /projects/:id/uploads takes a multipart `file` (empty stray parts are dropped by parseInput, W10). */
 export const uploadFile = uploadedFile('file');
 
 export async function addUpload(ctx: SiteContext, req: Request, res: Response): Promise<void> {
   const project = projectOf(req);
-  const upload = await uploadToProject(ctx.db, ctx.config.dataDir, requireActor(req), project, uploadFile.of(req));
+  const upload = await uploadToProject(ctx.db, ctx.blobs, ctx.config.dataDir, requireActor(req), project, uploadFile.of(req));
   const namespace = findNamespaceById(ctx.db, project.namespace_id)!;
   sendJson(res, 201, uploadView(upload, `${namespace.full_path}/${project.path}`));
 }
@@ -39,9 +39,10 @@ export function projectUploadsWebRouter(ctx: SiteContext, input: RequestHandler,
     const params = req.params as unknown as Record<string, string>;
     const actor = resolveActor(ctx, req);
     req.actor = actor;
-    const { upload, file } = findReadableUpload(ctx.db, ctx.config.dataDir, actor, `${params[0]}/${params[1]}`, params[2], params[3]);
+    const { upload, key } = findReadableUpload(ctx.db, actor, `${params[0]}/${params[1]}`, params[2], params[3]);
     if (reads && !reads.isCurrent('attachment', upload.id)) return reads.fromPrimary(req, res);
-    await sendStoredFile(req, res, file, {
+    await sendBlob(req, res, ctx.blobs, key, {
+      filename: upload.filename,
       headers: {
         'Content-Type': upload.mimetype,
         'Content-Disposition': `${isInline(upload.filename) ? 'inline' : 'attachment'}; filename="${upload.filename}"`,

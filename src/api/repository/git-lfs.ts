@@ -5,10 +5,11 @@ import { findNamespaceById } from '../../db/tables/namespaces.js';
 import type { ProjectRow } from '../../db/tables/projects.js';
 import { answerLfsBatch, isLfsOid, lfsEnabled, linkedLfsObject, storeLfsObject, storedLfsObject, type LfsBatchAnswer, type LfsUploadResult } from '../../services/repository/lfs.js';
 import type { SiteContext } from '../../site-context.js';
-import { lfsObjectPath } from '../../storage/layout.js';
+import { StoreUnavailableError } from '../../storage/blob-store.js';
+import { lfsObjectKey } from '../../storage/layout.js';
 import { MAX_LFS_BATCH_BYTES } from '../../storage/limits.js';
 import { authorizeGit, type Access } from './git-http.js';
-import { openStoredFile, sendFileBody } from '../respond.js';
+import { sendOpenedBlob, storeUnavailable } from '../respond.js';
 
 /** The Git LFS media type: batch requests and answers, and error bodies. */
 const LFS_TYPE = 'application/vnd.git-lfs+json';
@@ -20,6 +21,7 @@ const UPLOAD = /^\/(.+?)\.git\/gitlab-lfs\/objects\/([0-9a-f]{64})\/(\d+)$/;
 /** An error as git-lfs shows it: `{message}` in the LFS media type (with the Basic challenge on a 401). */
 function lfsError(res: Response, status: number, message: string): void {
   if (status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="GitLab"');
+  if (status === 503) res.setHeader('Retry-After', String(storeUnavailable.retryAfterSeconds));
   res.status(status).type(LFS_TYPE).send(JSON.stringify({ message, documentation_url: 'https://docs.gitlab.com/ee/workflow/lfs/lfs/index.html' }));
 }
 
@@ -42,7 +44,7 @@ async function lfsGate(ctx: SiteContext, req: Request, res: Response, fullPath: 
 
 /** On a secondary: whether this site holds a synced copy of the object for the project, else the primary answers. */
 async function servedHere(ctx: SiteContext, reads: ReadRouting, project: ProjectRow, oid: string): Promise<boolean> {
-  const stored = await storedLfsObject(ctx.db, ctx.config.dataDir, project, oid);
+  const stored = await storedLfsObject(ctx.db, ctx.blobs, project, oid);
   return stored !== null && reads.isCurrent('lfs_object', stored.id);
 }
 
@@ -66,11 +68,20 @@ async function readBody(req: Request): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** One object of the batch response: the transfer's action carries the href to use and the caller's own Authorization. */
-function batchObject(answer: LfsBatchAnswer, base: string, header: Record<string, string>): object {
+/**
+ * One object of the batch response: the transfer's action carries the href to use and the caller's
+ * own Authorization; a download of an object in a store that clients fetch from directly
+ * (proxyDownload false) points at a presigned URL of the store instead, as GitLab's does.
+ */
+async function batchObject(ctx: SiteContext, answer: LfsBatchAnswer, base: string, header: Record<string, string>): Promise<object> {
   if ('error' in answer) return answer;
   const { oid, size, transfer } = answer;
-  if (transfer === 'download') return { oid, size, authenticated: true, actions: { download: { href: `${base}/${oid}`, header } } };
+  if (transfer === 'download') {
+    const presigned = await ctx.blobs.presignedGet(lfsObjectKey(oid));
+    const { presignSeconds } = ctx.blobs.of('lfs');
+    if (presigned) return { oid, size, authenticated: true, actions: { download: { href: presigned, header: {}, expires_in: presignSeconds } } };
+    return { oid, size, authenticated: true, actions: { download: { href: `${base}/${oid}`, header } } };
+  }
   if (transfer === 'upload') return { oid, size, authenticated: true, actions: { upload: { href: `${base}/${oid}/${size}`, header } } };
   return { oid, size, authenticated: true };
 }
@@ -104,12 +115,19 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
     const access = await lfsGate(ctx, req, res, params[0]!, operation === 'upload' ? 'git-receive-pack' : 'git-upload-pack');
     if (!access) return;
     const { project } = access;
-    if (reads && operation === 'download' && !(await everyObjectServedHere(ctx, reads, project, body.objects as unknown[]))) return reads.fromPrimary(req, res, raw);
-    const answers = await answerLfsBatch(ctx.db, ctx.config.dataDir, project, operation, body.objects as { oid?: unknown; size?: unknown }[]);
-    const namespace = findNamespaceById(ctx.db, project.namespace_id);
-    const base = `${ctx.externalUrl}/${namespace?.full_path ?? ''}/${project.path}.git/gitlab-lfs/objects`;
-    const header: Record<string, string> = req.headers.authorization ? { Authorization: req.headers.authorization } : {};
-    res.status(200).type(LFS_TYPE).send(JSON.stringify({ transfer: 'basic', objects: answers.map((answer) => batchObject(answer, base, header)) }));
+    try {
+      if (reads && operation === 'download' && !(await everyObjectServedHere(ctx, reads, project, body.objects as unknown[]))) return reads.fromPrimary(req, res, raw);
+      const answers = await answerLfsBatch(ctx.db, ctx.blobs, project, operation, body.objects as { oid?: unknown; size?: unknown }[]);
+      const namespace = findNamespaceById(ctx.db, project.namespace_id);
+      const base = `${ctx.externalUrl}/${namespace?.full_path ?? ''}/${project.path}.git/gitlab-lfs/objects`;
+      const header: Record<string, string> = req.headers.authorization ? { Authorization: req.headers.authorization } : {};
+      const objects = await Promise.all(answers.map((answer) => batchObject(ctx, answer, base, header)));
+      res.status(200).type(LFS_TYPE).send(JSON.stringify({ transfer: 'basic', objects }));
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      ctx.log.warn({ err: error, project: project.id }, 'lfs batch: object store unavailable');
+      lfsError(res, 503, storeUnavailable.message(error));
+    }
   });
 
   router.get(OBJECT, async (req, res) => {
@@ -118,23 +136,28 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
     const access = await lfsGate(ctx, req, res, params[0]!, 'git-upload-pack');
     if (!access) return;
     const oid = params[1]!;
-    if (reads && !(await servedHere(ctx, reads, access.project, oid))) return reads.fromPrimary(req, res);
-    const stored = linkedLfsObject(ctx.db, access.project, oid);
-    // Opened before answering, which is also the check that it is on disk: a file that is gone is a 404, never a cut-off 200.
-    const opened = stored ? await openStoredFile(lfsObjectPath(ctx.config.dataDir, oid)) : null;
-    if (!stored || !opened) {
-      lfsError(res, 404, 'Object does not exist on the server or you don\'t have permissions to access it');
-      return;
-    }
-    res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(stored.size) });
     try {
-      await sendFileBody(res, opened.handle, stored.size);
-      ctx.metrics.lfsBytes.inc({ direction: 'download' }, stored.size);
+      if (reads && !(await servedHere(ctx, reads, access.project, oid))) return reads.fromPrimary(req, res);
+      const stored = linkedLfsObject(ctx.db, access.project, oid);
+      // Access was decided above; a store that clients fetch from directly gets them a short-lived URL.
+      const presigned = stored ? await ctx.blobs.presignedGet(lfsObjectKey(oid)) : null;
+      if (presigned) {
+        res.redirect(302, presigned);
+        return;
+      }
+      // Opened before answering, which is also the check that it is stored: a blob that is gone is a 404, never a cut-off 200.
+      const opened = stored ? await ctx.blobs.open(lfsObjectKey(oid)) : null;
+      if (!stored || !opened) {
+        lfsError(res, 404, 'Object does not exist on the server or you don\'t have permissions to access it');
+        return;
+      }
+      res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(opened.size) });
+      if (await sendOpenedBlob(res, opened)) ctx.metrics.lfsBytes.inc({ direction: 'download' }, opened.size);
+      else ctx.log.warn({ project: access.project.id, oid }, 'lfs download cut off');
     } catch (error) {
-      ctx.log.warn({ err: error, project: access.project.id, oid }, 'lfs download failed');
-      res.destroy();
-    } finally {
-      await opened.handle.close();
+      if (!(error instanceof StoreUnavailableError) || res.headersSent) throw error;
+      ctx.log.warn({ err: error, project: access.project.id, oid }, 'lfs download: object store unavailable');
+      lfsError(res, 503, storeUnavailable.message(error));
     }
   });
 
@@ -157,10 +180,14 @@ export function gitLfsRouter(ctx: SiteContext, reads: ReadRouting | null): Route
     }
     let result: LfsUploadResult;
     try {
-      result = await storeLfsObject(ctx.db, ctx.config.dataDir, access.project, oid, size, req);
+      result = await storeLfsObject(ctx.db, ctx.blobs, ctx.config.dataDir, access.project, oid, size, req);
     } catch (error) {
       ctx.log.warn({ err: error, project: access.project.id, oid }, 'lfs upload failed');
-      if (!res.headersSent) lfsError(res, 500, 'The object could not be stored.');
+      // The rest of the body stays unread: the connection ends with the answer.
+      res.setHeader('Connection', 'close');
+      if (res.headersSent) res.destroy();
+      else if (error instanceof StoreUnavailableError) lfsError(res, 503, storeUnavailable.message(error));
+      else lfsError(res, 500, 'The object could not be stored.');
       return;
     }
     if (result === 'stored') {

@@ -52,6 +52,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
   let capacity = { at: -Infinity, value: { repos: 0, files: 0 } };
   const scheduler = new SyncScheduler({
     dataDir: ctx.config.dataDir,
+    blobs: ctx.blobs,
     log: ctx.log,
     metrics: ctx.metrics.geo,
     client,
@@ -81,7 +82,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
     backfill: () => backfill.run(),
     reverify: async () => {
       if (!ready() || tuning.verifyBatch === 0) return;
-      const result = await reverifyBatch({ dataDir: ctx.config.dataDir, db: () => ctx.db, retry, maxAgeMs: tuning.reverifySeconds * 1000, batch: tuning.verifyBatch });
+      const result = await reverifyBatch({ dataDir: ctx.config.dataDir, blobs: ctx.blobs, db: () => ctx.db, retry, maxAgeMs: tuning.reverifySeconds * 1000, batch: tuning.verifyBatch });
       if (result.failed) scheduler.wake();
     },
     start: () => {
@@ -124,7 +125,7 @@ export function createBlobReplication(ctx: SiteContext, client: PrimaryClient, r
     verify: async (type, itemId) => {
       const item = registryItem(ctx.db, type, itemId);
       const state = prepare(ctx.db, 'SELECT state FROM geo_registry WHERE id = ?').pluck().get(item.id) as string;
-      const result = await verifyItem({ dataDir: ctx.config.dataDir, db: () => ctx.db, retry }, item, state);
+      const result = await verifyItem({ dataDir: ctx.config.dataDir, blobs: ctx.blobs, db: () => ctx.db, retry }, item, state);
       if (result.result === 'failed') scheduler.wake();
       return result;
     },

@@ -1,12 +1,10 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
-import path from 'node:path';
 import { prepare } from '../../db/connection.js';
-import { CopyLimitError, copyWithDigest } from '../../storage/durable-copy.js';
+import { BlobMismatchError } from '../../storage/blob-store.js';
 import { PrimaryError, type TransferType } from '../agent/primary-client.js';
+import { safeBlobPath } from '../blobs.js';
 import type { RegistryItem } from '../registry/queue.js';
 import type { SyncDeps } from './deps.js';
 import { SyncFailure } from './failure.js';
-import { localCopyPath } from './local-copy.js';
 
 type FileType = 'lfs_object' | 'job_artifact' | 'attachment';
 
@@ -20,52 +18,39 @@ const ROW_SQL: Readonly<Record<FileType, string>> = {
 };
 
 /**
- * Downloads a file from the primary to a temporary name beside its target, hashing as it writes,
- * and renames it into place (flushed) only when its sha256 and size equal the replicated row's and
- * the primary's X-Geo-Sha256: a wrong copy is never in place, never synced. Resolves with the sha256.
+ * Streams a file from the primary into this site's store for its kind (its disk or its own
+ * bucket), hashing as it writes; the copy becomes visible only when its sha256 and size equal the
+ * replicated row's and the primary's X-Geo-Sha256: a wrong copy is never in place, never synced.
+ * Resolves with the sha256.
  */
 export async function syncFile(item: RegistryItem, deps: SyncDeps): Promise<string> {
   const type = item.item_type as FileType;
   const row = prepare(deps.db(), ROW_SQL[type]).get(item.item_id) as { sha256: string; size: number } | undefined;
   if (!row) throw new Error(`${type} ${item.item_id} is not in the replicated database (deleted on the primary?)`);
-  const target = localCopyPath(deps.dataDir, item);
-  // One name per item: a sync runs once per item at a time, and the next attempt overwrites what a crash left.
-  const temporary = path.join(path.dirname(target), `.geo-tmp-${path.basename(target)}`);
-  let placed = false;
+  const key = safeBlobPath(item.item_type, item.path);
+  if (key === null) throw new Error(`registry path ${JSON.stringify(item.path)} is not a ${item.item_type} path`);
+  let transfer;
   try {
-    // The directories are made while the primary answers: a fresh copy's two fan-out levels cost as much as the wait.
-    const [made, answered] = await Promise.allSettled([mkdir(path.dirname(target), { recursive: true }), deps.client.transfer(TRANSFER_TYPE[type], item.item_id, row.size, deps.signal)]);
-    if (answered.status === 'rejected') {
-      const error: unknown = answered.reason;
-      if (error instanceof PrimaryError && error.status === 404) {
-        throw new SyncFailure('sync', `the ${type.replace('_', ' ')} is missing on the primary: ${error.message}`, true, { cause: error });
-      }
-      throw error;
+    transfer = await deps.client.transfer(TRANSFER_TYPE[type], item.item_id, row.size, deps.signal);
+  } catch (error) {
+    if (error instanceof PrimaryError && error.status === 404) {
+      throw new SyncFailure('sync', `the ${type.replace('_', ' ')} is missing on the primary: ${error.message}`, true, { cause: error });
     }
-    const transfer = answered.value;
-    if (made.status === 'rejected') {
-      transfer.discard();
-      throw made.reason;
-    }
-    if (transfer.sha256 !== row.sha256) {
-      transfer.discard();
-      throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
-    }
-    if (transfer.size !== null && transfer.size !== row.size) {
-      transfer.discard();
-      throw new SyncFailure('checksum_mismatch', `the primary offers ${transfer.size} bytes, the replicated row records ${row.size}`);
-    }
-    const copy = await copyWithDigest(transfer.body, temporary, { overwrite: true, maxBytes: row.size }).catch((error: unknown) => {
-      if (error instanceof CopyLimitError) throw new SyncFailure('checksum_mismatch', `the primary sent more than the ${row.size} bytes the replicated row records`);
-      throw error;
-    });
-    if (copy.sha256 !== row.sha256 || copy.size !== row.size) {
-      throw new SyncFailure('checksum_mismatch', `downloaded ${copy.size} bytes with sha256 ${copy.sha256}, expected ${row.size} bytes with sha256 ${row.sha256}`);
-    }
-    await rename(temporary, target);
-    placed = true;
-    return copy.sha256;
-  } finally {
-    if (!placed) await rm(temporary, { force: true });
+    throw error;
+  }
+  if (transfer.sha256 !== row.sha256) {
+    transfer.discard();
+    throw new SyncFailure('checksum_mismatch', `the primary sent X-Geo-Sha256 ${transfer.sha256}, the replicated row records ${row.sha256}`);
+  }
+  if (transfer.size !== null && transfer.size !== row.size) {
+    transfer.discard();
+    throw new SyncFailure('checksum_mismatch', `the primary offers ${transfer.size} bytes, the replicated row records ${row.size}`);
+  }
+  try {
+    return (await deps.blobs.put(key, transfer.body, { sha256: row.sha256, size: row.size, maxBytes: row.size })).sha256;
+  } catch (error) {
+    if (!(error instanceof BlobMismatchError)) throw error;
+    if (error.reason === 'too_long') throw new SyncFailure('checksum_mismatch', `the primary sent more than the ${row.size} bytes the replicated row records`);
+    throw new SyncFailure('checksum_mismatch', `downloaded ${error.got?.size} bytes with sha256 ${error.got?.sha256}, expected ${row.size} bytes with sha256 ${row.sha256}`);
   }
 }

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { BlobStores } from '../../storage/blob-stores.js';
 import { isGitBlobType, safeBlobPath } from '../blobs.js';
 import type { RegistryItem } from '../registry/queue.js';
 
@@ -13,13 +14,13 @@ export function localCopyPath(dataDir: string, item: Pick<RegistryItem, 'item_ty
 /** Beside the final repository path (one filesystem, so the rename is atomic); never a path anything else reads. */
 export const repositoryStagingPath = (local: string): string => `${local}.geo-staging`;
 
-/** Removes an item's local copy (and a repository's staging leftovers); a copy already gone is fine. Empty parent directories stay. */
-export async function removeLocalCopy(dataDir: string, item: RegistryItem): Promise<void> {
+/** Removes an item's copy (and a repository's staging leftovers) from its disk or store; a copy already gone is fine. Empty parent directories stay. */
+export async function removeLocalCopy(dataDir: string, blobs: BlobStores, item: RegistryItem): Promise<void> {
   const local = localCopyPath(dataDir, item);
   if (isGitBlobType(item.item_type)) {
     await rm(local, { recursive: true, force: true });
     await rm(repositoryStagingPath(local), { recursive: true, force: true });
   } else {
-    await rm(local, { force: true });
+    await blobs.remove(safeBlobPath(item.item_type, item.path)!);
   }
 }

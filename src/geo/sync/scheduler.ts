@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { inTransaction, type Db } from '../../db/connection.js';
 import type { GeoSyncMetrics } from '../../observability/metrics.js';
+import type { BlobStores } from '../../storage/blob-stores.js';
 import type { PrimaryClient } from '../agent/primary-client.js';
 import { GIT_BLOB_TYPES, isGitBlobType, type BlobType } from '../blobs.js';
 import { dueItems, finishFailed, finishSynced, markStarted, pathInUse, releaseItem, removeItem, sweepStarted, type RegistryItem, type SyncFailureRecord } from '../registry/queue.js';
@@ -21,6 +22,7 @@ const classOf = (type: BlobType): SyncClass => (isGitBlobType(type) ? 'repos' : 
 
 export interface SchedulerHost {
   readonly dataDir: string;
+  readonly blobs: BlobStores;
   readonly log: Logger;
   readonly metrics: GeoSyncMetrics;
   readonly client: PrimaryClient;
@@ -262,10 +264,10 @@ export class SyncScheduler {
   }
 
   private async run(item: RegistryItem, signal: AbortSignal): Promise<Outcome> {
-    const deps = { dataDir: this.host.dataDir, db: () => this.host.db(), client: this.host.client, signal };
+    const deps = { dataDir: this.host.dataDir, blobs: this.host.blobs, db: () => this.host.db(), client: this.host.client, signal };
     try {
       if (item.to_delete) {
-        if (!pathInUse(this.host.db(), item)) await removeLocalCopy(this.host.dataDir, item);
+        if (!pathInUse(this.host.db(), item)) await removeLocalCopy(this.host.dataDir, this.host.blobs, item);
         return { kind: 'deleted' };
       }
       const checksum = classOf(item.item_type) === 'repos' ? await syncRepository(item, deps) : await syncFile(item, deps);

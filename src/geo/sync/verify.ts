@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
 import type { Db } from '../../db/connection.js';
+import type { BlobStores } from '../../storage/blob-stores.js';
 import type { RegistryItem } from '../registry/queue.js';
-import { isGitBlobType } from '../blobs.js';
+import { isGitBlobType, safeBlobPath } from '../blobs.js';
 import { primaryRefsChecksum } from '../git-items.js';
 import type { RetryPolicy } from '../../backoff.js';
 import { itemsDueForVerification, markVerificationFailed, markVerified } from '../registry/verification.js';
@@ -12,6 +10,8 @@ import { localCopyPath } from './local-copy.js';
 
 export interface VerifyDeps {
   readonly dataDir: string;
+  /** Where file copies are (a store's copy is hashed as a stream, never held whole). */
+  readonly blobs: BlobStores;
   readonly db: () => Db;
   readonly retry: RetryPolicy;
   /** A synced item is verified again once its last verification is this old. */
@@ -28,7 +28,7 @@ export async function reverifyBatch(deps: VerifyDeps, now = Date.now()): Promise
   let failed = 0;
   const items = itemsDueForVerification(deps.db(), now - deps.maxAgeMs, deps.batch);
   for (const item of items) {
-    const problem = await checkLocalCopy(deps.dataDir, item);
+    const problem = await checkLocalCopy(deps, item);
     if (problem === null) markVerified(deps.db(), item, Date.now());
     else if (markVerificationFailed(deps.db(), item, problem, Date.now(), deps.retry)) failed++;
   }
@@ -58,10 +58,10 @@ export interface ItemVerification {
  * database) and the synced one. A synced copy that matches is recorded verified; one that does
  * not is marked failed (verification), so the workers fetch it again.
  */
-export async function verifyItem(deps: Pick<VerifyDeps, 'dataDir' | 'db' | 'retry'>, item: RegistryItem, state: string): Promise<ItemVerification> {
+export async function verifyItem(deps: Pick<VerifyDeps, 'dataDir' | 'blobs' | 'db' | 'retry'>, item: RegistryItem, state: string): Promise<ItemVerification> {
   const local = localCopyPath(deps.dataDir, item);
   const gitType = isGitBlobType(item.item_type) ? item.item_type : null;
-  const localChecksum = gitType ? await refsChecksum(local) : await fileSha256(local);
+  const localChecksum = gitType ? await refsChecksum(local) : await copySha256(deps.blobs, item);
   const primaryChecksum = gitType ? primaryRefsChecksum(deps.db(), gitType, item.item_id) : item.expected_checksum;
   const base = { type: item.item_type, item_id: item.item_id, state, local_checksum: localChecksum, primary_checksum: primaryChecksum, synced_checksum: item.checksum };
   const matches = localChecksum === null || primaryChecksum === null ? null : localChecksum === primaryChecksum;
@@ -79,20 +79,15 @@ export async function verifyItem(deps: Pick<VerifyDeps, 'dataDir' | 'db' | 'retr
 }
 
 /** Null when the local copy still matches the recorded checksum; otherwise what is wrong, in words. */
-async function checkLocalCopy(dataDir: string, item: RegistryItem): Promise<string | null> {
-  const local = localCopyPath(dataDir, item);
-  const actual = isGitBlobType(item.item_type) ? await refsChecksum(local) : await fileSha256(local);
+async function checkLocalCopy(deps: Pick<VerifyDeps, 'dataDir' | 'blobs'>, item: RegistryItem): Promise<string | null> {
+  const actual = isGitBlobType(item.item_type) ? await refsChecksum(localCopyPath(deps.dataDir, item)) : await copySha256(deps.blobs, item);
   if (actual === null) return `verification: the local copy at ${item.path} is missing`;
   return actual === item.checksum ? null : `verification: the local copy's checksum ${actual} differs from the synced ${item.checksum}`;
 }
 
-async function fileSha256(file: string): Promise<string | null> {
-  const hash = createHash('sha256');
-  try {
-    await pipeline(createReadStream(file), hash);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  return hash.digest('hex');
+/** The sha256 of a file copy as its store holds it now, streamed; null when it is missing. */
+async function copySha256(blobs: BlobStores, item: RegistryItem): Promise<string | null> {
+  const key = safeBlobPath(item.item_type, item.path);
+  if (key === null) throw new Error(`registry path ${JSON.stringify(item.path)} is not a ${item.item_type} path`);
+  return (await blobs.digest(key))?.sha256 ?? null;
 }

@@ -14,7 +14,9 @@ import {
   UPLOADS_DIR,
   wikiRepositoryPath,
 } from '../../storage/layout.js';
-import { hashFile, writeManifest, type BackupEntry, type BackupFile, type BackupManifest, type BackupRepository } from './manifest.js';
+import { BLOB_KIND_DIRS } from '../../storage/blob-store.js';
+import { BlobStores } from '../../storage/blob-stores.js';
+import { hashFile, writeManifest, type BackupEntry, type BackupFile, type BackupManifest, type BackupRepository, type StoredKind } from './manifest.js';
 
 const DATABASE_FILE = 'geoforge.sqlite';
 const REPOSITORIES = 'repositories';
@@ -128,6 +130,8 @@ export async function createBackup(config: Config, output: string, options: { ve
   for (const file of [DATABASE_FILE, ...repositories.flatMap((repo) => (repo.bundle ? [repo.bundle] : [])), ...files.map((file) => file.path)]) {
     entries.push({ path: file, ...(await hashFile(path.join(output, file))) });
   }
+  const objectStored = await listStoredBlobs(config);
+  if (objectStored.length) say(`${objectStored.reduce((sum, kind) => sum + kind.blobs.length, 0)} blobs in object stores recorded (${objectStored.map((kind) => kind.kind).join(', ')}), not copied`);
   const manifest: BackupManifest = {
     format: 1,
     created_at: new Date().toISOString(),
@@ -138,10 +142,28 @@ export async function createBackup(config: Config, output: string, options: { ve
     files,
     entries,
     missing,
+    ...(objectStored.length ? { object_stored: objectStored } : {}),
   };
   await writeManifest(output, manifest);
   say(`manifest written: ${entries.length} files, ${entries.reduce((sum, entry) => sum + entry.size, 0)} bytes`);
   return manifest;
+}
+
+/** Each object-stored kind's blobs as its store lists them now (those still on the disk during a migration are copied above). */
+async function listStoredBlobs(config: Config): Promise<StoredKind[]> {
+  const blobs = await BlobStores.open(config.dataDir, config.objectStores, { failed: () => undefined, answered: () => undefined });
+  try {
+    const kinds: StoredKind[] = [];
+    for (const kind of blobs.objectKinds()) {
+      const store = config.objectStores[kind]!;
+      const listed: { key: string; size: number }[] = [];
+      for await (const blob of blobs.of(kind).store.list(BLOB_KIND_DIRS[kind])) listed.push(blob);
+      kinds.push({ kind, endpoint: store.endpoint, bucket: store.bucket, prefix: store.prefix, blobs: listed });
+    }
+    return kinds;
+  } finally {
+    blobs.close();
+  }
 }
 
 /** Regular files below DATA_DIR/top, as paths relative to the data directory; none when top is missing. */
@@ -152,7 +174,8 @@ async function filesUnder(dataDir: string, top: string): Promise<string[]> {
     throw error;
   });
   return found
-    .filter((entry) => entry.isFile())
+    // `.tmp-` names are blob writes under way (storage/local-store.ts), not blobs.
+    .filter((entry) => entry.isFile() && !entry.name.startsWith('.tmp-'))
     .map((entry) => path.relative(dataDir, path.join(entry.parentPath, entry.name)))
     .sort();
 }

@@ -44,6 +44,20 @@ export interface BackupManifest {
   readonly entries: readonly BackupEntry[];
   /** Repositories the database names that were gone from disk when the backup copied them (deleted meanwhile). */
   readonly missing: readonly string[];
+  /**
+   * The blob kinds kept in an object store, whose blobs the backup does not copy (the store keeps
+   * them, with its own versioning or replication): where they are and each blob's key and size,
+   * so that a verify can check they still exist. Absent in backups of sites with none.
+   */
+  readonly object_stored?: readonly StoredKind[];
+}
+
+export interface StoredKind {
+  readonly kind: string;
+  readonly endpoint: string;
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly blobs: readonly { readonly key: string; readonly size: number }[];
 }
 
 /** sha256 (hex) and size of a file, read as a stream. */

@@ -1,4 +1,6 @@
 import { stat } from 'node:fs/promises';
+import type { BlobKind } from '../../storage/blob-store.js';
+import type { BlobStores } from '../../storage/blob-stores.js';
 import { hashFile, inside, readManifest, type BackupManifest } from './manifest.js';
 
 export interface VerifyReport {
@@ -9,8 +11,11 @@ export interface VerifyReport {
   readonly bytes: number;
 }
 
-/** Checks every file the manifest lists: present, same size, same sha256. */
-export async function verifyBackup(dir: string): Promise<VerifyReport> {
+/**
+ * Checks every file the manifest lists: present, same size, same sha256; and, given the site's
+ * stores, that every blob it records in an object store still exists there with its size.
+ */
+export async function verifyBackup(dir: string, stores: BlobStores | null = null): Promise<VerifyReport> {
   const manifest = await readManifest(dir);
   const problems: string[] = [];
   let bytes = 0;
@@ -32,6 +37,18 @@ export async function verifyBackup(dir: string): Promise<VerifyReport> {
   const listed = new Set(manifest.entries.map((entry) => entry.path));
   for (const needed of [manifest.database.path, ...manifest.files.map((file) => file.path), ...manifest.repositories.flatMap((repo) => (repo.bundle ? [repo.bundle] : []))]) {
     if (!listed.has(needed)) problems.push(`${needed}: not in the manifest's entries`);
+  }
+  for (const stored of manifest.object_stored ?? []) {
+    if (!stores || stores.of(stored.kind as BlobKind)?.store.location !== 'object') {
+      problems.push(`${stored.kind}: ${stored.blobs.length} blobs in bucket ${stored.bucket} at ${stored.endpoint} not checked (no object store configured for ${stored.kind})`);
+      continue;
+    }
+    const { store } = stores.of(stored.kind as BlobKind);
+    for (const blob of stored.blobs) {
+      const found = await store.head(blob.key);
+      if (!found) problems.push(`${blob.key}: missing from bucket ${stored.bucket}`);
+      else if (found.size !== blob.size) problems.push(`${blob.key}: size ${found.size} in bucket ${stored.bucket}, manifest says ${blob.size}`);
+    }
   }
   return { manifest, problems, files: manifest.entries.length, bytes };
 }

@@ -49,7 +49,7 @@ export async function deleteGroup(ctx: SiteContext, actor: Actor, group: Namespa
     if (!projects.length) break;
     for (const { id } of projects) {
       const project = findProjectById(ctx.db, id);
-      if (project) await deleteProject(ctx.db, ctx.config.dataDir, actor, project);
+      if (project) await deleteProject(ctx.db, ctx.config.dataDir, ctx.blobs, actor, project);
     }
   }
   await removeGroupWikiRepositories(ctx.config.dataDir, deleteEmptyGroup(ctx.db, group));

@@ -29,7 +29,8 @@ import { recordProjectSnippetsDeleted } from '../../geo/snippet-repository-event
 import { hasRepository } from '../../git/in-repository.js';
 import { removeRepository, removeSnippetRepositories, setRepositoryHead } from '../../git/repositories.js';
 import type { Actor } from '../users/authentication.js';
-import { projectArtifactsDir, projectAvatarDir, projectUploadsDir, repositoryPath } from '../../storage/layout.js';
+import type { BlobStores } from '../../storage/blob-stores.js';
+import { projectArtifactsKey, projectAvatarDir, projectUploadsKey, repositoryPath } from '../../storage/layout.js';
 import type { UploadedFile } from '../../storage/uploaded-file.js';
 import { nowIso, today } from '../../storage/clock.js';
 import { can, canCreateProjectsIn, isAdmin } from '../permissions.js';
@@ -96,7 +97,7 @@ export async function updateProject(db: Db, dataDir: string, actor: Actor, proje
  * uploads directories; `actor`'s `destroyed` event names it. The groups family calls this for
  * each project of a group it deletes.
  */
-export async function deleteProject(db: Db, dataDir: string, actor: Actor, project: ProjectRow): Promise<void> {
+export async function deleteProject(db: Db, dataDir: string, blobs: BlobStores, actor: Actor, project: ProjectRow): Promise<void> {
   const snippetIds = inTransaction(db, () => {
     const fullPath = `${findNamespaceById(db, project.namespace_id)?.full_path ?? ''}/${project.path}`;
     // Its snippets go with it (foreign key); their repositories' deleted events first.
@@ -111,8 +112,8 @@ export async function deleteProject(db: Db, dataDir: string, actor: Actor, proje
   await removeRepository(dataDir, project.id);
   await removeSnippetRepositories(dataDir, snippetIds);
   await rm(projectAvatarDir(dataDir, project.id), { recursive: true, force: true });
-  await rm(projectUploadsDir(dataDir, project.id), { recursive: true, force: true });
-  await rm(projectArtifactsDir(dataDir, project.id), { recursive: true, force: true });
+  await blobs.removeFolder(projectUploadsKey(project.id));
+  await blobs.removeFolder(projectArtifactsKey(project.id));
 }
 
 /** Stars (or unstars) the project for the actor; 304 when that is already so (SPEC: States). */

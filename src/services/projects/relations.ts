@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Db } from '../../db/connection.js';
 import { projectAccessLevels } from '../../db/tables/access.js';
 import {
@@ -19,7 +20,7 @@ import type { Actor } from '../users/authentication.js';
 import { today } from '../../storage/clock.js';
 import { isAdmin } from '../permissions.js';
 import { ACCESS } from '../../db/levels.js';
-import { projectArtifactsDir, repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
+import { projectArtifactsKey, repositoryPath, wikiRepositoryPath } from '../../storage/layout.js';
 
 /**
  * Preloads what the project views need for a page of rows: one query per relation, whatever
@@ -79,7 +80,7 @@ export async function measureProject(dataDir: string, projectId: number, db?: Db
   // A repository not on disk (a secondary still syncing it) has no commits to count yet.
   const commitCount = repositorySize === 0 ? 0 : await countCommits(repository);
   const lfsObjectsSize = db ? linkedLfsBytes(db, projectId) : 0;
-  const jobArtifactsSize = await directorySize(projectArtifactsDir(dataDir, projectId));
+  const jobArtifactsSize = await directorySize(path.join(dataDir, projectArtifactsKey(projectId)));
   return {
     commit_count: commitCount,
     storage_size: repositorySize + wikiSize + lfsObjectsSize + jobArtifactsSize,

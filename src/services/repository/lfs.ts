@@ -1,5 +1,3 @@
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Db } from '../../db/connection.js';
 import { inTransaction } from '../../db/connection.js';
 import { ensureLfsObject, findLfsObject, isLfsObjectLinked, linkLfsObject } from '../../db/tables/lfs-objects.js';
@@ -7,8 +5,9 @@ import { findNamespaceById } from '../../db/tables/namespaces.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
 import { recordFileChange } from '../../geo/file-events.js';
 import { nowIso } from '../../storage/clock.js';
-import { CopyLimitError, copyWithDigest } from '../../storage/durable-copy.js';
-import { lfsObjectPath, lfsUploadTemporaryPath } from '../../storage/layout.js';
+import { BlobMismatchError } from '../../storage/blob-store.js';
+import type { BlobStores } from '../../storage/blob-stores.js';
+import { lfsObjectKey, lfsObjectPath } from '../../storage/layout.js';
 
 const OID = /^[0-9a-f]{64}$/;
 
@@ -51,10 +50,10 @@ export function linkedLfsObject(db: Db, project: ProjectRow, oid: string): LfsOb
   return object && isLfsObjectLinked(db, object.id, projectAndSources(db, project)) ? { id: object.id, size: object.size } : null;
 }
 
-/** The object when the project (or a project it was forked from) has it linked and its file is on disk. */
-export async function storedLfsObject(db: Db, dataDir: string, project: ProjectRow, oid: string): Promise<LfsObject | null> {
+/** The object when the project (or a project it was forked from) has it linked and it is in its store. */
+export async function storedLfsObject(db: Db, blobs: BlobStores, project: ProjectRow, oid: string): Promise<LfsObject | null> {
   const object = linkedLfsObject(db, project, oid);
-  if (!object || !(await stat(lfsObjectPath(dataDir, oid)).catch(() => null))?.isFile()) return null;
+  if (!object || !(await blobs.head(lfsObjectKey(oid)))) return null;
   return object;
 }
 
@@ -72,7 +71,7 @@ export type LfsBatchAnswer =
  */
 export async function answerLfsBatch(
   db: Db,
-  dataDir: string,
+  blobs: BlobStores,
   project: ProjectRow,
   operation: 'download' | 'upload',
   objects: readonly { oid?: unknown; size?: unknown }[],
@@ -85,7 +84,7 @@ export async function answerLfsBatch(
       answers.push({ oid, size: item?.size ?? null, error: { code: 422, message: 'Invalid oid or size.' } });
       continue;
     }
-    const stored = await storedLfsObject(db, dataDir, project, oid);
+    const stored = await storedLfsObject(db, blobs, project, oid);
     if (operation === 'download') {
       if (!stored) answers.push({ oid, size, error: { code: 404, message: 'Object does not exist on the server or you don\'t have permissions to access it' } });
       else answers.push({ oid, size: stored.size, transfer: 'download' });
@@ -109,39 +108,24 @@ export async function answerLfsBatch(
 export type LfsUploadResult = 'stored' | 'mismatch' | 'too_long';
 
 /**
- * Stores an uploaded LFS object for the project (the basic transfer's PUT): the body is copied to
- * a temporary file, never past the declared size, checked against the oid and size, flushed and
- * renamed into place; then the row, the project's link and (for a new object) its blob event
- * commit together. A failed store leaves no temporary file and throws.
+ * Stores an uploaded LFS object for the project (the basic transfer's PUT): the body streams into
+ * the LFS store, never past the declared size, and becomes visible there only once it matched the
+ * oid and size; then the row, the project's link and (for a new object) its blob event commit
+ * together, after the store acknowledged. A failed store leaves nothing and throws.
  */
-export async function storeLfsObject(db: Db, dataDir: string, project: ProjectRow, oid: string, size: number, body: AsyncIterable<Buffer>): Promise<LfsUploadResult> {
-  const target = lfsObjectPath(dataDir, oid);
-  const temporary = lfsUploadTemporaryPath(dataDir, oid);
-  await mkdir(path.dirname(temporary), { recursive: true });
-  await mkdir(path.dirname(target), { recursive: true });
+export async function storeLfsObject(db: Db, blobs: BlobStores, dataDir: string, project: ProjectRow, oid: string, size: number, body: AsyncIterable<Buffer>): Promise<LfsUploadResult> {
   try {
-    const received = await copyWithDigest(body, temporary, { maxBytes: size }).catch((error: unknown) => {
-      if (!(error instanceof CopyLimitError)) throw error;
-      return null;
-    });
-    if (received === null || received.sha256 !== oid || received.size !== size) {
-      await rm(temporary, { force: true });
-      return received === null ? 'too_long' : 'mismatch';
-    }
-    // Content-addressed: an object already stored is the same bytes; keep it.
-    if ((await stat(target).catch(() => null))?.isFile()) await rm(temporary, { force: true });
-    else await rename(temporary, target);
-    inTransaction(db, () => {
-      const now = nowIso();
-      const known = findLfsObject(db, oid);
-      const object = known ?? ensureLfsObject(db, oid, size, now);
-      if (!known) recordFileChange(db, dataDir, { type: 'lfs_object', action: 'created', id: object.id, projectId: null, file: target, sha256: oid, size });
-      linkLfsObject(db, object.id, project.id, now);
-    });
-    return 'stored';
+    await blobs.put(lfsObjectKey(oid), body, { sha256: oid, size, maxBytes: size });
   } catch (error) {
-    // The copy's own failure is what the caller needs; a temporary file left over is only clutter.
-    await rm(temporary, { force: true }).catch(() => undefined);
+    if (error instanceof BlobMismatchError) return error.reason === 'too_long' ? 'too_long' : 'mismatch';
     throw error;
   }
+  inTransaction(db, () => {
+    const now = nowIso();
+    const known = findLfsObject(db, oid);
+    const object = known ?? ensureLfsObject(db, oid, size, now);
+    if (!known) recordFileChange(db, dataDir, { type: 'lfs_object', action: 'created', id: object.id, projectId: null, file: lfsObjectPath(dataDir, oid), sha256: oid, size });
+    linkLfsObject(db, object.id, project.id, now);
+  });
+  return 'stored';
 }

@@ -33,7 +33,7 @@ export async function deleteUser(ctx: SiteContext, actor: Actor, id: number, opt
     if (!projects.length) break;
     for (const { id: projectId } of projects) {
       const project = findProjectById(ctx.db, projectId);
-      if (project) await deleteProject(ctx.db, ctx.config.dataDir, actor, project);
+      if (project) await deleteProject(ctx.db, ctx.config.dataDir, ctx.blobs, actor, project);
     }
   }
   removeUserRecord(ctx.db, id, options);
