@@ -1,7 +1,6 @@
-// GitLab Performance Tool's API mix as gpt-mix measures it (issue 20, item 7): its seed data, its
-// endpoints (with git pulls and pushes) and its open loop, for the scenarios that drive that mix.
-// gpt-mix.ts still holds its own copy of these pieces (issue 27's admission control work edits it
-// at the same time); it is meant to import them from here once both have landed.
+// GitLab Performance Tool's API mix (issue 20, item 7): its seed data, its endpoints (with git
+// pulls and pushes) and its open loop, for the scenarios that drive that mix (gpt-mix,
+// background-isolation).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -25,8 +24,8 @@ const run = promisify(execFile);
 
 /** The files of the merge request whose changes are read (GPT's `changes` test reads a large-ish one). */
 const MR_FILES = 20;
-/** Requests in flight at most; one due past it is counted as failed (the open loop never waits). */
-const MAX_IN_FLIGHT = 1024;
+/** Requests in flight at most; one due past it is not sent and counted as skipped (the open loop never waits). */
+export const MAX_IN_FLIGHT = 1024;
 
 export interface MixSizes {
   readonly users: number;
@@ -58,14 +57,22 @@ export interface Endpoint {
 export interface LevelResult {
   readonly rate: number;
   readonly sent: number;
+  /** Due but never started: MAX_IN_FLIGHT requests were already waiting for answers. */
+  readonly skipped: number;
   readonly ok: number;
   readonly achieved: number;
   readonly success: number;
   readonly p90: number;
   readonly p50: number;
-  /** Refused requests by status. */
-  readonly refused: { readonly 429: number; readonly 503: number };
-  readonly byEndpoint: Map<string, { latencies: number[]; failed: number }>;
+  /** Refused requests by status, and the latency of every refusal (start to last byte). */
+  readonly refused: { readonly 429: number; readonly 503: number; readonly latencies: number[] };
+  readonly byEndpoint: Map<string, { latencies: number[]; failed: number; refused: number }>;
+}
+
+/** A push's outcome and its own time, from its turn (pushes run one at a time), not from when it was due. */
+export interface PushTime {
+  readonly answer: Answer;
+  readonly ms: number;
 }
 
 /**
@@ -111,11 +118,14 @@ export const masterHead = async (dataDir: string, projectId: number): Promise<st
 
 /**
  * The mix's endpoints against a running site, as root's token, over one undici pool (closed with
- * `scope`); pushes go one at a time from a clone in `workDir`. An endpoint that does not answer 2xx
- * once before the load is left out and named in `missing`.
+ * `scope`); pushes go one at a time from a clone in `workDir`, each timed into `pushTimes` (the
+ * caller empties it per level). An endpoint that does not answer 2xx once before the load is left
+ * out and named in `missing`.
  */
-export async function mixEndpoints(scope: Scope, url: string, data: MixData, workDir: string): Promise<{ endpoints: Endpoint[]; missing: string[] }> {
-  const pool = new Pool(url, { connections: 128, pipelining: 1 });
+export async function mixEndpoints(scope: Scope, url: string, data: MixData, workDir: string): Promise<{ endpoints: Endpoint[]; missing: string[]; pushTimes: PushTime[] }> {
+  // A connection per request in flight, as many clients would have: fewer would queue requests in
+  // the load generator, where the site can neither see nor refuse them.
+  const pool = new Pool(url, { connections: MAX_IN_FLIGHT, pipelining: 1 });
   scope.defer(() => pool.close());
   const headers = { 'private-token': ROOT_TOKEN };
   const get = async (target: string): Promise<Answer> => {
@@ -152,17 +162,22 @@ export async function mixEndpoints(scope: Scope, url: string, data: MixData, wor
   await git(['config', 'user.email', 'bench@example.com']);
   await git(['config', 'user.name', 'Bench']);
   let pushes: Promise<Answer> = Promise.resolve('ok');
+  const pushTimes: PushTime[] = [];
   const push = (n: number): Promise<Answer> => {
     const next = pushes.then(async (): Promise<Answer> => {
       await git(['commit', '--quiet', '--allow-empty', '-m', `push ${n}`]);
+      const started = performance.now();
+      let answer: Answer;
       try {
         await git(['push', '--quiet', 'origin', `HEAD:refs/heads/gpt-${n}`]);
-        return 'ok';
+        answer = 'ok';
       } catch (error) {
         // git names the status it was refused with: "The requested URL returned error: 429".
         const status = /returned error: (\d{3})/.exec(String((error as { stderr?: unknown }).stderr ?? ''))?.[1];
-        return status ? answerOf(Number(status)) : 'failed';
+        answer = status ? answerOf(Number(status)) : 'failed';
       }
+      pushTimes.push({ answer, ms: performance.now() - started });
+      return answer;
     });
     pushes = next.catch(() => 'failed');
     return next;
@@ -200,7 +215,7 @@ export async function mixEndpoints(scope: Scope, url: string, data: MixData, wor
     else if ((await endpoint.call(0).catch(() => 'failed')) === 'ok') endpoints.push(endpoint);
     else missing.push(endpoint.name);
   }
-  return { endpoints, missing };
+  return { endpoints, missing, pushTimes };
 }
 
 /**
@@ -209,10 +224,11 @@ export async function mixEndpoints(scope: Scope, url: string, data: MixData, wor
  */
 export async function openLoop(endpoints: readonly Endpoint[], rate: number, seconds: number): Promise<LevelResult> {
   const total = endpoints.reduce((sum, endpoint) => sum + endpoint.weight, 0);
-  const byEndpoint = new Map(endpoints.map((endpoint) => [endpoint.name, { latencies: [] as number[], failed: 0 }]));
+  const byEndpoint = new Map(endpoints.map((endpoint) => [endpoint.name, { latencies: [] as number[], failed: 0, refused: 0 }]));
   const latencies: number[] = [];
-  const refused = { 429: 0, 503: 0 };
+  const refused = { 429: 0, 503: 0, latencies: [] as number[] };
   let sent = 0;
+  let skipped = 0;
   let ok = 0;
   let inFlight = 0;
   const pending = new Set<Promise<void>>();
@@ -234,9 +250,11 @@ export async function openLoop(endpoints: readonly Endpoint[], rate: number, sec
       ok++;
       latencies.push(elapsed);
       stats.latencies.push(elapsed);
-    } else {
-      stats.failed++;
-      if (answer !== 'failed') refused[answer]++;
+    } else if (answer === 'failed') stats.failed++;
+    else {
+      refused[answer]++;
+      refused.latencies.push(elapsed);
+      stats.refused++;
     }
   };
   const start = performance.now();
@@ -246,7 +264,10 @@ export async function openLoop(endpoints: readonly Endpoint[], rate: number, sec
     const dueNow = Math.floor(((now - start) * rate) / 1000);
     for (; due < dueNow; due++) {
       sent++;
-      if (inFlight >= MAX_IN_FLIGHT) continue;
+      if (inFlight >= MAX_IN_FLIGHT) {
+        skipped++;
+        continue;
+      }
       inFlight++;
       const task: Promise<void> = one(due).finally(() => {
         inFlight--;
@@ -261,6 +282,7 @@ export async function openLoop(endpoints: readonly Endpoint[], rate: number, sec
   return {
     rate,
     sent,
+    skipped,
     ok,
     achieved: ok / elapsed,
     success: sent ? ok / sent : 0,
@@ -274,8 +296,8 @@ export async function openLoop(endpoints: readonly Endpoint[], rate: number, sec
 /** The slowest endpoints of a level by p90, for the report. */
 export const endpointP90s = (level: LevelResult, top = 5): string =>
   [...level.byEndpoint]
-    .map(([name, stats]) => ({ name, p90: stats.latencies.length ? percentile(stats.latencies, 90) : NaN, failed: stats.failed }))
+    .map(([name, stats]) => ({ name, p90: stats.latencies.length ? percentile(stats.latencies, 90) : NaN, n: stats.latencies.length, failed: stats.failed, refused: stats.refused }))
     .sort((a, b) => b.p90 - a.p90)
     .slice(0, top)
-    .map((row) => `${row.name} ${row.p90.toFixed(1)} ms${row.failed ? ` (${row.failed} not 2xx)` : ''}`)
+    .map((row) => `${row.name} ${row.p90.toFixed(1)} ms (${row.n}${row.failed ? `, ${row.failed} failed` : ''}${row.refused ? `, ${row.refused} refused` : ''})`)
     .join('; ');
