@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export type Role = 'primary' | 'secondary';
@@ -47,6 +48,11 @@ export interface Config {
    * `default_project_visibility`, ...); PUT /application/settings overrides them at run time.
    */
   readonly applicationSettings: Readonly<Record<string, unknown>>;
+  /**
+   * Request workers `geoforge serve` forks beside its background worker (src/cluster/); 0 runs the
+   * whole site in one process (the embedded/debug mode tests use). Default: the machine's cores.
+   */
+  readonly workers: number;
 }
 
 /** Replication timings; the defaults suit production, tests shorten them. */
@@ -120,6 +126,7 @@ export const defaults: Config = {
   remoteMirrorRetryBaseMs: 30_000,
   rateLimit: { authenticated: 2000, unauthenticated: 500, periodSeconds: 60, exemptLoopback: false },
   applicationSettings: {},
+  workers: availableParallelism(),
   geo: {
     heartbeatSeconds: 5,
     statusIntervalSeconds: 10,
@@ -192,6 +199,7 @@ const settings = {
   rateLimitPeriodSeconds: 'GEOFORGE_RATE_LIMIT_PERIOD_SECONDS',
   rateLimitExemptLoopback: 'GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK',
   applicationSettings: 'GEOFORGE_APPLICATION_SETTINGS',
+  workers: 'GEOFORGE_WORKERS',
 } as const;
 
 type Key = keyof typeof settings;
@@ -311,6 +319,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       exemptLoopback: flag('rateLimitExemptLoopback', defaults.rateLimit.exemptLoopback),
     },
     applicationSettings: object('applicationSettings'),
+    workers: count('workers', defaults.workers, 0, 256),
     geo: {
       heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
       statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),

@@ -45,16 +45,38 @@ import { settleMergeRequestWork } from './services/merge-requests/background.js'
 import { settleHousekeeping } from './services/repository/housekeeping.js';
 import { closeObjectReaders } from './git/object-reader.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
-import { applicationSettings, assertSettingsDefaults } from './services/administration/application-settings.js';
+import { applicationSettings, assertSettingsDefaults, forgetApplicationSettings } from './services/administration/application-settings.js';
+import { scheduleMergeabilityChecks } from './services/merge-requests/mergeability.js';
+import { LocalBus, type SiteBus } from './cluster/bus.js';
+import { SiteThrottleCounters, type ThrottleHit } from './cluster/throttle-counters.js';
+import { workerMetricsPart } from './observability/metrics.js';
+
+/**
+ * Which part of the site this process is (src/cluster/). `all`: the whole site in one process (the
+ * embedded mode of tests and `workers: 0`). With workers, a `request` worker serves HTTP on a
+ * primary and runs no background work; the `background` worker runs every queue and schedule, and
+ * on a secondary (whose agent, cursor and sync live in one process) it serves HTTP as well.
+ */
+export interface SiteProcess {
+  readonly kind: 'all' | 'request' | 'background';
+  readonly bus: SiteBus;
+  /** In logs and the per-worker metric series. */
+  readonly name: string;
+}
 
 export interface Site {
   /** The context of the role the site runs with now (a promotion replaces it). */
   readonly ctx: SiteContext;
   readonly db: Db;
   readonly geo: GeoRuntime;
-  /** Listens on config.host:config.port (0 picks a free port); resolves to the site's base URL. */
-  start(): Promise<string>;
-  stop(): Promise<void>;
+  /**
+   * Listens on config.host:config.port (0 picks a free port) when this process serves HTTP, starts
+   * the role's work; resolves to the site's base URL. `port`: the one the site's request workers
+   * listen on, for a background worker.
+   */
+  start(port?: number): Promise<string>;
+  /** Stops; `drainMs`: how long requests in flight may take to finish (0: cut at once). */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** One role of a running site: its context, Geo runtime, request handler and background work. */
@@ -63,6 +85,8 @@ interface RoleInstance {
   readonly geo: GeoRuntime;
   readonly handler: Router;
   stopJobs: (() => Promise<void>) | null;
+  /** Its handlers on the site bus, removed when the role stops. */
+  readonly unsubscribe: Array<() => void>;
 }
 
 /** What outlives a role switch: the database, the log, the metrics, the fence and the listening address. */
@@ -73,6 +97,7 @@ interface SiteBase {
   readonly fence: Fence;
   readonly revision: string;
   readonly switchRole: () => Promise<void>;
+  readonly process: SiteProcess;
 }
 
 /**
@@ -80,7 +105,8 @@ interface SiteBase {
  * The role comes from the data directory's persisted role when there is one (geo/role-state.ts),
  * else from the configuration; a promotion or demotion rebuilds the role's part in place.
  */
-export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
+export async function createSite(config: Config, options: { log?: Logger; process?: SiteProcess } = {}): Promise<Site> {
+  const proc = options.process ?? embeddedProcess();
   assertSettingsDefaults(config);
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
@@ -93,23 +119,45 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const persisted = readRoleState(config.dataDir);
   const effective = resolveRole(config, persisted);
   const fence = new Fence(effective, persisted, log);
+  const bus = proc.bus;
   const db = openDatabase(databasePath(config.dataDir));
+  // With workers, the first request worker boots alone (src/cluster/supervisor.ts): the others find this done.
   migrate(db);
   const revision = await readRevision();
+  let started = false;
   let listening: Server | null = null;
-  const base: SiteBase = { config: effective, log, metrics: createSiteMetrics(), fence, revision, switchRole: () => switchRole() };
+  /** The port the site listens on, once known (config.port, or the one port 0 picked). */
+  let knownPort: number | null = null;
+  const base: SiteBase = { config: effective, log, metrics: createSiteMetrics(), fence, revision, switchRole: () => switchRole(), process: proc };
   let current = await buildRole(base, effective, db, effective.externalUrl ?? `http://${effective.host}:${effective.port}`, effective.nodeName);
+  if (bus.shared) {
+    fence.join({
+      changed: () => bus.broadcast({ kind: 'fence-changed' }),
+      drained: async (timeoutMs) => (await bus.gather<boolean>('fence-drained', timeoutMs)).every(Boolean),
+    });
+    bus.on('fence-changed', () => fence.reload());
+    bus.answer('fence-drained', (timeoutMs) => fence.drainedHere(timeoutMs as number));
+    bus.on('role-switch', () => void switchRoleHere().catch((error: unknown) => log.error({ err: error }, 'geo: the role switch another worker asked for failed')));
+    bus.answer('ready', () => current.geo.ready());
+    bus.answer('metrics', () => workerMetricsPart(base.metrics.registry, proc.name));
+  }
   // Once per site, not per role: the gauges read whichever role runs now.
   registerSiteGauges(base.metrics.registry, { dataDir: effective.dataDir, db: () => current.ctx.db, isPrimary: () => current.ctx.config.role === 'primary' });
 
+  /** Whether this process answers HTTP for a role (see SiteProcess). */
+  const serves = (role: RoleInstance) => proc.kind === 'all' || (proc.kind === 'request') === (role.ctx.config.role === 'primary');
   const startRole = (role: RoleInstance) => {
+    // A secondary's agent, cursor and syncs live in the background worker, which serves it alone.
+    if (proc.kind === 'request' && role.geo.role === 'secondary') return;
     role.geo.start();
+    if (!role.ctx.runsBackground) return;
     role.ctx.webhooks.start();
     role.ctx.imports.start();
     role.ctx.mirrors.start();
     role.stopJobs = startSchedule(role.ctx, role.geo);
   };
   const stopRole = async (role: RoleInstance) => {
+    for (const unsubscribe of role.unsubscribe) unsubscribe();
     await role.stopJobs?.();
     role.stopJobs = null;
     await role.geo.stop();
@@ -125,18 +173,29 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   };
   // One switch at a time; requests keep flowing to the old role until the new one is ready.
   let switching: Promise<void> = Promise.resolve();
-  const switchRole = (): Promise<void> => {
+  /** Switches this process to the role the fence records; with workers, the others were told (switchRole). */
+  const switchRoleHere = (): Promise<void> => {
     const next = switching.then(async () => {
-      const old = current;
-      await stopRole(old);
+      fence.reload();
       const state = fence.current;
+      const old = current;
+      if (old.ctx.config.role === state.role && old.ctx.config.primaryUrl === (state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl)) return;
+      await stopRole(old);
       const roleConfig: Config = Object.freeze({ ...effective, role: state.role, primaryUrl: state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl });
       current = await buildRole(base, roleConfig, old.ctx.db, old.ctx.externalUrl, old.ctx.nodeName);
-      if (listening) startRole(current);
+      if (started) {
+        await listenOrClose();
+        startRole(current);
+      }
       log.info({ role: roleConfig.role, primary: roleConfig.primaryUrl, epoch: fence.epoch }, 'geo: the site switched role');
     });
     switching = next.catch(() => undefined);
     return next;
+  };
+  // Every worker switches: none keeps serving the old role.
+  const switchRole = async (): Promise<void> => {
+    bus.broadcast({ kind: 'role-switch' });
+    await switchRoleHere();
   };
 
   const app = express();
@@ -145,8 +204,45 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   app.set('query parser', parseQuery);
   app.use(securityHeaders());
   // Before authentication: a flood of requests, valid credentials or not, costs a map lookup each.
-  app.use(rateLimit(effective.rateLimit.exemptLoopback, () => applicationSettings(current.ctx.db, current.ctx.config)));
+  const throttles = new SiteThrottleCounters();
+  const countThrottle = bus.shared ? (hit: ThrottleHit) => bus.ask<number>('throttle', hit) : (hit: ThrottleHit) => throttles.hit(hit);
+  app.use(rateLimit(effective.rateLimit.exemptLoopback, () => applicationSettings(current.ctx.db, current.ctx.config), countThrottle));
   app.use((req, res, next) => current.handler(req, res, next));
+
+  /** The URL the site answers on: known once a process of it listens (the background worker is told the port). */
+  const learnUrl = (port: number) => {
+    const ctx = current.ctx;
+    ctx.externalUrl = effective.externalUrl ?? `http://${effective.host.includes(':') ? `[${effective.host}]` : effective.host}:${port}`;
+    ctx.nodeName = effective.nodeName ?? ctx.externalUrl;
+  };
+  const listen = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const server = createAppServer(app).listen(effective.port === 0 && knownPort !== null ? knownPort : effective.port, effective.host, () => {
+        resolve((server.address() as AddressInfo).port);
+      });
+      server.once('error', reject);
+      server.keepAliveTimeout = 65_000;
+      // Node's 5-minute default would cut a large push or LFS upload mid-body; git's own
+      // streaming timeout (an hour) bounds those, and headers still must arrive within a minute.
+      server.requestTimeout = 60 * 60_000;
+      listening = server;
+    });
+  const close = async (drainMs: number) => {
+    const server = listening;
+    listening = null;
+    if (!server) return;
+    // New connections go to the other workers; requests in flight may finish within drainMs.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    if (drainMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
+    server.closeAllConnections();
+    await closed;
+  };
+  /** After a role switch: a request worker stops listening on a secondary, the background worker starts. */
+  const listenOrClose = async () => {
+    if (serves(current) && !listening) knownPort = await listen();
+    else if (!serves(current) && listening) await close(0);
+  };
 
   return {
     get ctx() {
@@ -158,32 +254,23 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     get geo() {
       return current.geo;
     },
-    start: () =>
-      new Promise((resolve, reject) => {
-        const server = createAppServer(app).listen(effective.port, effective.host, () => {
-          const { port } = server.address() as AddressInfo;
-          const ctx = current.ctx;
-          ctx.externalUrl = effective.externalUrl ?? `http://${effective.host.includes(':') ? `[${effective.host}]` : effective.host}:${port}`;
-          ctx.nodeName = effective.nodeName ?? ctx.externalUrl;
-          startRole(current);
-          log.info({ url: ctx.externalUrl, role: ctx.config.role, node: ctx.nodeName, epoch: fence.epoch, git: gitVersion }, 'geoforge listening');
-          resolve(ctx.externalUrl);
-        });
-        server.once('error', reject);
-        server.keepAliveTimeout = 65_000;
-        // Node's 5-minute default would cut a large push or LFS upload mid-body; git's own
-        // streaming timeout (an hour) bounds those, and headers still must arrive within a minute.
-        server.requestTimeout = 60 * 60_000;
-        listening = server;
-      }),
-    stop: async () => {
+    start: async (port?: number) => {
+      if (port !== undefined) knownPort = port;
+      if (serves(current)) knownPort = await listen();
+      if (knownPort !== null) learnUrl(knownPort);
+      started = true;
+      startRole(current);
+      const ctx = current.ctx;
+      log.info({ url: ctx.externalUrl, role: ctx.config.role, node: ctx.nodeName, epoch: fence.epoch, git: gitVersion, process: proc.kind }, listening ? 'geoforge listening' : 'geoforge background worker started');
+      if (bus.shared) bus.broadcast({ kind: 'worker-up', ...(listening ? { port: knownPort } : {}) });
+      return ctx.externalUrl;
+    },
+    stop: async (drainMs = 0) => {
       await switching;
-      const server = listening;
-      listening = null;
-      if (server) {
+      if (started) {
+        // A drain: the requests in flight finish before the role's work stops under them.
+        await close(drainMs);
         await stopRole(current);
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
       } else {
         await settleMergeRequestWork(current.ctx);
         await settleHousekeeping(current.ctx);
@@ -191,10 +278,16 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         await current.ctx.imports.stop();
         await current.ctx.mirrors.stop();
       }
+      started = false;
       closeObjectReaders(effective.dataDir);
       if (current.ctx.db.open) current.ctx.db.close();
     },
   };
+}
+
+/** The embedded mode: the whole site in this process, and no one else on its bus. */
+function embeddedProcess(): SiteProcess {
+  return { kind: 'all', bus: new LocalBus(), name: 'site' };
 }
 
 /** The part of a site that depends on its role: context, Geo runtime, routes and middleware. */
@@ -204,6 +297,9 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
   const writes = config.role === 'primary' && !base.fence.fenced();
   // Read at each delivery and import: an admin may change it at run time.
   const allowLocal = () => applicationSettings(ctx.db, config).allow_local_requests_from_web_hooks_and_services;
+  const { bus, kind } = base.process;
+  // A request worker's queues only enqueue: each tells the background worker, which runs them.
+  const handOff = kind === 'request';
   const ctx: SiteContext = {
     config,
     db,
@@ -220,8 +316,16 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
       log,
       allowLocalRequests: allowLocal,
       allowLocalRequestsFromSystemHooks: () => applicationSettings(ctx.db, config).allow_local_requests_from_system_hooks,
+      elsewhere: handOff ? () => bus.toBackground({ kind: 'hooks' }) : undefined,
     }),
-    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: allowLocal }),
+    imports: new ProjectImportWorker({
+      role: writes ? 'primary' : 'secondary',
+      db: () => ctx.db,
+      dataDir: config.dataDir,
+      log,
+      allowLocalRequests: allowLocal,
+      elsewhere: handOff ? (projectId) => bus.toBackground({ kind: 'import', projectId }) : undefined,
+    }),
     mirrors: new RemoteMirrorWorker({
       role: writes ? 'primary' : 'secondary',
       db: () => ctx.db,
@@ -229,9 +333,12 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
       log,
       retry: { baseMs: config.remoteMirrorRetryBaseMs, capMs: config.remoteMirrorRetryBaseMs * 64 },
       allowLocalRequests: allowLocal,
+      elsewhere: handOff ? () => bus.toBackground({ kind: 'mirrors' }) : undefined,
     }),
     fence: base.fence,
     switchRole: base.switchRole,
+    bus,
+    runsBackground: kind !== 'request',
   };
   // A secondary's users, root included, arrive from the primary. A promoted site's capture triggers
   // go in first, so whatever ensuring root writes replicates.
@@ -242,7 +349,28 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
   ctx.metrics.geoFailover.observe(() => ({ epoch: ctx.fence.epoch, fenced: ctx.fence.fenced() }));
   if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
-  return { ctx, geo, handler: buildHandler(ctx, geoHttp(ctx, geo), base.revision), stopJobs: null };
+  return { ctx, geo, handler: buildHandler(ctx, geoHttp(ctx, geo), base.revision), stopJobs: null, unsubscribe: listenOnBus(ctx, geo) };
+}
+
+/** What this role hears from the site's other processes: work handed over, and changes to their memory. */
+function listenOnBus(ctx: SiteContext, geo: GeoRuntime): Array<() => void> {
+  const { bus } = ctx;
+  const unsubscribe = [bus.on('settings-changed', () => forgetApplicationSettings(ctx.db))];
+  if (ctx.runsBackground) {
+    unsubscribe.push(
+      bus.on('mergeability-check', (message) => scheduleMergeabilityChecks(ctx, message.ids as number[])),
+      bus.on('import', (message) => ctx.imports.schedule(message.projectId as number)),
+      bus.on('mirrors', () => ctx.mirrors.wake()),
+      bus.on('hooks', () => ctx.webhooks.wake()),
+    );
+  }
+  if (geo.role === 'primary') {
+    unsubscribe.push(
+      bus.on('geo-events', () => geo.events.notify()),
+      bus.on('replica-applied', (message) => geo.replicas.applied(message.node as string, message.eventId as number, message.blobsPendingSince as number | null | undefined)),
+    );
+  }
+  return unsubscribe;
 }
 
 function buildHandler(ctx: SiteContext, geo: GeoHttp, revision: string): Router {

@@ -1,12 +1,23 @@
 /**
- * Wakes long-poll requests when the log grows. Writes served by this process call notify();
- * a short poll covers writers in other processes (the CLI) while anyone is waiting.
+ * Wakes long-poll requests when the log grows. Writes served by this process call written(), which
+ * tells the site's other workers too (`tell`, over the site bus), whose long polls wake by notify();
+ * a short poll covers writers outside the site (the CLI) while anyone is waiting.
  */
 export class EventWaiter {
   private readonly waiters = new Set<{ afterId: number; wake: () => void }>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly lastEventId: () => number, private readonly pollMs = 20) {}
+  constructor(
+    private readonly lastEventId: () => number,
+    private readonly tell: () => void = () => undefined,
+    private readonly pollMs = 20,
+  ) {}
+
+  /** A write of this process finished: wake the long polls here and in the other workers. */
+  written(): void {
+    this.notify();
+    this.tell();
+  }
 
   /** Resolves when an event after `afterId` exists, or after `timeoutMs`. */
   wait(afterId: number, timeoutMs: number): Promise<void> {

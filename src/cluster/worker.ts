@@ -1,0 +1,46 @@
+import { setPriority } from 'node:os';
+import type { Config } from '../config.js';
+import { createLogger } from '../observability/logger.js';
+import { createSite } from '../server.js';
+import { WorkerBus } from './bus.js';
+import { WORKER_KIND_ENV, WORKER_NAME_ENV, WORKER_PORT_ENV } from './supervisor.js';
+
+/** How long a stopping worker lets the requests in flight finish. */
+const DRAIN_MS = 25_000;
+/** The background worker's niceness: requests win the CPU when both want it. */
+const BACKGROUND_NICENESS = 10;
+
+/** A cluster worker of `geoforge serve`: one request worker or the background worker (see supervisor.ts). */
+export async function runWorker(config: Config): Promise<void> {
+  const kind = process.env[WORKER_KIND_ENV] === 'background' ? 'background' : 'request';
+  const name = process.env[WORKER_NAME_ENV] ?? kind;
+  const port = process.env[WORKER_PORT_ENV] ? Number(process.env[WORKER_PORT_ENV]) : undefined;
+  const log = createLogger(config.logLevel).child({ worker: name });
+  if (kind === 'background') {
+    try {
+      setPriority(BACKGROUND_NICENESS);
+    } catch (error) {
+      log.warn({ err: error }, 'could not lower the background worker priority');
+    }
+  }
+  const site = await createSite(config, { log, process: { kind, bus: new WorkerBus(), name } });
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'worker draining');
+    site.stop(DRAIN_MS).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'worker stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // Ctrl-C reaches every process of the group: the supervisor drains the workers.
+  process.on('SIGINT', () => undefined);
+  // The supervisor gone (killed), nothing relays the bus or restarts anyone: stop too.
+  process.on('disconnect', () => shutdown('disconnect'));
+  await site.start(port);
+}
