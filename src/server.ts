@@ -138,7 +138,8 @@ export async function createSite(config: Config, options: { log?: Logger; proces
     bus.on('fence-changed', () => fence.reload());
     bus.answer('fence-drained', (timeoutMs) => fence.drainedHere(timeoutMs as number));
     bus.on('role-switch', () => void switchRoleHere().catch((error: unknown) => log.error({ err: error }, 'geo: the role switch another worker asked for failed')));
-    bus.answer('ready', () => current.geo.ready());
+    // A request worker idles on a secondary (the background worker serves it): it holds nothing back.
+    bus.answer('ready', () => (proc.kind === 'request' && current.geo.role === 'secondary') || current.geo.ready());
     bus.answer('metrics', () => workerMetricsPart(base.metrics.registry, proc.name));
   }
   // Once per site, not per role: the gauges read whichever role runs now.
@@ -217,7 +218,8 @@ export async function createSite(config: Config, options: { log?: Logger; proces
   };
   const listen = (): Promise<number> =>
     new Promise((resolve, reject) => {
-      const server = createAppServer(app).listen(effective.port === 0 && knownPort !== null ? knownPort : effective.port, effective.host, () => {
+      // Port 0 too: in a cluster every worker that listens on 0 shares one port, the first one picked.
+      const server = createAppServer(app).listen(effective.port, effective.host, () => {
         resolve((server.address() as AddressInfo).port);
       });
       server.once('error', reject);
@@ -268,7 +270,9 @@ export async function createSite(config: Config, options: { log?: Logger; proces
     stop: async (drainMs = 0) => {
       await switching;
       if (started) {
-        // A drain: the requests in flight finish before the role's work stops under them.
+        // A drain: the requests in flight finish before the role's work stops under them; the
+        // secondaries' long polls are answered at once (they would hold the drain for their 10 s).
+        if (current.geo.role === 'primary') current.geo.events.close();
         await close(drainMs);
         await stopRole(current);
       } else {

@@ -40,7 +40,10 @@ export async function runWorker(config: Config): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   // Ctrl-C reaches every process of the group: the supervisor drains the workers.
   process.on('SIGINT', () => undefined);
-  // The supervisor gone (killed), nothing relays the bus or restarts anyone: stop too.
-  process.on('disconnect', () => shutdown('disconnect'));
+  // The supervisor gone (killed), the site is down: nothing relays the bus, and a site started
+  // again on the same data must not find this one still writing. A drain closes the channel last.
+  process.on('disconnect', () => {
+    if (!stopping) process.exit(1);
+  });
   await site.start(port);
 }

@@ -6,6 +6,8 @@
 export class EventWaiter {
   private readonly waiters = new Set<{ afterId: number; wake: () => void }>();
   private timer: NodeJS.Timeout | null = null;
+  /** Closed (the role stops, the site drains): long polls answer at once. */
+  private closed = false;
 
   constructor(
     private readonly lastEventId: () => number,
@@ -21,7 +23,7 @@ export class EventWaiter {
 
   /** Resolves when an event after `afterId` exists, or after `timeoutMs`. */
   wait(afterId: number, timeoutMs: number): Promise<void> {
-    if (this.lastEventId() > afterId || timeoutMs <= 0) return Promise.resolve();
+    if (this.closed || this.lastEventId() > afterId || timeoutMs <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const waiter = {
         afterId,
@@ -45,6 +47,7 @@ export class EventWaiter {
   }
 
   close(): void {
+    this.closed = true;
     for (const waiter of [...this.waiters]) waiter.wake();
     this.stopPolling();
   }

@@ -108,6 +108,8 @@ export class SiteProcess {
       // Loopback receivers and loopback clients, as in test/helpers/site.ts.
       GEOFORGE_ALLOW_LOCAL_REQUESTS: 'true',
       GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
+      // One request worker beside the background worker: the process model, at the least cost in boot time and memory.
+      GEOFORGE_WORKERS: '1',
       ...(options.primary ? { GEOFORGE_PRIMARY_URL: options.primary.url } : {}),
       ...options.env,
     };
