@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import { rateLimit } from './api/middleware/rate-limit.js';
 import { securityHeaders } from './api/middleware/security-headers.js';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
@@ -57,6 +57,9 @@ import { workerMetricsPart } from './observability/metrics.js';
  * primary and runs no background work; the `background` worker runs every queue and schedule, and
  * on a secondary (whose agent, cursor and sync live in one process) it serves HTTP as well.
  */
+/** How long a process that stops serving after a role switch waits for the one that takes over. */
+const HANDOVER_MS = 15_000;
+
 export interface SiteProcess {
   readonly kind: 'all' | 'request' | 'background';
   readonly bus: SiteBus;
@@ -120,7 +123,7 @@ export async function createSite(config: Config, options: { log?: Logger; proces
   const effective = resolveRole(config, persisted);
   const fence = new Fence(effective, persisted, log);
   const bus = proc.bus;
-  const db = openDatabase(databasePath(config.dataDir));
+  const db = await openTracked(databasePath(config.dataDir));
   // With workers, the first request worker boots alone (src/cluster/supervisor.ts): the others find this done.
   migrate(db);
   const revision = await readRevision();
@@ -141,6 +144,8 @@ export async function createSite(config: Config, options: { log?: Logger; proces
     // A request worker idles on a secondary (the background worker serves it): it holds nothing back.
     bus.answer('ready', () => (proc.kind === 'request' && current.geo.role === 'secondary') || current.geo.ready());
     bus.answer('metrics', () => workerMetricsPart(base.metrics.registry, proc.name));
+    // Whether this process listens for the role it runs now (a role switch hands the port over).
+    bus.answer('serving', () => listening !== null && serves(current));
   }
   // Once per site, not per role: the gauges read whichever role runs now.
   registerSiteGauges(base.metrics.registry, { dataDir: effective.dataDir, db: () => current.ctx.db, isPrimary: () => current.ctx.config.role === 'primary' });
@@ -183,7 +188,9 @@ export async function createSite(config: Config, options: { log?: Logger; proces
       if (old.ctx.config.role === state.role && old.ctx.config.primaryUrl === (state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl)) return;
       await stopRole(old);
       const roleConfig: Config = Object.freeze({ ...effective, role: state.role, primaryUrl: state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl });
-      current = await buildRole(base, roleConfig, old.ctx.db, old.ctx.externalUrl, old.ctx.nodeName);
+      // With workers, another process may have swapped the file (a secondary's bootstrap): open it again.
+      const db = bus.shared ? await reopenIfSwapped(old.ctx.db, databasePath(effective.dataDir)) : old.ctx.db;
+      current = await buildRole(base, roleConfig, db, old.ctx.externalUrl, old.ctx.nodeName);
       if (started) {
         await listenOrClose();
         startRole(current);
@@ -240,10 +247,21 @@ export async function createSite(config: Config, options: { log?: Logger; proces
     server.closeAllConnections();
     await closed;
   };
-  /** After a role switch: a request worker stops listening on a secondary, the background worker starts. */
+  /**
+   * After a role switch: a request worker stops listening on a secondary, the background worker
+   * starts (and the reverse). The one that stops waits until another serves: the port must never
+   * close in between, or clients would find it refused for the length of the switch.
+   */
   const listenOrClose = async () => {
     if (serves(current) && !listening) knownPort = await listen();
-    else if (!serves(current) && listening) await close(0);
+    // The background worker keeps the port it served a secondary on after a promotion: closing
+    // it would reset the keep-alive connections clients hold to it (their next request fails).
+    else if (!serves(current) && listening && proc.kind === 'request') void handOver();
+  };
+  /** Not awaited by the switch: the request that caused it (a promotion's answer) must finish on this server first. */
+  const handOver = async () => {
+    for (let waited = 0; waited < HANDOVER_MS && !(await bus.gather<boolean>('serving')).some((other) => other); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!serves(current)) await close(HANDOVER_MS);
   };
 
   return {
@@ -287,6 +305,27 @@ export async function createSite(config: Config, options: { log?: Logger; proces
       if (current.ctx.db.open) current.ctx.db.close();
     },
   };
+}
+
+/** The file each database this process opened was, to see whether another process swapped it since. */
+const openedFiles = new WeakMap<Db, number>();
+
+async function openTracked(file: string): Promise<Db> {
+  const db = openDatabase(file);
+  openedFiles.set(db, (await stat(file)).ino);
+  return db;
+}
+
+/**
+ * The site's database as it is on disk now: `db` unless the file was replaced under it (another
+ * worker's bootstrap swapped it in). The old handle closes later: the request that switched the
+ * role may still be reading it.
+ */
+async function reopenIfSwapped(db: Db, file: string): Promise<Db> {
+  const opened = openedFiles.get(db);
+  if (opened === undefined || opened === (await stat(file)).ino) return db;
+  setTimeout(() => db.open && db.close(), HANDOVER_MS).unref();
+  return openTracked(file);
 }
 
 /** The embedded mode: the whole site in this process, and no one else on its bus. */

@@ -11,8 +11,8 @@ export type WorkerKind = 'request' | 'background';
 /** What a worker is told at fork, in its environment. */
 export const WORKER_KIND_ENV = 'GEOFORGE_WORKER_KIND';
 export const WORKER_NAME_ENV = 'GEOFORGE_WORKER_NAME';
-/** The port the request workers listen on, for the background worker's external URL (port 0 picks one). */
-export const WORKER_PORT_ENV = 'GEOFORGE_WORKER_PORT';
+/** Set for the worker that boots first (migrations, root): the others wait for it. */
+export const WORKER_FIRST_ENV = 'GEOFORGE_WORKER_FIRST';
 
 /** How long a gather waits for a worker's answer: one that does not answer is left out (metrics) or not ready (readiness). */
 const GATHER_TIMEOUT_MS = 2_000;
@@ -47,13 +47,16 @@ export function runSupervisor(config: Config, log: Logger): void {
   slots.push(background);
   let port: number | null = config.port === 0 ? null : config.port;
   let stopping = false;
+  /** Whether a request worker has booted since the start: the others wait for it (see markUp). */
+  let firstUp = false;
+  const waitingToBoot: Array<() => void> = [];
   let nextGatherId = 1;
   const gathers = new Map<number, { answers: Map<string, unknown>; expect: Set<string>; done: () => void }>();
 
   const fork = (slot: Slot) => {
     slot.up = false;
     slot.startedAt = Date.now();
-    const worker = cluster.fork({ [WORKER_KIND_ENV]: slot.kind, [WORKER_NAME_ENV]: slot.name, ...(port === null ? {} : { [WORKER_PORT_ENV]: String(port) }) });
+    const worker = cluster.fork({ [WORKER_KIND_ENV]: slot.kind, [WORKER_NAME_ENV]: slot.name, [WORKER_FIRST_ENV]: slot === slots[0] && !firstUp ? '1' : '' });
     slot.worker = worker;
     worker.on('message', (value: unknown) => {
       if (isEnvelope(value)) receive(slot, value);
@@ -87,6 +90,10 @@ export function runSupervisor(config: Config, log: Logger): void {
     switch (kind) {
       case 'throttle':
         return throttles.hit(payload as ThrottleHit);
+      case 'boot':
+        // A worker may build its site once the first one did (answered at once after a restart).
+        if (!firstUp) await new Promise<void>((resolve) => waitingToBoot.push(resolve));
+        return port;
       case 'ready': {
         // Ready when every worker is up and says so.
         if (slots.some((slot) => !slot.up)) return false;
@@ -142,9 +149,11 @@ export function runSupervisor(config: Config, log: Logger): void {
     log.info({ worker: slot.name, pid: slot.worker?.process.pid }, 'worker up');
     // The first request worker to listen tells the port the others and the background worker use.
     if (port === null && typeof message.port === 'number') port = message.port;
-    if (stopping || slot.kind !== 'request') return;
-    // The first one booted alone (migrations, root, capture triggers): the others find that done.
-    for (const other of slots) if (!other.worker) fork(other);
+    if (stopping || slot.kind !== 'request' || firstUp) return;
+    // The first one booted alone (migrations, root, capture triggers): the others, forked with it
+    // so they load the code meanwhile, build their site now and find that done.
+    firstUp = true;
+    for (const release of waitingToBoot.splice(0)) release();
   };
 
   cluster.on('exit', (worker, code, signal) => {
@@ -159,6 +168,12 @@ export function runSupervisor(config: Config, log: Logger): void {
         process.exit(0);
       }
       return;
+    }
+    if (!firstUp) {
+      // The site never booted (a port in use, an unsupported git, a bad database): restarting would only loop.
+      log.fatal({ worker: slot.name, code, signal }, 'a worker died before the site first booted; stopping');
+      for (const other of slots) other.worker?.process.kill('SIGKILL');
+      process.exit(1);
     }
     if (Date.now() - slot.startedAt > HEALTHY_AFTER_MS) slot.crashes = 0;
     const delayMs = Math.min(RESTART_CAP_MS, RESTART_BASE_MS * 2 ** slot.crashes);
@@ -183,6 +198,6 @@ export function runSupervisor(config: Config, log: Logger): void {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   log.info({ request_workers: config.workers, pid: process.pid }, 'geoforge supervisor starting its workers');
-  // One request worker first, then the rest once it is up (see markUp).
-  fork(slots[0]!);
+  // All at once: the first request worker boots, the others load the code and wait for it (see markUp).
+  for (const slot of slots) fork(slot);
 }

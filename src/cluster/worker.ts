@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { createSite } from '../server.js';
 import { WorkerBus } from './bus.js';
-import { WORKER_KIND_ENV, WORKER_NAME_ENV, WORKER_PORT_ENV } from './supervisor.js';
+import { WORKER_FIRST_ENV, WORKER_KIND_ENV, WORKER_NAME_ENV } from './supervisor.js';
 
 /** How long a stopping worker lets the requests in flight finish. */
 const DRAIN_MS = 25_000;
@@ -14,7 +14,6 @@ const BACKGROUND_NICENESS = 10;
 export async function runWorker(config: Config): Promise<void> {
   const kind = process.env[WORKER_KIND_ENV] === 'background' ? 'background' : 'request';
   const name = process.env[WORKER_NAME_ENV] ?? kind;
-  const port = process.env[WORKER_PORT_ENV] ? Number(process.env[WORKER_PORT_ENV]) : undefined;
   const log = createLogger(config.logLevel).child({ worker: name });
   if (kind === 'background') {
     try {
@@ -23,7 +22,11 @@ export async function runWorker(config: Config): Promise<void> {
       log.warn({ err: error }, 'could not lower the background worker priority');
     }
   }
-  const site = await createSite(config, { log, process: { kind, bus: new WorkerBus(), name } });
+  const bus = new WorkerBus();
+  // The first request worker migrates and ensures root alone; the others build theirs after it, on
+  // the port it listens on (port 0 picks one). The code is loaded meanwhile: that is most of a boot.
+  const port = process.env[WORKER_FIRST_ENV] === '1' ? undefined : ((await bus.ask<number | null>('boot', null)) ?? undefined);
+  const site = await createSite(config, { log, process: { kind, bus, name } });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
