@@ -129,6 +129,8 @@ export async function createSite(config: Config, options: { log?: Logger; proces
   const revision = await readRevision();
   let started = false;
   let listening: Server | null = null;
+  /** Set while the server closes (see close()). */
+  let draining = false;
   /** The port the site listens on, once known (config.port, or the one port 0 picked). */
   let knownPort: number | null = null;
   const base: SiteBase = { config: effective, log, metrics: createSiteMetrics(), fence, revision, switchRole: () => switchRole(), process: proc };
@@ -211,6 +213,12 @@ export async function createSite(config: Config, options: { log?: Logger; proces
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(securityHeaders());
+  // A draining server ends each connection after its answer: keep-alive clients (a secondary's
+  // long polls) would otherwise hold it open for the whole drain.
+  app.use((_req, res, next) => {
+    if (draining) res.setHeader('Connection', 'close');
+    next();
+  });
   // Before authentication: a flood of requests, valid credentials or not, costs a map lookup each.
   const throttles = new SiteThrottleCounters();
   const countThrottle = bus.shared ? (hit: ThrottleHit) => bus.ask<number>('throttle', hit) : (hit: ThrottleHit) => throttles.hit(hit);
@@ -225,6 +233,7 @@ export async function createSite(config: Config, options: { log?: Logger; proces
   };
   const listen = (): Promise<number> =>
     new Promise((resolve, reject) => {
+      draining = false;
       // Port 0 too: in a cluster every worker that listens on 0 shares one port, the first one picked.
       const server = createAppServer(app).listen(effective.port, effective.host, () => {
         resolve((server.address() as AddressInfo).port);
@@ -240,6 +249,7 @@ export async function createSite(config: Config, options: { log?: Logger; proces
     const server = listening;
     listening = null;
     if (!server) return;
+    draining = true;
     // New connections go to the other workers; requests in flight may finish within drainMs.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
