@@ -142,7 +142,7 @@ export async function createSite(config: Config, options: { log?: Logger; proces
     });
     bus.on('fence-changed', () => fence.reload());
     bus.answer('fence-drained', (timeoutMs) => fence.drainedHere(timeoutMs as number));
-    bus.on('role-switch', () => void switchRoleHere().catch((error: unknown) => log.error({ err: error }, 'geo: the role switch another worker asked for failed')));
+    bus.on('role-switch', () => void switchRoleHere('elsewhere').catch((error: unknown) => log.error({ err: error }, 'geo: the role switch another worker asked for failed')));
     // A request worker idles on a secondary (the background worker serves it): it holds nothing back.
     bus.answer('ready', () => (proc.kind === 'request' && current.geo.role === 'secondary') || current.geo.ready());
     bus.answer('metrics', () => workerMetricsPart(base.metrics.registry, proc.name));
@@ -182,12 +182,13 @@ export async function createSite(config: Config, options: { log?: Logger; proces
   // One switch at a time; requests keep flowing to the old role until the new one is ready.
   let switching: Promise<void> = Promise.resolve();
   /** Switches this process to the role the fence records; with workers, the others were told (switchRole). */
-  const switchRoleHere = (): Promise<void> => {
+  const switchRoleHere = (asked: 'here' | 'elsewhere'): Promise<void> => {
     const next = switching.then(async () => {
       fence.reload();
       const state = fence.current;
       const old = current;
-      if (old.ctx.config.role === state.role && old.ctx.config.primaryUrl === (state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl)) return;
+      // Told by the worker that switched: nothing to do when this one already runs that role (it switched too, or it idles).
+      if (asked === 'elsewhere' && old.ctx.config.role === state.role && old.ctx.config.primaryUrl === (state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl)) return;
       await stopRole(old);
       const roleConfig: Config = Object.freeze({ ...effective, role: state.role, primaryUrl: state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl });
       // With workers, another process may have swapped the file (a secondary's bootstrap): open it again.
@@ -205,7 +206,7 @@ export async function createSite(config: Config, options: { log?: Logger; proces
   // Every worker switches: none keeps serving the old role.
   const switchRole = async (): Promise<void> => {
     bus.broadcast({ kind: 'role-switch' });
-    await switchRoleHere();
+    await switchRoleHere('here');
   };
 
   const app = express();

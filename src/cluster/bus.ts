@@ -72,7 +72,6 @@ class Handlers {
 export class LocalBus implements SiteBus {
   readonly shared = false;
   private readonly local = new Handlers();
-  private readonly asked = new Map<string, (payload: unknown) => unknown>();
 
   broadcast(): void {}
 
@@ -93,15 +92,9 @@ export class LocalBus implements SiteBus {
     return [(await this.local.answerLocally(kind, payload)) as T];
   }
 
-  /** What the supervisor would answer, answered here. */
-  serve(kind: string, answerer: (payload: unknown) => unknown): void {
-    this.asked.set(kind, answerer);
-  }
-
-  async ask<T>(kind: string, payload: unknown): Promise<T> {
-    const answerer = this.asked.get(kind);
-    if (!answerer) throw new Error(`nothing answers "${kind}"`);
-    return answerer(payload) as T;
+  /** There is no supervisor: the embedded mode keeps the site-wide figures itself (server.ts). */
+  ask<T>(kind: string): Promise<T> {
+    return Promise.reject(new Error(`no supervisor to ask "${kind}": this site runs in one process`));
   }
 }
 
