@@ -23,6 +23,10 @@ import { syncLdap } from './services/groups/ldap/sync.js';
 import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
 import { createSite } from './server.js';
 import { storageMigrate } from './cli/storage-migrate.js';
+import cluster from 'node:cluster';
+import { runSupervisor } from './cluster/supervisor.js';
+import { runWorker } from './cluster/worker.js';
+import { createLogger } from './observability/logger.js';
 import { databasePath } from './storage/layout.js';
 import { readRevision, versionString } from './version.js';
 
@@ -30,8 +34,15 @@ function configFrom(argv: { config?: string }): Config {
   return loadConfig({ file: argv.config, env: process.env });
 }
 
+/**
+ * `geoforge serve`: a supervisor and its workers (src/cluster/); with `workers: 0`, the whole site
+ * in this one process (the embedded/debug mode).
+ */
 async function serve(argv: { config?: string }): Promise<void> {
-  const site = await createSite(configFrom(argv));
+  const config = configFrom(argv);
+  if (cluster.isWorker) return runWorker(config);
+  if (config.workers > 0) return runSupervisor(config, createLogger(config.logLevel));
+  const site = await createSite(config);
   await site.start();
   const shutdown = (signal: string) => {
     site.ctx.log.info({ signal }, 'shutting down');

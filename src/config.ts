@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { BLOB_KINDS, type BlobKind } from './storage/blob-store.js';
 import type { ObjectStoreConfig } from './storage/object-store.js';
@@ -52,6 +53,11 @@ export interface Config {
   readonly applicationSettings: Readonly<Record<string, unknown>>;
   /** The blob kinds kept in an S3 object store instead of the local disk (the default), each with its store. */
   readonly objectStores: Readonly<Partial<Record<BlobKind, ObjectStoreConfig>>>;
+  /**
+   * Request workers `geoforge serve` forks beside its background worker (src/cluster/); 0 runs the
+   * whole site in one process (the embedded/debug mode tests use). Default: the machine's cores.
+   */
+  readonly workers: number;
 }
 
 /** Replication timings; the defaults suit production, tests shorten them. */
@@ -154,6 +160,7 @@ export const defaults: Config = {
   },
   applicationSettings: {},
   objectStores: {},
+  workers: availableParallelism(),
   geo: {
     heartbeatSeconds: 5,
     statusIntervalSeconds: 10,
@@ -241,6 +248,7 @@ const settings = {
   objectStores: 'GEOFORGE_OBJECT_STORES',
   objectStoreAccessKeyId: 'GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID',
   objectStoreSecretAccessKey: 'GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY',
+  workers: 'GEOFORGE_WORKERS',
 } as const;
 
 type Key = keyof typeof settings;
@@ -376,6 +384,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       accessKeyId: str('objectStoreAccessKeyId'),
       secretAccessKey: str('objectStoreSecretAccessKey'),
     }),
+    workers: count('workers', defaults.workers, 0, 256),
     geo: {
       heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
       statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),

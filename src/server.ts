@@ -3,7 +3,7 @@ import { rateLimit } from './api/middleware/rate-limit.js';
 import { securityHeaders } from './api/middleware/security-headers.js';
 import { admission } from './api/middleware/admission.js';
 import { createSiteLimits, type SiteLimits } from './api/admission/limiter.js';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
@@ -49,16 +49,41 @@ import { settleMergeRequestWork } from './services/merge-requests/background.js'
 import { settleHousekeeping } from './services/repository/housekeeping.js';
 import { closeObjectReaders } from './git/object-reader.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
-import { applicationSettings, assertSettingsDefaults } from './services/administration/application-settings.js';
+import { applicationSettings, assertSettingsDefaults, forgetApplicationSettings } from './services/administration/application-settings.js';
+import { scheduleMergeabilityChecks } from './services/merge-requests/mergeability.js';
+import { LocalBus, type SiteBus } from './cluster/bus.js';
+import { SiteThrottleCounters, type ThrottleHit } from './cluster/throttle-counters.js';
+import { workerMetricsPart } from './observability/metrics.js';
+
+/**
+ * Which part of the site this process is (src/cluster/). `all`: the whole site in one process (the
+ * embedded mode of tests and `workers: 0`). With workers, a `request` worker serves HTTP on a
+ * primary and runs no background work; the `background` worker runs every queue and schedule, and
+ * on a secondary (whose agent, cursor and sync live in one process) it serves HTTP as well.
+ */
+/** How long a process that stops serving after a role switch waits for the one that takes over. */
+const HANDOVER_MS = 15_000;
+
+export interface SiteProcess {
+  readonly kind: 'all' | 'request' | 'background';
+  readonly bus: SiteBus;
+  /** In logs and the per-worker metric series. */
+  readonly name: string;
+}
 
 export interface Site {
   /** The context of the role the site runs with now (a promotion replaces it). */
   readonly ctx: SiteContext;
   readonly db: Db;
   readonly geo: GeoRuntime;
-  /** Listens on config.host:config.port (0 picks a free port); resolves to the site's base URL. */
-  start(): Promise<string>;
-  stop(): Promise<void>;
+  /**
+   * Listens on config.host:config.port (0 picks a free port) when this process serves HTTP, starts
+   * the role's work; resolves to the site's base URL. `port`: the one the site's request workers
+   * listen on, for a background worker.
+   */
+  start(port?: number): Promise<string>;
+  /** Stops; `drainMs`: how long requests in flight may take to finish (0: cut at once). */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** One role of a running site: its context, Geo runtime, request handler and background work. */
@@ -67,6 +92,8 @@ interface RoleInstance {
   readonly geo: GeoRuntime;
   readonly handler: Router;
   stopJobs: (() => Promise<void>) | null;
+  /** Its handlers on the site bus, removed when the role stops. */
+  readonly unsubscribe: Array<() => void>;
 }
 
 /** What outlives a role switch: the database, the log, the metrics, the fence and the listening address. */
@@ -79,6 +106,7 @@ interface SiteBase {
   readonly fence: Fence;
   readonly revision: string;
   readonly switchRole: () => Promise<void>;
+  readonly process: SiteProcess;
 }
 
 /**
@@ -86,7 +114,8 @@ interface SiteBase {
  * The role comes from the data directory's persisted role when there is one (geo/role-state.ts),
  * else from the configuration; a promotion or demotion rebuilds the role's part in place.
  */
-export async function createSite(config: Config, options: { log?: Logger } = {}): Promise<Site> {
+export async function createSite(config: Config, options: { log?: Logger; process?: SiteProcess } = {}): Promise<Site> {
+  const proc = options.process ?? embeddedProcess();
   assertSettingsDefaults(config);
   await mkdir(config.dataDir, { recursive: true });
   const log = options.log ?? createLogger(config.logLevel);
@@ -99,26 +128,53 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   const persisted = readRoleState(config.dataDir);
   const effective = resolveRole(config, persisted);
   const fence = new Fence(effective, persisted, log);
-  const db = openDatabase(databasePath(config.dataDir));
+  const bus = proc.bus;
+  const db = await openTracked(databasePath(config.dataDir));
+  // With workers, the first request worker boots alone (src/cluster/supervisor.ts): the others find this done.
   migrate(db);
   const revision = await readRevision();
+  let started = false;
   let listening: Server | null = null;
+  /** Set while the server closes (see close()). */
+  let draining = false;
+  /** The port the site listens on, once known (config.port, or the one port 0 picked). */
+  let knownPort: number | null = null;
   const metrics = createSiteMetrics();
   const limits = createSiteLimits(effective.admission, metrics.admission);
   const blobs = await openBlobStores(effective, metrics);
-  const base: SiteBase = { config: effective, log, metrics, limits, blobs, fence, revision, switchRole: () => switchRole() };
+  const base: SiteBase = { config: effective, log, metrics, limits, blobs, fence, revision, switchRole: () => switchRole(), process: proc };
   let current = await buildRole(base, effective, db, effective.externalUrl ?? `http://${effective.host}:${effective.port}`, effective.nodeName);
+  if (bus.shared) {
+    fence.join({
+      changed: () => bus.broadcast({ kind: 'fence-changed' }),
+      drained: async (timeoutMs) => (await bus.gather<boolean>('fence-drained', timeoutMs)).every(Boolean),
+    });
+    bus.on('fence-changed', () => fence.reload());
+    bus.answer('fence-drained', (timeoutMs) => fence.drainedHere(timeoutMs as number));
+    bus.on('role-switch', () => void switchRoleHere('elsewhere').catch((error: unknown) => log.error({ err: error }, 'geo: the role switch another worker asked for failed')));
+    // A request worker idles on a secondary (the background worker serves it): it holds nothing back.
+    bus.answer('ready', () => (proc.kind === 'request' && current.geo.role === 'secondary') || current.geo.ready());
+    bus.answer('metrics', () => workerMetricsPart(base.metrics.registry, proc.name));
+    // Whether this process listens for the role it runs now (a role switch hands the port over).
+    bus.answer('serving', () => listening !== null && serves(current));
+  }
   // Once per site, not per role: the gauges read whichever role runs now.
   registerSiteGauges(base.metrics.registry, { dataDir: effective.dataDir, db: () => current.ctx.db, isPrimary: () => current.ctx.config.role === 'primary' });
 
+  /** Whether this process answers HTTP for a role (see SiteProcess). */
+  const serves = (role: RoleInstance) => proc.kind === 'all' || (proc.kind === 'request') === (role.ctx.config.role === 'primary');
   const startRole = (role: RoleInstance) => {
+    // A secondary's agent, cursor and syncs live in the background worker, which serves it alone.
+    if (proc.kind === 'request' && role.geo.role === 'secondary') return;
     role.geo.start();
+    if (!role.ctx.runsBackground) return;
     role.ctx.webhooks.start();
     role.ctx.imports.start();
     role.ctx.mirrors.start();
     role.stopJobs = startSchedule(role.ctx, role.geo);
   };
   const stopRole = async (role: RoleInstance) => {
+    for (const unsubscribe of role.unsubscribe) unsubscribe();
     await role.stopJobs?.();
     role.stopJobs = null;
     await role.geo.stop();
@@ -134,18 +190,32 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   };
   // One switch at a time; requests keep flowing to the old role until the new one is ready.
   let switching: Promise<void> = Promise.resolve();
-  const switchRole = (): Promise<void> => {
+  /** Switches this process to the role the fence records; with workers, the others were told (switchRole). */
+  const switchRoleHere = (asked: 'here' | 'elsewhere'): Promise<void> => {
     const next = switching.then(async () => {
-      const old = current;
-      await stopRole(old);
+      fence.reload();
       const state = fence.current;
+      const old = current;
+      // Told by the worker that switched: nothing to do when this one already runs that role (it switched too, or it idles).
+      if (asked === 'elsewhere' && old.ctx.config.role === state.role && old.ctx.config.primaryUrl === (state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl)) return;
+      await stopRole(old);
       const roleConfig: Config = Object.freeze({ ...effective, role: state.role, primaryUrl: state.role === 'secondary' ? state.primaryUrl : effective.primaryUrl });
-      current = await buildRole(base, roleConfig, old.ctx.db, old.ctx.externalUrl, old.ctx.nodeName);
-      if (listening) startRole(current);
+      // With workers, another process may have swapped the file (a secondary's bootstrap): open it again.
+      const db = bus.shared ? await reopenIfSwapped(old.ctx.db, databasePath(effective.dataDir)) : old.ctx.db;
+      current = await buildRole(base, roleConfig, db, old.ctx.externalUrl, old.ctx.nodeName);
+      if (started) {
+        await listenOrClose();
+        startRole(current);
+      }
       log.info({ role: roleConfig.role, primary: roleConfig.primaryUrl, epoch: fence.epoch }, 'geo: the site switched role');
     });
     switching = next.catch(() => undefined);
     return next;
+  };
+  // Every worker switches: none keeps serving the old role.
+  const switchRole = async (): Promise<void> => {
+    bus.broadcast({ kind: 'role-switch' });
+    await switchRoleHere('here');
   };
 
   const app = express();
@@ -153,11 +223,68 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
   app.set('etag', false);
   app.set('query parser', parseQuery);
   app.use(securityHeaders());
+  // A draining server ends each connection after its answer: keep-alive clients (a secondary's
+  // long polls) would otherwise hold it open for the whole drain.
+  app.use((_req, res, next) => {
+    if (draining) res.setHeader('Connection', 'close');
+    next();
+  });
   // Before authentication: a flood of requests, valid credentials or not, costs a map lookup each.
-  app.use(rateLimit(effective.rateLimit.exemptLoopback, () => applicationSettings(current.ctx.db, current.ctx.config)));
+  const throttles = new SiteThrottleCounters();
+  const countThrottle = bus.shared ? (hit: ThrottleHit) => bus.ask<number>('throttle', hit) : (hit: ThrottleHit) => throttles.hit(hit);
+  app.use(rateLimit(effective.rateLimit.exemptLoopback, () => applicationSettings(current.ctx.db, current.ctx.config), countThrottle));
   // After the throttle (a throttled request takes no slot), before any work: past its queue a request costs a refusal only.
   app.use(admission(log, limits.api));
   app.use((req, res, next) => current.handler(req, res, next));
+
+  /** The URL the site answers on: known once a process of it listens (the background worker is told the port). */
+  const learnUrl = (port: number) => {
+    const ctx = current.ctx;
+    ctx.externalUrl = effective.externalUrl ?? `http://${effective.host.includes(':') ? `[${effective.host}]` : effective.host}:${port}`;
+    ctx.nodeName = effective.nodeName ?? ctx.externalUrl;
+  };
+  const listen = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      draining = false;
+      // Port 0 too: in a cluster every worker that listens on 0 shares one port, the first one picked.
+      const server = createAppServer(app).listen(effective.port, effective.host, () => {
+        resolve((server.address() as AddressInfo).port);
+      });
+      server.once('error', reject);
+      server.keepAliveTimeout = 65_000;
+      // Node's 5-minute default would cut a large push or LFS upload mid-body; git's own
+      // streaming timeout (an hour) bounds those, and headers still must arrive within a minute.
+      server.requestTimeout = 60 * 60_000;
+      listening = server;
+    });
+  const close = async (drainMs: number) => {
+    const server = listening;
+    listening = null;
+    if (!server) return;
+    draining = true;
+    // New connections go to the other workers; requests in flight may finish within drainMs.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    if (drainMs > 0) await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
+    server.closeAllConnections();
+    await closed;
+  };
+  /**
+   * After a role switch: a request worker stops listening on a secondary, the background worker
+   * starts (and the reverse). The one that stops waits until another serves: the port must never
+   * close in between, or clients would find it refused for the length of the switch.
+   */
+  const listenOrClose = async () => {
+    if (serves(current) && !listening) knownPort = await listen();
+    // The background worker keeps the port it served a secondary on after a promotion: closing
+    // it would reset the keep-alive connections clients hold to it (their next request fails).
+    else if (!serves(current) && listening && proc.kind === 'request') void handOver();
+  };
+  /** Not awaited by the switch: the request that caused it (a promotion's answer) must finish on this server first. */
+  const handOver = async () => {
+    for (let waited = 0; waited < HANDOVER_MS && !(await bus.gather<boolean>('serving')).some((other) => other); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!serves(current)) await close(HANDOVER_MS);
+  };
 
   return {
     get ctx() {
@@ -169,32 +296,25 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
     get geo() {
       return current.geo;
     },
-    start: () =>
-      new Promise((resolve, reject) => {
-        const server = createAppServer(app).listen(effective.port, effective.host, () => {
-          const { port } = server.address() as AddressInfo;
-          const ctx = current.ctx;
-          ctx.externalUrl = effective.externalUrl ?? `http://${effective.host.includes(':') ? `[${effective.host}]` : effective.host}:${port}`;
-          ctx.nodeName = effective.nodeName ?? ctx.externalUrl;
-          startRole(current);
-          log.info({ url: ctx.externalUrl, role: ctx.config.role, node: ctx.nodeName, epoch: fence.epoch, git: gitVersion }, 'geoforge listening');
-          resolve(ctx.externalUrl);
-        });
-        server.once('error', reject);
-        server.keepAliveTimeout = 65_000;
-        // Node's 5-minute default would cut a large push or LFS upload mid-body; git's own
-        // streaming timeout (an hour) bounds those, and headers still must arrive within a minute.
-        server.requestTimeout = 60 * 60_000;
-        listening = server;
-      }),
-    stop: async () => {
+    start: async (port?: number) => {
+      if (port !== undefined) knownPort = port;
+      if (serves(current)) knownPort = await listen();
+      if (knownPort !== null) learnUrl(knownPort);
+      started = true;
+      startRole(current);
+      const ctx = current.ctx;
+      log.info({ url: ctx.externalUrl, role: ctx.config.role, node: ctx.nodeName, epoch: fence.epoch, git: gitVersion, process: proc.kind }, listening ? 'geoforge listening' : 'geoforge background worker started');
+      if (bus.shared) bus.broadcast({ kind: 'worker-up', ...(listening ? { port: knownPort } : {}) });
+      return ctx.externalUrl;
+    },
+    stop: async (drainMs = 0) => {
       await switching;
-      const server = listening;
-      listening = null;
-      if (server) {
+      if (started) {
+        // A drain: the requests in flight finish before the role's work stops under them; the
+        // secondaries' long polls are answered at once (they would hold the drain for their 10 s).
+        if (current.geo.role === 'primary') current.geo.events.close();
+        await close(drainMs);
         await stopRole(current);
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
       } else {
         await settleMergeRequestWork(current.ctx);
         await settleHousekeeping(current.ctx);
@@ -202,6 +322,7 @@ export async function createSite(config: Config, options: { log?: Logger } = {})
         await current.ctx.imports.stop();
         await current.ctx.mirrors.stop();
       }
+      started = false;
       closeObjectReaders(effective.dataDir);
       blobs.close();
       if (current.ctx.db.open) current.ctx.db.close();
@@ -223,6 +344,32 @@ async function openBlobStores(config: Config, metrics: SiteMetrics): Promise<Blo
   return blobs;
 }
 
+/** The file each database this process opened was, to see whether another process swapped it since. */
+const openedFiles = new WeakMap<Db, number>();
+
+async function openTracked(file: string): Promise<Db> {
+  const db = openDatabase(file);
+  openedFiles.set(db, (await stat(file)).ino);
+  return db;
+}
+
+/**
+ * The site's database as it is on disk now: `db` unless the file was replaced under it (another
+ * worker's bootstrap swapped it in). The old handle closes later: the request that switched the
+ * role may still be reading it.
+ */
+async function reopenIfSwapped(db: Db, file: string): Promise<Db> {
+  const opened = openedFiles.get(db);
+  if (opened === undefined || opened === (await stat(file)).ino) return db;
+  setTimeout(() => db.open && db.close(), HANDOVER_MS).unref();
+  return openTracked(file);
+}
+
+/** The embedded mode: the whole site in this process, and no one else on its bus. */
+function embeddedProcess(): SiteProcess {
+  return { kind: 'all', bus: new LocalBus(), name: 'site' };
+}
+
 /** The part of a site that depends on its role: context, Geo runtime, routes and middleware. */
 async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: string, nodeName: string | null): Promise<RoleInstance> {
   const { log } = base;
@@ -230,6 +377,9 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
   const writes = config.role === 'primary' && !base.fence.fenced();
   // Read at each delivery and import: an admin may change it at run time.
   const allowLocal = () => applicationSettings(ctx.db, config).allow_local_requests_from_web_hooks_and_services;
+  const { bus, kind } = base.process;
+  // A request worker's queues only enqueue: each tells the background worker, which runs them.
+  const handOff = kind === 'request';
   const ctx: SiteContext = {
     config,
     db,
@@ -248,8 +398,16 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
       log,
       allowLocalRequests: allowLocal,
       allowLocalRequestsFromSystemHooks: () => applicationSettings(ctx.db, config).allow_local_requests_from_system_hooks,
+      elsewhere: handOff ? () => bus.toBackground({ kind: 'hooks' }) : undefined,
     }),
-    imports: new ProjectImportWorker({ role: writes ? 'primary' : 'secondary', db: () => ctx.db, dataDir: config.dataDir, log, allowLocalRequests: allowLocal }),
+    imports: new ProjectImportWorker({
+      role: writes ? 'primary' : 'secondary',
+      db: () => ctx.db,
+      dataDir: config.dataDir,
+      log,
+      allowLocalRequests: allowLocal,
+      elsewhere: handOff ? (projectId) => bus.toBackground({ kind: 'import', projectId }) : undefined,
+    }),
     mirrors: new RemoteMirrorWorker({
       role: writes ? 'primary' : 'secondary',
       db: () => ctx.db,
@@ -257,9 +415,12 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
       log,
       retry: { baseMs: config.remoteMirrorRetryBaseMs, capMs: config.remoteMirrorRetryBaseMs * 64 },
       allowLocalRequests: allowLocal,
+      elsewhere: handOff ? () => bus.toBackground({ kind: 'mirrors' }) : undefined,
     }),
     fence: base.fence,
     switchRole: base.switchRole,
+    bus,
+    runsBackground: kind !== 'request',
   };
   // A secondary's users, root included, arrive from the primary. A promoted site's capture triggers
   // go in first, so whatever ensuring root writes replicates.
@@ -270,7 +431,28 @@ async function buildRole(base: SiteBase, config: Config, db: Db, externalUrl: st
   ctx.metrics.geoStatus.observe(geoNodeFigures(ctx, geo));
   ctx.metrics.geoFailover.observe(() => ({ epoch: ctx.fence.epoch, fenced: ctx.fence.fenced() }));
   if (config.role === 'primary' && !config.geoSecret) log.warn('GEOFORGE_GEO_SECRET is not set: secondary sites cannot connect to this primary');
-  return { ctx, geo, handler: buildHandler(ctx, geoHttp(ctx, geo), base.revision), stopJobs: null };
+  return { ctx, geo, handler: buildHandler(ctx, geoHttp(ctx, geo), base.revision), stopJobs: null, unsubscribe: listenOnBus(ctx, geo) };
+}
+
+/** What this role hears from the site's other processes: work handed over, and changes to their memory. */
+function listenOnBus(ctx: SiteContext, geo: GeoRuntime): Array<() => void> {
+  const { bus } = ctx;
+  const unsubscribe = [bus.on('settings-changed', () => forgetApplicationSettings(ctx.db))];
+  if (ctx.runsBackground) {
+    unsubscribe.push(
+      bus.on('mergeability-check', (message) => scheduleMergeabilityChecks(ctx, message.ids as number[])),
+      bus.on('import', (message) => ctx.imports.schedule(message.projectId as number)),
+      bus.on('mirrors', () => ctx.mirrors.wake()),
+      bus.on('hooks', () => ctx.webhooks.wake()),
+    );
+  }
+  if (geo.role === 'primary') {
+    unsubscribe.push(
+      bus.on('geo-events', () => geo.events.notify()),
+      bus.on('replica-applied', (message) => geo.replicas.applied(message.node as string, message.eventId as number, message.blobsPendingSince as number | null | undefined)),
+    );
+  }
+  return unsubscribe;
 }
 
 function buildHandler(ctx: SiteContext, geo: GeoHttp, revision: string): Router {

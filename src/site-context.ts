@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { SiteLimits } from './api/admission/limiter.js';
 import type { Config } from './config.js';
+import type { SiteBus } from './cluster/bus.js';
 import type { Db } from './db/connection.js';
 import type { Fence } from './geo/fence.js';
 import type { SiteMetrics } from './observability/metrics.js';
@@ -36,4 +37,11 @@ export interface SiteContext {
   readonly fence: Fence;
   /** Rebuilds the site for the role its fence now records (promote, demote, follow), without a restart. */
   readonly switchRole: () => Promise<void>;
+  /** The other processes of the site (src/cluster/): what changes in this one's memory is told to them. */
+  readonly bus: SiteBus;
+  /**
+   * Whether this process runs the queues and schedules: the background worker, or the whole site in
+   * the embedded mode. A request worker only enqueues and hands the work over the bus.
+   */
+  readonly runsBackground: boolean;
 }

@@ -5,9 +5,17 @@ import path from 'node:path';
 export type Db = Database.Database;
 export type Statement = Database.Statement;
 
+/** How long a write waits for another process's write lock (see openDatabase). */
+const WRITER_BUSY_TIMEOUT_MS = 1_000;
+
 /**
  * Opens the site's SQLite file: WAL so readers never wait for the writer, NORMAL sync (durable at
  * checkpoints, ~10x the commit rate of FULL; see BENCHMARKS.md), foreign keys enforced.
+ * With workers (src/cluster/) several processes write the file, one at a time: a writer that finds
+ * the lock taken waits in SQLite's busy handler, which blocks its event loop. Write transactions
+ * take milliseconds, so a queue of a few workers clears in tens; 1 s is far past that and bounds
+ * the stall a runaway transaction can cause (the write then fails with SQLITE_BUSY, a 500 that
+ * names it, rather than every worker freezing for the old 5 s).
  */
 export function openDatabase(file: string): Db {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -15,7 +23,7 @@ export function openDatabase(file: string): Db {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${WRITER_BUSY_TIMEOUT_MS}`);
   return db;
 }
 

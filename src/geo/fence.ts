@@ -2,7 +2,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { nowIso } from '../storage/clock.js';
 import type { FencingClaims } from './signing.js';
-import { readFreeze, writeFreeze, writeRoleState, type RoleState } from './role-state.js';
+import { readFreeze, readRoleState, writeFreeze, writeRoleState, type RoleState } from './role-state.js';
+
+/** The other workers of the site, as the fence sees them (server.ts wires them to the site bus). */
+export interface FenceOthers {
+  /** This worker changed the role state or the freeze on disk. */
+  changed(): void;
+  /** Resolves true once every other worker's writes in flight ended, false past `timeoutMs`. */
+  drained(timeoutMs: number): Promise<boolean>;
+}
 
 /** Why a primary refuses writes now; null when it takes them. */
 export type WriteRefusal = { kind: 'fenced'; epoch: number; primaryUrl: string | null } | { kind: 'frozen'; by: string } | null;
@@ -21,6 +29,8 @@ export class Fence {
   private frozenBy = '';
   private writesInFlight = 0;
   private drainWaiters: Array<() => void> = [];
+  /** The site's other workers (src/cluster/): told of each change, and drained with this one on a freeze. */
+  private others: FenceOthers = { changed: () => undefined, drained: async () => true };
 
   constructor(private readonly config: Config, persisted: RoleState | null, private readonly log: Logger) {
     // A primary killed while frozen comes back frozen for the rest of the lease: writes it took
@@ -37,6 +47,18 @@ export class Fence {
       reason: 'learned epoch',
       changedAt: nowIso(),
     };
+  }
+
+  /** Joins the site's other workers: they reload() when this one changes the state, and a freeze drains them too. */
+  join(others: FenceOthers): void {
+    this.others = others;
+  }
+
+  /** Reads the state and the freeze again from the data directory: another worker of the site changed them. */
+  reload(): void {
+    this.state = readRoleState(this.config.dataDir) ?? this.state;
+    const freeze = readFreeze(this.config.dataDir);
+    [this.frozenUntil, this.frozenBy] = freeze ? [freeze.until, freeze.by] : [0, ''];
   }
 
   get epoch(): number {
@@ -97,6 +119,7 @@ export class Fence {
   private persist(next: RoleState): void {
     writeRoleState(this.config.dataDir, next);
     this.state = next;
+    this.others.changed();
   }
 
   /** Why a write must be refused now; null when this site takes writes. */
@@ -107,11 +130,18 @@ export class Fence {
   }
 
   /** Refuses writes for `ms` (a planned promotion's lease, renewed while it runs); resolves once the writes in flight have ended. */
-  freeze(ms: number, by: string, drainMs: number): Promise<boolean> {
+  async freeze(ms: number, by: string, drainMs: number): Promise<boolean> {
     this.frozenUntil = Date.now() + ms;
     this.frozenBy = by;
     writeFreeze(this.config.dataDir, { until: this.frozenUntil, by });
-    return this.drained(drainMs);
+    this.others.changed();
+    const [here, elsewhere] = await Promise.all([this.drained(drainMs), this.others.drained(drainMs)]);
+    return here && elsewhere;
+  }
+
+  /** Whether this process's writes in flight ended within `timeoutMs` (a freeze asked by another worker). */
+  drainedHere(timeoutMs: number): Promise<boolean> {
+    return this.drained(timeoutMs);
   }
 
   /** Lifts a freeze (a planned promotion that gave up). */
@@ -119,6 +149,7 @@ export class Fence {
     if (this.frozenUntil === 0) return;
     this.frozenUntil = 0;
     writeFreeze(this.config.dataDir, null);
+    this.others.changed();
   }
 
   writeStarted(): void {

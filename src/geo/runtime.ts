@@ -91,7 +91,7 @@ function storedStatusOf(ctx: SiteContext, nodeId: number): GeoNodeStatus | null 
 
 function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
   syncCaptureTriggers(ctx.db, true);
-  const events = new EventWaiter(() => lastEventId(ctx.db));
+  const events = new EventWaiter(() => lastEventId(ctx.db), () => ctx.bus.broadcast({ kind: 'geo-events' }));
   // Until its first epoch exchange has ended, a primary with peers does not know whether it was
   // replaced while it was down: it is not ready, and writes wait for that (api/geo/write-gate.ts).
   let epochChecked = false;
@@ -109,7 +109,7 @@ function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
       const { lastEventAt } = logPosition(ctx.db);
       if (lastEventAt !== null && Date.now() - lastEventAt < ctx.config.geo.heartbeatSeconds * 1000) return;
       appendHeartbeat(ctx.db);
-      events.notify();
+      events.written();
     },
     pruneEventLog: () => pruneLog(ctx),
     fillRepositoryStates: async () => {

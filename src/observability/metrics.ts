@@ -211,3 +211,30 @@ function createGeoSyncMetrics(registry: Registry): GeoSyncMetrics {
     syncLag,
   };
 }
+
+// --- Processes of one site (src/cluster/): the supervisor's own figures and each worker's part of a scrape.
+
+/** The supervisor's figures, added to the aggregated scrape. */
+export function createSupervisorMetrics(): { registry: Registry; restarts: Counter<'kind'> } {
+  const registry = new Registry();
+  const restarts = new Counter({ name: 'geoforge_worker_restarts_total', help: 'Workers the supervisor restarted after they died, by kind (request, background)', labelNames: ['kind'] as const, registers: [registry] });
+  for (const kind of ['request', 'background']) restarts.inc({ kind }, 0);
+  return { registry, restarts };
+}
+
+/** Gauges every worker reads alike, or only the background worker knows: the first answer (the background worker's) stands. */
+const PER_PROCESS_METRIC = /^(?:process_|nodejs_)/;
+
+/**
+ * One worker's part of an aggregated scrape. Counters and histograms add up across workers; the
+ * process and Node.js figures keep a `worker` label (one series per process); other gauges are
+ * computed from the shared database or by the background worker, so they are taken once, not summed.
+ */
+export async function workerMetricsPart(registry: Registry, worker: string): Promise<unknown> {
+  const metrics = await registry.getMetricsAsJSON();
+  return metrics.map((metric) => {
+    if (PER_PROCESS_METRIC.test(metric.name)) return { ...metric, aggregator: 'sum', values: metric.values.map((value) => ({ ...value, labels: { ...value.labels, worker } })) };
+    if (String(metric.type) === 'gauge') return { ...metric, aggregator: metric.name === 'geo_sync_replication_synchronous' ? 'min' : 'first' };
+    return metric;
+  });
+}

@@ -108,6 +108,8 @@ export class SiteProcess {
       // Loopback receivers and loopback clients, as in test/helpers/site.ts.
       GEOFORGE_ALLOW_LOCAL_REQUESTS: 'true',
       GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
+      // One request worker beside the background worker: the process model, at the least cost in boot time and memory.
+      GEOFORGE_WORKERS: '1',
       ...(options.primary ? { GEOFORGE_PRIMARY_URL: options.primary.url } : {}),
       ...options.env,
     };
@@ -123,7 +125,8 @@ export class SiteProcess {
     if (this.running) throw new Error(`${this.name} is already running`);
     const env = { ...process.env };
     for (const key of Object.keys(env)) if (key.startsWith('GEOFORGE_')) delete env[key];
-    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group: a signal reaches the supervisor and its workers alike (signal()).
+    const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.child = child;
     this.output += `\n--- ${this.name} started (pid ${child.pid}) ---\n`;
     const keep = (chunk: Buffer) => {
@@ -142,11 +145,22 @@ export class SiteProcess {
         const response = await this.api('/-/readiness', { as: null }).catch(() => null);
         return response?.status === 200;
       },
-      { timeoutMs: options.timeoutMs ?? 20_000, message: `${this.name} ready` },
+      { timeoutMs: options.timeoutMs ?? 40_000, message: `${this.name} ready` },
     ).catch((error: Error) => {
       error.message += `\n${this.name} output:\n${this.output.slice(-4000)}`;
       throw error;
     });
+  }
+
+  /**
+   * Sends `signal` to the site: SIGTERM to its supervisor (which drains its workers), any other
+   * signal (SIGKILL, SIGSTOP, SIGCONT) to every process of it, as a crash or a freeze of the machine would.
+   */
+  signal(signal: NodeJS.Signals): void {
+    const child = this.child;
+    if (!child || !this.running) return;
+    if (signal === 'SIGTERM') child.kill(signal);
+    else process.kill(-child.pid!, signal);
   }
 
   /** Sends `signal` and resolves when the process has exited. */
@@ -154,7 +168,7 @@ export class SiteProcess {
     const child = this.child;
     if (!child || !this.running) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
+    this.signal(signal);
     await exited;
   }
 

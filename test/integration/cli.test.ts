@@ -26,7 +26,8 @@ describe('geoforge CLI', () => {
     expect(bad).toMatchObject({ code: 2 });
     expect((bad as { stderr: string }).stderr).toContain('GEOFORGE_PORT: expected 0-65535, got "abc"');
 
-    const server = spawn('node', [cli, 'serve'], { env: { ...env(), GEOFORGE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The embedded mode, which boots fastest; test/multisite/worker-processes.test.ts covers the workers.
+    const server = spawn('node', [cli, 'serve'], { env: { ...env(), GEOFORGE_PORT: '0', GEOFORGE_WORKERS: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';

@@ -75,7 +75,10 @@ describe('crash soak: mixed writes on a primary and two secondaries, sites SIGKI
   let work: string;
   const git = () => gitClient(path.join(work, 'home'), 60_000);
 
-  useCluster(2, { secondaryEnv: FAST_SYNC_ENV, timeoutMs: 60_000 }, (sites) => ({ primary, secondaries } = sites));
+  // The embedded mode: the soak needs 20 kills in its time, and a site of workers takes about twice
+  // as long to boot again; test/multisite/worker-processes.test.ts kills workers.
+  const EMBEDDED = { GEOFORGE_WORKERS: '0' };
+  useCluster(2, { primaryEnv: EMBEDDED, secondaryEnv: { ...FAST_SYNC_ENV, ...EMBEDDED }, timeoutMs: 60_000 }, (sites) => ({ primary, secondaries } = sites));
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'geoforge-soak-'));
   }, 60_000);

@@ -25,14 +25,14 @@ describe('two sites that both believe they are primary for a moment', () => {
     const last = old.lastEventId();
     await waitFor(() => a.cursor()!.last_event_id >= last && b.cursor()!.last_event_id >= last, { message: 'A and B caught up' });
     // B misses the last writes: it will be behind the point A's log begins at.
-    b.child!.kill('SIGSTOP');
+    b.signal('SIGSTOP');
     for (let i = 0; i < 3; i++) expect((await old.api('/users', { method: 'POST', body: newUser('missed') })).status).toBe(201);
     const final = old.lastEventId();
     await waitFor(() => a.cursor()!.last_event_id >= final, { message: 'A has the last writes' });
 
     // The primary's site is lost; A is promoted with force and tells B its epoch.
     await old.kill('SIGKILL');
-    b.child!.kill('SIGCONT');
+    b.signal('SIGCONT');
     const promoted = jsonOut(await a.cli(['geo', 'promote', '--force', '--json']));
     expect(promoted).toMatchObject({ epoch: 1, forced: true, told: [b.url], not_told: [old.url] });
     const bCursor = b.cursor()!.last_event_id;

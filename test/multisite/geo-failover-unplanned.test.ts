@@ -100,7 +100,7 @@ describe('unplanned failover: the primary is SIGKILLed during a burst of writes,
     expect(metrics).toMatch(/^geo_sync_replication_writes_total\{outcome="timeout"\} 0$/m);
 
     // The secondary stops: writes wait out the timeout once, are counted, and the primary says it is degraded.
-    a.child!.kill('SIGSTOP');
+    a.signal('SIGSTOP');
     try {
       const slow = await primary.api('/users', { method: 'POST', body: { username: 'syncslow', email: 'syncslow@example.com', name: 'Slow', reset_password: true } });
       expect(slow.status).toBe(201);

@@ -16,5 +16,8 @@ export function showSettings(ctx: SiteContext, _req: Request, res: Response): vo
 }
 
 export function editSettings(ctx: SiteContext, req: Request, res: Response): void {
-  sendJson(res, 200, applicationSettingsView(updateApplicationSettings(ctx.db, ctx.config, settingsParams.of(req))));
+  const settings = updateApplicationSettings(ctx.db, ctx.config, settingsParams.of(req));
+  // The other workers read settings from memory too: they forget their copy.
+  ctx.bus.broadcast({ kind: 'settings-changed' });
+  sendJson(res, 200, applicationSettingsView(settings));
 }

@@ -37,14 +37,14 @@ export function geoHttp(ctx: SiteContext, geo: GeoRuntime): GeoHttp {
     return {
       ready: () => geo.ready(),
       early: [
-        geoHeaders(() => ctx.nodeName, { position: () => lastEventId(ctx.db), written: () => geo.events.notify() }),
+        geoHeaders(() => ctx.nodeName, { position: () => lastEventId(ctx.db), written: () => geo.events.written() }),
         primaryWriteGate(ctx.fence, () => geo.ready()),
         ...(geo.replicas.enabled
           ? [
               holdWritesForReplicas({
                 position: () => lastEventId(ctx.db),
                 blobsAt: (after, through) => newestBlobEventAt(ctx.db, after, through),
-                notify: () => geo.events.notify(),
+                notify: () => geo.events.written(),
                 wait: (eventId, blobsAt) => geo.replicas.waitFor(eventId, blobsAt),
               }),
             ]

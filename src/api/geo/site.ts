@@ -66,7 +66,10 @@ export function geoSiteRouter(ctx: SiteContext, waiter: EventWaiter, replicas: R
     });
     // A secondary asks for the events after the last one it applied: that is its applied position,
     // and with it comes how far its blob syncs are (synchronous replication of pushes and uploads).
-    replicas.applied(claims.node, after, pending === undefined ? undefined : /^\d{1,15}$/.test(pending) ? Number(pending) : null);
+    const blobsPendingSince = pending === undefined ? undefined : /^\d{1,15}$/.test(pending) ? Number(pending) : null;
+    replicas.applied(claims.node, after, blobsPendingSince);
+    // The write waiting for this acknowledgement may be held by another worker of the site.
+    ctx.bus.broadcast({ kind: 'replica-applied', node: claims.node, eventId: after, blobsPendingSince });
     await waiter.wait(after, waitMs ?? 0);
     // One read transaction: the page and the position must agree even while another process
     // (the CLI, a prune) writes, or a secondary could take a concurrent prune for a gap.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readCookie, SESSION_COOKIE } from './authenticate.js';
 import type { Request, RequestHandler } from 'express';
+import type { ThrottleHit } from '../../cluster/throttle-counters.js';
 
 /** Site-to-site calls and probes are never limited: they are the site's own machinery. */
 const EXEMPT_PATH = /^\/(?:api\/v4\/geo\/|-\/(?:health|liveness|readiness|metrics))/;
@@ -37,24 +38,19 @@ export interface ThrottleSettings {
   readonly throttle_unauthenticated_api_period_in_seconds: number;
 }
 
-/** One throttle's fixed window and its counters; a window ends, its counters go. */
-interface Budget {
-  periodMs: number;
-  window: number;
-  counts: Map<string, number>;
-}
-
 /**
  * GitLab's user and IP throttles (Rack::Attack): each token, and each client IP without one, has
  * `requests_per_period` requests per fixed window of `period_in_seconds`, as the application
  * settings say now. Past it the answer is 429 "Retry later" with Retry-After and GitLab's
- * RateLimit-* headers. Counters live in this process only.
+ * RateLimit-* headers. `count` keeps the counters: in this process, or for the whole site in the
+ * supervisor (cluster/throttle-counters.ts), so a token's budget is one whichever worker answers.
  */
-export function rateLimit(exemptLoopback: boolean, settings: () => ThrottleSettings, now: () => number = Date.now): RequestHandler {
-  const budgets = {
-    authenticated: { periodMs: 0, window: -1, counts: new Map() } as Budget,
-    unauthenticated: { periodMs: 0, window: -1, counts: new Map() } as Budget,
-  };
+export function rateLimit(
+  exemptLoopback: boolean,
+  settings: () => ThrottleSettings,
+  count: (hit: ThrottleHit) => number | Promise<number>,
+  now: () => number = Date.now,
+): RequestHandler {
   return (req, res, next) => {
     if (EXEMPT_PATH.test(req.path) || (exemptLoopback && isLoopback(req.socket.remoteAddress))) return next();
     const token = credentialKey(req);
@@ -62,31 +58,28 @@ export function rateLimit(exemptLoopback: boolean, settings: () => ThrottleSetti
     const current = settings();
     if (!current[`throttle_${kind}_api_enabled`]) return next();
     const limit = current[`throttle_${kind}_api_requests_per_period`];
-    const periodSeconds = current[`throttle_${kind}_api_period_in_seconds`];
-    const budget = budgets[kind];
+    const periodMs = current[`throttle_${kind}_api_period_in_seconds`] * 1000;
     const at = now();
-    const window = Math.floor(at / (periodSeconds * 1000));
-    if (window !== budget.window || budget.periodMs !== periodSeconds * 1000) {
-      budget.window = window;
-      budget.periodMs = periodSeconds * 1000;
-      budget.counts = new Map();
-    }
+    const window = Math.floor(at / periodMs);
     const key = token ?? `ip:${req.socket.remoteAddress ?? req.ip ?? ''}`;
-    const observed = (budget.counts.get(key) ?? 0) + 1;
-    budget.counts.set(key, observed);
-    if (observed <= limit) return next();
-    const resetMs = (window + 1) * budget.periodMs;
-    const retryAfter = Math.max(1, Math.ceil((resetMs - at) / 1000));
-    res.status(429).set({
-      'Content-Type': 'text/plain',
-      'Retry-After': String(retryAfter),
-      'RateLimit-Name': `throttle_${kind}_api`,
-      'RateLimit-Limit': String(Math.ceil((limit * 60) / periodSeconds)),
-      'RateLimit-Observed': String(observed),
-      'RateLimit-Remaining': '0',
-      'RateLimit-Reset': String(Math.floor(resetMs / 1000)),
-      'RateLimit-ResetTime': new Date(resetMs).toUTCString(),
-    });
-    res.end('Retry later\n');
+    const answer = (observed: number) => {
+      if (observed <= limit) return next();
+      const resetMs = (window + 1) * periodMs;
+      const retryAfter = Math.max(1, Math.ceil((resetMs - at) / 1000));
+      res.status(429).set({
+        'Content-Type': 'text/plain',
+        'Retry-After': String(retryAfter),
+        'RateLimit-Name': `throttle_${kind}_api`,
+        'RateLimit-Limit': String(Math.ceil((limit * 60000) / periodMs)),
+        'RateLimit-Observed': String(observed),
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': String(Math.floor(resetMs / 1000)),
+        'RateLimit-ResetTime': new Date(resetMs).toUTCString(),
+      });
+      res.end('Retry later\n');
+    };
+    const observed = count({ kind, key, window, periodMs });
+    if (typeof observed === 'number') answer(observed);
+    else observed.then(answer, next);
   };
 }

@@ -39,6 +39,8 @@ export interface HookQueueOptions {
    * asked at each attempt so a changed setting applies to what is queued; false when absent.
    */
   readonly allowLocalRequestsFromSystemHooks?: () => boolean;
+  /** Set in a request worker: the background worker sends the deliveries, and this tells it some were queued. */
+  readonly elsewhere?: () => void;
 }
 
 /** How soon a delivery a trigger queued (db/system-hook-triggers.ts) is picked up: no code path calls enqueue for it. */
@@ -60,7 +62,7 @@ const DEFAULTS = { concurrency: 8, timeoutMs: 10_000, maxAttempts: 4, retry: { b
  * a no-op, and replicated hooks are never called from two sites.
  */
 export class HookQueue {
-  private readonly settings: Required<Omit<HookQueueOptions, 'db' | 'log' | 'role' | 'allowLocalRequests' | 'allowLocalRequestsFromSystemHooks'>>;
+  private readonly settings: Required<Omit<HookQueueOptions, 'db' | 'log' | 'role' | 'allowLocalRequests' | 'allowLocalRequestsFromSystemHooks' | 'elsewhere'>>;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly cancel = new AbortController();
   /**
@@ -148,8 +150,14 @@ export class HookQueue {
     await Promise.all(Object.values(this.agents).flatMap((pool) => [pool.verify.destroy(), pool.lenient.destroy()]));
   }
 
+  /** Deliveries were queued by another process of the site: look for them now rather than at the next poll. */
+  wake(): void {
+    this.schedulePump();
+  }
+
   /** Pumps on a later turn, so the request that fired answers before any delivery work starts. */
   private schedulePump(): void {
+    if (!this.started && this.options.elsewhere) return this.options.elsewhere();
     if (this.pumpScheduled || !this.started || this.stopped) return;
     this.pumpScheduled = true;
     setImmediate(() => {

@@ -28,6 +28,8 @@ const queues = new WeakMap<SiteContext, CheckQueue>();
  */
 export function scheduleMergeabilityChecks(ctx: SiteContext, mergeRequestIds: readonly number[]): void {
   if (ctx.config.role !== 'primary' || mergeRequestIds.length === 0) return;
+  // A request worker runs no check: the background worker does (server.ts hands the ids to it).
+  if (!ctx.runsBackground) return ctx.bus.toBackground({ kind: 'mergeability-check', ids: [...mergeRequestIds] });
   let queue = queues.get(ctx);
   if (!queue) {
     queue = { waiting: new Set(), running: null };

@@ -97,6 +97,8 @@ export interface ImportWorkerOptions {
   readonly concurrency?: number;
   /** Import URLs may name loopback, link-local and private addresses (the application setting allow_local_requests_from_web_hooks_and_services), asked at each import. */
   readonly allowLocalRequests?: () => boolean;
+  /** Set in a request worker: the background worker runs the clones, and this hands it the project. */
+  readonly elsewhere?: (projectId: number) => void;
 }
 
 /**
@@ -125,6 +127,7 @@ export class ProjectImportWorker {
 
   /** Queues the project's import; call it after the transaction that scheduled it committed. */
   schedule(projectId: number): void {
+    if (this.runs && this.options.elsewhere) return this.options.elsewhere(projectId);
     if (!this.runs || this.inFlight.has(projectId) || this.queue.includes(projectId)) return;
     this.queue.push(projectId);
     // On a later turn, so the request that scheduled it answers first.

@@ -29,6 +29,8 @@ export interface RemoteMirrorWorkerOptions {
   readonly random?: () => number;
   /** Mirror URLs may reach local addresses (allow_local_requests_from_web_hooks_and_services), asked at each attempt. */
   readonly allowLocalRequests: () => boolean;
+  /** Set in a request worker: the background worker pushes the mirrors, and this tells it some are due. */
+  readonly elsewhere?: () => void;
 }
 
 /**
@@ -63,6 +65,7 @@ export class RemoteMirrorWorker {
 
   /** Looks for due mirrors on a later turn: call it after the transaction that scheduled them committed. */
   wake(): void {
+    if (this.runs && this.options.elsewhere) return this.options.elsewhere();
     if (this.pumpScheduled || !this.started || this.stopped) return;
     this.pumpScheduled = true;
     setImmediate(() => {
