@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT_TOKEN, SERVER_NODE_FLAGS } from './geoforge.js';
+import { ROOT_TOKEN, SERVER_NODE_FLAGS, SITE_WORKERS_ENV } from './geoforge.js';
 import { Scope } from './scope.js';
 import { freePort, startServer, type RunningServer } from './server.js';
 
@@ -54,6 +54,7 @@ export async function startGeoSite(scope: Scope, spec: GeoSiteSpec): Promise<Run
       GEOFORGE_LOG_LEVEL: 'info',
       // The bench client is on loopback: it measures the site, not its rate limits.
       GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
+      ...SITE_WORKERS_ENV,
       ...spec.env,
     },
     port,

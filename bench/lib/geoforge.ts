@@ -27,6 +27,13 @@ export const SERVER_NODE_FLAGS: readonly string[] = (() => {
 })();
 
 /**
+ * The request workers of every benched site (GEOFORGE_WORKERS): a site is pinned to the one server
+ * core, so one request worker beside the background worker uses what it is given. BENCH_WORKERS
+ * overrides it (`BENCH_WORKERS=2 npm run bench users-read`, informational on 2 cores).
+ */
+export const SITE_WORKERS_ENV: Readonly<Record<string, string>> = { GEOFORGE_WORKERS: process.env.BENCH_WORKERS || '1' };
+
+/**
  * `node dist/cli.js serve` on `dataDir`, as a separate process on the server core (`nodeFlags`
  * added to npm start's, e.g. geo.ts's profileFlags()). The request
  * log stays at info, since it is part of every request's cost, and goes to `logFile`.
@@ -44,6 +51,7 @@ export async function startGeoforge(scope: Scope, dataDir: string, logFile: stri
       GEOFORGE_LOG_LEVEL: 'info',
       // The bench client is on loopback: it measures the site, not its rate limits.
       GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
+      ...SITE_WORKERS_ENV,
       ...env,
     },
     port,

@@ -6,7 +6,7 @@ import { LOAD_CORE, cpuNoise, onCore, sampleCpu } from '../lib/cpu.js';
 import { count, ms } from '../lib/format.js';
 import { GEO_SECRET, childScope, primaryEnv, secondaryEnv } from '../lib/geo.js';
 import { waitForFullStatus } from '../lib/geo-sync.js';
-import { ROOT_TOKEN, SERVER_NODE_FLAGS, openSeedSite } from '../lib/geoforge.js';
+import { ROOT_TOKEN, SERVER_NODE_FLAGS, SITE_WORKERS_ENV, openSeedSite } from '../lib/geoforge.js';
 import { runOpenLoop } from '../lib/open-loop.js';
 import { interleave } from '../lib/rounds.js';
 import type { Scenario } from '../lib/scenario.js';
@@ -43,6 +43,7 @@ function siteEnv(port: number, dataDir: string, env: Record<string, string>): Re
     GEOFORGE_LOG_LEVEL: 'info',
     // The bench client is on loopback: it measures the site, not its rate limits.
     GEOFORGE_RATE_LIMIT_EXEMPT_LOOPBACK: 'true',
+    ...SITE_WORKERS_ENV,
     ...env,
   };
 }
