@@ -170,10 +170,11 @@ export function runSupervisor(config: Config, log: Logger): void {
       return;
     }
     if (!firstUp) {
-      // The site never booted (a port in use, an unsupported git, a bad database): restarting would only loop.
+      // The site never booted (a port in use, an unsupported git, a bad database): restarting would only
+      // loop. The worker's exit code stands for the site's (2: a configuration error, as without workers).
       log.fatal({ worker: slot.name, code, signal }, 'a worker died before the site first booted; stopping');
       for (const other of slots) other.worker?.process.kill('SIGKILL');
-      process.exit(1);
+      process.exit(code || 1);
     }
     if (Date.now() - slot.startedAt > HEALTHY_AFTER_MS) slot.crashes = 0;
     const delayMs = Math.min(RESTART_CAP_MS, RESTART_BASE_MS * 2 ** slot.crashes);
@@ -188,7 +189,7 @@ export function runSupervisor(config: Config, log: Logger): void {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: draining every worker');
+    log.info({ signal, draining: 'every worker' }, 'shutting down');
     const running = slots.filter((slot) => slot.worker);
     if (!running.length) process.exit(0);
     // The signal itself, not worker.kill(): that would cut the IPC channel the draining worker still uses.
