@@ -226,15 +226,28 @@ export function createSupervisorMetrics(): { registry: Registry; restarts: Count
 const PER_PROCESS_METRIC = /^(?:process_|nodejs_)/;
 
 /**
+ * Gauges each worker keeps for itself: admission slots add up to the site's; a store or replication
+ * is only as up as the worker that saw it worst (a request worker may be the one whose upload failed).
+ */
+const GAUGE_AGGREGATORS: Readonly<Record<string, 'sum' | 'min'>> = {
+  admission_in_flight: 'sum',
+  admission_queued: 'sum',
+  admission_limit: 'sum',
+  geoforge_object_store_up: 'min',
+  geo_sync_replication_synchronous: 'min',
+};
+
+/**
  * One worker's part of an aggregated scrape. Counters and histograms add up across workers; the
  * process and Node.js figures keep a `worker` label (one series per process); other gauges are
- * computed from the shared database or by the background worker, so they are taken once, not summed.
+ * computed from the shared database or by the background worker, so they are taken once, not summed
+ * (but GAUGE_AGGREGATORS).
  */
 export async function workerMetricsPart(registry: Registry, worker: string): Promise<unknown> {
   const metrics = await registry.getMetricsAsJSON();
   return metrics.map((metric) => {
     if (PER_PROCESS_METRIC.test(metric.name)) return { ...metric, aggregator: 'sum', values: metric.values.map((value) => ({ ...value, labels: { ...value.labels, worker } })) };
-    if (String(metric.type) === 'gauge') return { ...metric, aggregator: metric.name === 'geo_sync_replication_synchronous' ? 'min' : 'first' };
+    if (String(metric.type) === 'gauge') return { ...metric, aggregator: GAUGE_AGGREGATORS[metric.name] ?? 'first' };
     return metric;
   });
 }
