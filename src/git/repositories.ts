@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { groupWikiRepositoryPath, repositoryPath, snippetRepositoryPath, stagingRepositoryPath, wikiRepositoryPath } from '../storage/layout.js';
@@ -51,42 +52,57 @@ export async function cloneBareRepository(dataDir: string, projectId: number, so
   }
 }
 
-/** Creates an empty bare repository whose HEAD names the default branch (which has no commit yet). */
-export async function createBareRepository(dataDir: string, projectId: number, defaultBranch: string): Promise<string> {
-  const target = repositoryPath(dataDir, projectId);
-  await runGit(['init', '--bare', '--quiet', target]);
-  await setRepositoryHead(target, defaultBranch);
+/**
+ * Creates an empty bare repository at `target` whose HEAD names `branch`, whole or not at all: git
+ * writes it in a staging directory beside the target that is renamed into place, so a site killed
+ * mid-way never leaves a directory without HEAD at the final path (which every read would then
+ * fail on). An existing repository is left as it is, also one a concurrent call just made; a
+ * directory there without HEAD is such a leftover and is replaced.
+ */
+async function initBareRepository(target: string, branch: string): Promise<string> {
+  if (await hasHead(target)) return target;
+  const staging = `${target}.init-${randomBytes(6).toString('hex')}`;
+  try {
+    await runGit(['init', '--bare', '--quiet', staging]);
+    await setRepositoryHead(staging, branch);
+    if (await hasHead(target)) return target;
+    await rm(target, { recursive: true, force: true });
+    await rename(staging, target);
+  } catch (error) {
+    // A concurrent call renamed its copy first: a repository is there either way.
+    if (!(await hasHead(target))) throw error;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
   return target;
 }
 
+const hasHead = async (repository: string): Promise<boolean> => (await lstat(path.join(repository, 'HEAD')).catch(() => null)) !== null;
+
+/** Creates an empty bare repository whose HEAD names the default branch (which has no commit yet). */
+export function createBareRepository(dataDir: string, projectId: number, defaultBranch: string): Promise<string> {
+  return initBareRepository(repositoryPath(dataDir, projectId), defaultBranch);
+}
+
 /** Creates the project's empty bare wiki repository (HEAD on master, as GitLab's wikis); an existing one is left as it is. */
-export async function createWikiRepository(dataDir: string, projectId: number): Promise<string> {
-  const target = wikiRepositoryPath(dataDir, projectId);
-  await runGit(['init', '--bare', '--quiet', target]);
-  await setRepositoryHead(target, 'master');
-  return target;
+export function createWikiRepository(dataDir: string, projectId: number): Promise<string> {
+  return initBareRepository(wikiRepositoryPath(dataDir, projectId), 'master');
 }
 
 /** The branch a snippet's files live on: GitLab 17's default branch name. */
 export const SNIPPET_DEFAULT_BRANCH = 'main';
 
 /** Creates a snippet's empty bare repository, HEAD on the default branch; an existing one is left as it is. */
-export async function createSnippetRepository(dataDir: string, snippetId: number): Promise<string> {
-  const target = snippetRepositoryPath(dataDir, snippetId);
-  await runGit(['init', '--bare', '--quiet', target]);
-  await setRepositoryHead(target, SNIPPET_DEFAULT_BRANCH);
-  return target;
+export function createSnippetRepository(dataDir: string, snippetId: number): Promise<string> {
+  return initBareRepository(snippetRepositoryPath(dataDir, snippetId), SNIPPET_DEFAULT_BRANCH);
 }
 
 /** The branch a group wiki's pages live on: GitLab 17's default branch name. */
 export const GROUP_WIKI_DEFAULT_BRANCH = 'main';
 
 /** Creates a group's empty bare wiki repository, HEAD on the default branch; an existing one is left as it is. */
-export async function createGroupWikiRepository(dataDir: string, groupId: number): Promise<string> {
-  const target = groupWikiRepositoryPath(dataDir, groupId);
-  await runGit(['init', '--bare', '--quiet', target]);
-  await setRepositoryHead(target, GROUP_WIKI_DEFAULT_BRANCH);
-  return target;
+export function createGroupWikiRepository(dataDir: string, groupId: number): Promise<string> {
+  return initBareRepository(groupWikiRepositoryPath(dataDir, groupId), GROUP_WIKI_DEFAULT_BRANCH);
 }
 
 /** Removes groups' wiki repositories; missing ones are fine. */
