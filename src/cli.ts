@@ -1,205 +1,29 @@
 #!/usr/bin/env node
+import cluster from 'node:cluster';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { existsSync } from 'node:fs';
 import { backupCommands } from './backup-cli.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { openDatabase, openDatabaseReadOnly, type Db } from './db/connection.js';
-import { migrate } from './db/migrate.js';
-import { findNamespaceById } from './db/tables/namespaces.js';
-import { findUserByUsername } from './db/tables/users.js';
-import { formatNodeTable } from './geo/node-reports.js';
-import { buildGeoStatus, formatGeoStatus } from './cli/geo-status.js';
 import { geoOpsCommands } from './cli/geo-commands.js';
-import { progress } from './cli/terminal.js';
-import { allGeoNodes } from './geo/nodes.js';
-import { runLocalCommand } from './geo/local-command.js';
-import { readRoleState, resolveRole } from './geo/role-state.js';
-import { Fence } from './geo/fence.js';
-import { demoteToSecondary, followPrimary } from './geo/repoint.js';
-import { pino } from 'pino';
-import { AppError } from './errors.js';
-import { syncLdap } from './services/groups/ldap/sync.js';
-import { createPersonalAccessToken, TOKEN_SCOPES } from './services/users/personal-access-tokens.js';
-import { createSite } from './server.js';
-import { storageMigrate } from './cli/storage-migrate.js';
-import cluster from 'node:cluster';
-import { runSupervisor } from './cluster/supervisor.js';
-import { runWorker } from './cluster/worker.js';
+import { ConfigError, loadConfig } from './config.js';
+import { TOKEN_SCOPES } from './entities/tokens.js';
 import { createLogger } from './observability/logger.js';
-import { databasePath } from './storage/layout.js';
-import { readRevision, versionString } from './version.js';
 
-function configFrom(argv: { config?: string }): Config {
-  return loadConfig({ file: argv.config, env: process.env });
-}
+/**
+ * The `geoforge` command line. This module holds the command table only: a command loads the code
+ * it runs when it runs, so that the supervisor of `geoforge serve` (which forks the workers and
+ * relays between them) and a quick command such as `geo status` do not load the whole site.
+ */
+const commands = () => import('./cli/site-commands.js');
 
 /**
  * `geoforge serve`: a supervisor and its workers (src/cluster/); with `workers: 0`, the whole site
  * in this one process (the embedded/debug mode).
  */
 async function serve(argv: { config?: string }): Promise<void> {
-  const config = configFrom(argv);
-  if (cluster.isWorker) return runWorker(config);
-  if (config.workers > 0) return runSupervisor(config, createLogger(config.logLevel));
-  const site = await createSite(config);
-  await site.start();
-  const shutdown = (signal: string) => {
-    site.ctx.log.info({ signal }, 'shutting down');
-    site.stop().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
-}
-
-function runMigrations(argv: { config?: string }): void {
-  const config = configFrom(argv);
-  const db = openDatabase(databasePath(config.dataDir));
-  const applied = migrate(db);
-  db.close();
-  console.log(applied.length ? `applied migrations ${applied.join(', ')}` : 'database is up to date');
-}
-
-function createToken(argv: { config?: string; user: string; scopes: string; name: string; expires?: string }): void {
-  const scopes = argv.scopes.split(',').map((scope) => scope.trim()).filter(Boolean);
-  const unknown = scopes.filter((scope) => !(TOKEN_SCOPES as readonly string[]).includes(scope));
-  if (!scopes.length || unknown.length) throw new ConfigError(`--scopes: expected some of ${TOKEN_SCOPES.join(', ')}, got "${argv.scopes}"`);
-  if (argv.expires !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(argv.expires)) throw new ConfigError(`--expires: expected YYYY-MM-DD, got "${argv.expires}"`);
-  const config = configFrom(argv);
-  // A secondary's tables are copies of the primary's: a token made here would vanish at the next re-sync.
-  if (config.role === 'secondary') throw new ConfigError('token create: run it on the primary site; a secondary replicates its tokens from there');
-  const db = openDatabase(databasePath(config.dataDir));
-  migrate(db);
-  const user = findUserByUsername(db, argv.user);
-  if (!user) {
-    db.close();
-    throw new ConfigError(`--user: no user named "${argv.user}"`);
-  }
-  const { token } = createPersonalAccessToken(db, user.id, { name: argv.name, scopes, expiresAt: argv.expires ?? null });
-  db.close();
-  console.log(token);
-}
-
-/** Reads the site's database without changing it, beside a running site or not, in one read transaction (one consistent view). */
-function readSiteDatabase<T>(config: Config, read: (db: Db) => T): T {
-  const file = databasePath(config.dataDir);
-  if (!existsSync(file)) throw new ConfigError(`no database at ${file}: start the site or run "geoforge migrate" first`);
-  const db = openDatabaseReadOnly(file);
-  try {
-    return db.transaction(() => read(db))();
-  } finally {
-    db.close();
-  }
-}
-
-/**
- * `geoforge geo status` (issue 19, item 4): this site's answers (health, role, epoch, lag, per-type
- * sync, oldest failure, last report, synchronous replication), every node's line, failover. Live
- * from the running site when the CLI can sign the call, else from the database. Exit 1 when unhealthy.
- */
-async function geoStatus(argv: { config?: string; json?: boolean; url?: string }): Promise<void> {
-  // The role the site runs with: its persisted role when it was promoted or demoted.
-  const persisted = readRoleState(configFrom(argv).dataDir);
-  const config = resolveRole(configFrom(argv), persisted);
-  const inputs = { config, persisted, version: versionString(config.edition), revision: await readRevision(), url: argv.url };
-  const screen = await buildGeoStatus(inputs, (read) => readSiteDatabase(config, read));
-  console.log(argv.json ? JSON.stringify(screen, null, 2) : formatGeoStatus(screen));
-  if (!screen.site.healthy) process.exitCode = 1;
-}
-
-function geoNodes(argv: { config?: string }): void {
-  console.log(formatNodeTable(readSiteDatabase(configFrom(argv), allGeoNodes)));
-}
-
-/**
- * `geo promote`, `geo demote`, `geo follow` (issue 18): sent to the running site, whose role changes
- * in place. Progress and the report are printed; an error exits 1 with its text.
- */
-async function geoCommand(argv: { config?: string; url?: string; json?: boolean }, command: 'promote' | 'demote' | 'follow', body: object): Promise<void> {
-  const config = configFrom(argv);
-  const started = Date.now();
-  const bar = progress(command);
-  for await (const line of runLocalCommand(config, command, body, argv.url)) {
-    if (line.error) {
-      bar.end();
-      console.error(`geoforge: ${command} failed: ${String(line.error)}`);
-      process.exit(1);
-    }
-    if (line.progress) {
-      const p = line.progress as Record<string, unknown>;
-      const cursor = Number(p.cursor_last_event_id ?? 0);
-      const total = Math.max(cursor, Number(p.primary_last_event_id ?? cursor));
-      bar.update(cursor, total, `${String(p.phase)}: event ${cursor} of ${total}, ${String(p.blobs_unsynced)} blob(s) not synced (${String(p.elapsed_ms)} ms)`);
-      continue;
-    }
-    bar.end();
-    const report = (line.result ?? line) as Record<string, unknown>;
-    if (argv.json) console.log(JSON.stringify(report, null, 2));
-    else printReport(command, report, Date.now() - started);
-  }
-}
-
-/**
- * `geo demote --offline` and `geo follow --offline`: the same change made on the data directory of
- * a stopped site, which takes the new role when it starts (an old primary demoted before it ever
- * starts again never takes a write as primary). Never beside a running site: it would not know.
- */
-async function geoOffline(argv: { config?: string; json?: boolean }, command: 'demote' | 'follow', url: string): Promise<void> {
-  const given = configFrom(argv);
-  const persisted = readRoleState(given.dataDir);
-  const config = resolveRole(given, persisted);
-  const file = databasePath(config.dataDir);
-  if (!existsSync(file)) throw new ConfigError(`no database at ${file}: nothing to ${command}`);
-  const db = openDatabase(file);
-  const started = Date.now();
-  try {
-    migrate(db);
-    // To stderr: stdout carries the report (--json).
-    const log = pino({ level: 'warn' }, pino.destination(2));
-    const externalUrl = config.externalUrl ?? `http://${config.host}:${config.port}`;
-    const site = { config, db, fence: new Fence(config, persisted, log), externalUrl, nodeName: config.nodeName ?? externalUrl, log, switchRole: async () => undefined };
-    const report = command === 'demote' ? await demoteToSecondary(site, url) : await followPrimary(site, url);
-    if (argv.json) console.log(JSON.stringify(report, null, 2));
-    else printReport(command, report as unknown as Record<string, unknown>, Date.now() - started);
-  } catch (error) {
-    if (error instanceof AppError) {
-      console.error(`geoforge: ${command} failed: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  } finally {
-    db.close();
-  }
-}
-
-function printReport(command: string, report: Record<string, unknown>, elapsedMs: number): void {
-  const rows = Object.entries(report).map(([key, value]) => `  ${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value)}`);
-  console.log(`${command} done in ${elapsedMs} ms\n${rows.join('\n')}`);
-  if (command === 'promote' && report.forced) {
-    console.log(
-      `This site lacks ${String(report.missing_events)} event(s) known on the old primary after event ${String(report.last_applied_event_id)} ` +
-        `(applied at ${String(report.last_applied_event_at)}) and ${String(report.unsynced_blobs_total)} blob(s); writes the old primary took after ${String(report.primary_last_seen_at)} cannot be known here.`,
-    );
-  }
-}
-
-/** One LDAP group sync now: the group named by --group, else every linked group and every LDAP user, as the hourly job does. */
-async function ldapSync(argv: { config?: string; group?: number }): Promise<void> {
-  const config = configFrom(argv);
-  if (config.role === 'secondary') throw new ConfigError('ldap sync: run it on the primary site; a secondary replicates memberships from there');
-  if (!config.ldap) throw new ConfigError('ldap sync: GEOFORGE_LDAP_URL is not set, so LDAP group sync is not configured');
-  const db = openDatabase(databasePath(config.dataDir));
-  try {
-    migrate(db);
-    if (argv.group !== undefined && findNamespaceById(db, argv.group)?.kind !== 'group') throw new ConfigError(`--group: no group with id ${argv.group}`);
-    const report = await syncLdap(db, config.ldap, { groupId: argv.group });
-    console.log(
-      `synced ${report.groups} group(s): ${report.added} added, ${report.updated} updated, ${report.removed} removed; ` +
-        `${report.blocked} user(s) blocked, ${report.unblocked} unblocked`,
-    );
-  } finally {
-    db.close();
-  }
+  const config = loadConfig({ file: argv.config, env: process.env });
+  if (cluster.isWorker) return (await import('./cluster/worker.js')).runWorker(config);
+  if (config.workers > 0) return (await import('./cluster/supervisor.js')).runSupervisor(config, createLogger(config.logLevel));
+  return (await commands()).serveEmbedded(config);
 }
 
 async function main(): Promise<void> {
@@ -207,7 +31,7 @@ async function main(): Promise<void> {
     .scriptName('geoforge')
     .option('config', { type: 'string', describe: 'JSON config file (GEOFORGE_* variables override it)' })
     .command('serve', 'run a site (primary or secondary, from GEOFORGE_ROLE)', (y) => y, serve)
-    .command('migrate', 'apply database migrations', (y) => y, runMigrations)
+    .command('migrate', 'apply database migrations', (y) => y, async (argv) => (await commands()).runMigrations(argv))
     .command('token', 'personal access tokens', (y) =>
       y
         .command(
@@ -219,7 +43,7 @@ async function main(): Promise<void> {
               .option('scopes', { type: 'string', default: 'api', describe: `comma-separated: ${TOKEN_SCOPES.join(', ')}` })
               .option('name', { type: 'string', default: 'cli' })
               .option('expires', { type: 'string', describe: 'expiry date YYYY-MM-DD' }),
-          (argv) => createToken({ ...argv, config: argv.config as string | undefined }),
+          async (argv) => (await commands()).createToken({ ...argv, config: argv.config as string | undefined }),
         )
         .demandCommand(1),
     )
@@ -232,10 +56,10 @@ async function main(): Promise<void> {
             c
               .option('json', { type: 'boolean', default: false, describe: 'print the same fields as JSON' })
               .option('url', { type: 'string', describe: 'the running site (default: its external URL)' }),
-          (argv) => geoStatus({ json: argv.json, url: argv.url, config: argv.config as string | undefined }),
+          async (argv) => (await commands()).geoStatus({ json: argv.json, url: argv.url, config: argv.config as string | undefined }),
         )
-        .command(geoOpsCommands((argv) => configFrom(argv), readSiteDatabase))
-        .command('nodes', 'list the Geo nodes', (c) => c, (argv) => geoNodes({ config: argv.config as string | undefined }))
+        .command(geoOpsCommands())
+        .command('nodes', 'list the Geo nodes', (c) => c, async (argv) => (await commands()).geoNodes({ config: argv.config as string | undefined }))
         .command(
           'promote',
           'promote this secondary to primary (planned: waits until it holds everything; --force: now, reporting what it lacks)',
@@ -245,7 +69,7 @@ async function main(): Promise<void> {
               .option('timeout', { type: 'number', default: 120, describe: 'seconds a planned promotion may wait' })
               .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
               .option('json', { type: 'boolean', default: false }),
-          (argv) => geoCommand({ ...argv, config: argv.config as string | undefined }, 'promote', { force: argv.force, timeout_ms: Math.round(argv.timeout * 1000) }),
+          async (argv) => (await commands()).geoCommand({ ...argv, config: argv.config as string | undefined }, 'promote', { force: argv.force, timeout_ms: Math.round(argv.timeout * 1000) }),
         )
         .command(
           'demote',
@@ -256,10 +80,10 @@ async function main(): Promise<void> {
               .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
               .option('offline', { type: 'boolean', default: false, describe: 'act on the data directory of the stopped site instead' })
               .option('json', { type: 'boolean', default: false }),
-          (argv) =>
+          async (argv) =>
             argv.offline
-              ? geoOffline({ ...argv, config: argv.config as string | undefined }, 'demote', argv['primary-url'])
-              : geoCommand({ ...argv, config: argv.config as string | undefined }, 'demote', { primary_url: argv['primary-url'] }),
+              ? (await commands()).geoOffline({ ...argv, config: argv.config as string | undefined }, 'demote', argv['primary-url'])
+              : (await commands()).geoCommand({ ...argv, config: argv.config as string | undefined }, 'demote', { primary_url: argv['primary-url'] }),
         )
         .command(
           'follow <primary>',
@@ -270,10 +94,10 @@ async function main(): Promise<void> {
               .option('url', { type: 'string', describe: 'the running site (default: its external URL)' })
               .option('offline', { type: 'boolean', default: false, describe: 'act on the data directory of the stopped site instead' })
               .option('json', { type: 'boolean', default: false }),
-          (argv) =>
+          async (argv) =>
             argv.offline
-              ? geoOffline({ ...argv, config: argv.config as string | undefined }, 'follow', argv.primary)
-              : geoCommand({ ...argv, config: argv.config as string | undefined }, 'follow', { primary_url: argv.primary }),
+              ? (await commands()).geoOffline({ ...argv, config: argv.config as string | undefined }, 'follow', argv.primary)
+              : (await commands()).geoCommand({ ...argv, config: argv.config as string | undefined }, 'follow', { primary_url: argv.primary }),
         )
         .demandCommand(1),
     )
@@ -288,7 +112,10 @@ async function main(): Promise<void> {
               .positional('kind', { type: 'string', choices: ['lfs', 'uploads', 'artifacts'], demandOption: true })
               .option('to', { type: 'string', choices: ['object', 'local'], demandOption: true, describe: 'where the blobs go' })
               .option('json', { type: 'boolean', describe: 'print the counts as JSON' }),
-          (argv) => storageMigrate(configFrom(argv as { config?: string }), { kind: argv.kind as string, to: argv.to as string, json: argv.json }),
+          async (argv) => {
+            const [{ storageMigrate }, { configFrom }] = await Promise.all([import('./cli/storage-migrate.js'), commands()]);
+            await storageMigrate(configFrom(argv as { config?: string }), { kind: argv.kind as string, to: argv.to as string, json: argv.json });
+          },
         )
         .demandCommand(1),
     )
@@ -298,7 +125,7 @@ async function main(): Promise<void> {
           'sync',
           'sync LDAP group links now (on the primary)',
           (c) => c.option('group', { type: 'number', describe: 'only this group id' }),
-          (argv) => ldapSync({ group: argv.group, config: argv.config as string | undefined }),
+          async (argv) => (await commands()).ldapSync({ group: argv.group, config: argv.config as string | undefined }),
         )
         .demandCommand(1),
     )

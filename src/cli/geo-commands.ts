@@ -1,8 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { Config } from '../config.js';
-import type { Db } from '../db/connection.js';
 import { FAILURE_KINDS } from '../geo/registry/failures.js';
-import { geoFailures, geoResync, geoVerify, TYPE_CHOICES, type OpsContext } from './geo-ops.js';
+import type { OpsContext } from './geo-ops.js';
+import { TYPE_CHOICES } from './geo-types.js';
 
 type Global = { config?: string };
 
@@ -11,10 +10,12 @@ type Global = { config?: string };
  * `verify`. Failures are read from the site's database; resync and verify are made by the running
  * site (signed /api/v4/geo/local/* calls, as `geo promote`).
  */
-export function geoOpsCommands(configFrom: (argv: Global) => Config, readSiteDatabase: <T>(config: Config, read: (db: Db) => T) => T): CommandModule<Global, any>[] {
-  const ops = (argv: Record<string, unknown>): OpsContext => {
+export function geoOpsCommands(): CommandModule<Global, any>[] {
+  /** The commands' code and the site's, loaded for the command that runs (src/cli.ts). */
+  const run = async (argv: Record<string, unknown>, command: (commands: typeof import('./geo-ops.js'), ops: OpsContext) => unknown) => {
+    const [commands, { configFrom, readSiteDatabase }] = await Promise.all([import('./geo-ops.js'), import('./site-commands.js')]);
     const config = configFrom({ config: argv.config as string | undefined });
-    return { config, url: argv.url as string | undefined, read: (fn) => readSiteDatabase(config, fn) };
+    await command(commands, { config, url: argv.url as string | undefined, read: (fn) => readSiteDatabase(config, fn) });
   };
   const url = (c: Argv<Global>) => c.option('url', { type: 'string', describe: 'the running site (default: its external URL)' }).option('json', { type: 'boolean', default: false });
   return [
@@ -26,7 +27,7 @@ export function geoOpsCommands(configFrom: (argv: Global) => Config, readSiteDat
           .option('type', { type: 'string', describe: `only this type (${TYPE_CHOICES.join(', ')})` })
           .option('failure-type', { type: 'string', choices: FAILURE_KINDS, describe: 'only this kind of failure' })
           .option('limit', { type: 'number', describe: 'at most this many' }),
-      handler: (argv) => geoFailures(ops(argv), { type: argv.type, failureType: argv['failure-type'], limit: argv.limit, json: argv.json }),
+      handler: (argv) => run(argv, ({ geoFailures }, ops) => geoFailures(ops, { type: argv.type, failureType: argv['failure-type'], limit: argv.limit, json: argv.json })),
     },
     {
       command: 'resync [type] [id]',
@@ -39,13 +40,15 @@ export function geoOpsCommands(configFrom: (argv: Global) => Config, readSiteDat
           .option('wait', { type: 'boolean', default: true, describe: 'follow the items until none is pending (--no-wait: return once marked)' })
           .option('timeout', { type: 'number', default: 600, describe: 'seconds to follow them' }),
       handler: (argv) =>
-        geoResync(ops(argv), { type: argv.type, id: argv.id, allFailed: argv['all-failed'], wait: argv.wait, timeoutSeconds: argv.timeout, json: argv.json }),
+        run(argv, ({ geoResync }, ops) =>
+          geoResync(ops, { type: argv.type, id: argv.id, allFailed: argv['all-failed'], wait: argv.wait, timeoutSeconds: argv.timeout, json: argv.json }),
+        ),
     },
     {
       command: 'verify <type> <id>',
       describe: "re-check one item's copy against the primary's checksum now (exit 1 unless it matches)",
       builder: (c) => url(c).positional('type', { type: 'string', demandOption: true }).positional('id', { type: 'number', demandOption: true }),
-      handler: (argv) => geoVerify(ops(argv), { type: argv.type, id: argv.id, json: argv.json }),
+      handler: (argv) => run(argv, ({ geoVerify }, ops) => geoVerify(ops, { type: argv.type, id: argv.id, json: argv.json })),
     },
   ];
 }

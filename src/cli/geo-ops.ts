@@ -1,10 +1,10 @@
 import { ConfigError, type Config } from '../config.js';
 import type { Db } from '../db/connection.js';
-import { BLOB_TYPES, type BlobType } from '../geo/blobs.js';
 import { callLocalSite, localSite } from '../geo/local-command.js';
 import { FAILURE_KINDS, listCurrentNodeFailures, type GeoSyncFailure } from '../geo/registry/failures.js';
 import { registryStates } from '../geo/registry/resync.js';
 import type { ItemVerification } from '../geo/sync/verify.js';
+import { blobType } from './geo-types.js';
 import { colours, progress } from './terminal.js';
 
 /** How the commands reach the site's database (read-only) and its running process. */
@@ -12,28 +12,6 @@ export interface OpsContext {
   config: Config;
   read: <T>(fn: (db: Db) => T) => T;
   url?: string;
-}
-
-/** The names an operator may type for a type: the registry's, GitLab's plurals, and `upload(s)`. */
-const TYPE_NAMES: Readonly<Record<string, BlobType>> = {
-  ...Object.fromEntries(BLOB_TYPES.map((type) => [type, type])),
-  repositories: 'repository',
-  wikis: 'wiki',
-  lfs_objects: 'lfs_object',
-  lfs: 'lfs_object',
-  job_artifacts: 'job_artifact',
-  artifacts: 'job_artifact',
-  attachments: 'attachment',
-  upload: 'attachment',
-  uploads: 'attachment',
-};
-
-export const TYPE_CHOICES = Object.keys(TYPE_NAMES);
-
-export function blobType(name: string): BlobType {
-  const type = TYPE_NAMES[name.toLowerCase().replace(/-/g, '_')];
-  if (!type) throw new ConfigError(`unknown type "${name}": expected one of ${BLOB_TYPES.join(', ')} (or uploads, lfs_objects, job_artifacts...)`);
-  return type;
 }
 
 /** `geoforge geo failures [--type T] [--failure-type K]`: this secondary's failed items from its registry, oldest first, every page. */

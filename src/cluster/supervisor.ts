@@ -1,8 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { AggregatorRegistry, Counter, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Config } from '../config.js';
-import { createSupervisorMetrics } from '../observability/metrics.js';
 import { isEnvelope, type BusMessage, type Envelope } from './bus.js';
 import { SiteThrottleCounters, type ThrottleHit } from './throttle-counters.js';
 
@@ -20,6 +19,17 @@ const GATHER_TIMEOUT_MS = 2_000;
 const RESTART_BASE_MS = 250;
 const RESTART_CAP_MS = 10_000;
 const HEALTHY_AFTER_MS = 30_000;
+
+/**
+ * The supervisor's figures, added to the aggregated scrape. Kept here rather than beside the
+ * site's metrics: the supervisor loads no site code, which is most of what a start costs.
+ */
+function createSupervisorMetrics(): { registry: Registry; restarts: Counter<'kind'> } {
+  const registry = new Registry();
+  const restarts = new Counter({ name: 'geoforge_worker_restarts_total', help: 'Workers the supervisor restarted after they died, by kind (request, background)', labelNames: ['kind'] as const, registers: [registry] });
+  for (const kind of ['request', 'background']) restarts.inc({ kind }, 0);
+  return { registry, restarts };
+}
 
 interface Slot {
   readonly kind: WorkerKind;

@@ -2,6 +2,10 @@ import type { PersonalAccessTokenRow, ResourceTokenRow } from '../db/tables/pers
 import { isExpiredDate } from '../storage/clock.js';
 import { flag, isoTime } from './column-values.js';
 
+/** The scopes a personal access token may carry (GitLab 10.8's). */
+export const TOKEN_SCOPES = ['api', 'read_user', 'sudo'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
 /** What every token view shows: who, what for, and whether it still works. */
 function tokenFields(row: PersonalAccessTokenRow) {
   const revoked = flag(row.revoked);

@@ -212,15 +212,7 @@ function createGeoSyncMetrics(registry: Registry): GeoSyncMetrics {
   };
 }
 
-// --- Processes of one site (src/cluster/): the supervisor's own figures and each worker's part of a scrape.
-
-/** The supervisor's figures, added to the aggregated scrape. */
-export function createSupervisorMetrics(): { registry: Registry; restarts: Counter<'kind'> } {
-  const registry = new Registry();
-  const restarts = new Counter({ name: 'geoforge_worker_restarts_total', help: 'Workers the supervisor restarted after they died, by kind (request, background)', labelNames: ['kind'] as const, registers: [registry] });
-  for (const kind of ['request', 'background']) restarts.inc({ kind }, 0);
-  return { registry, restarts };
-}
+// --- Processes of one site (src/cluster/): each worker's part of a scrape (the supervisor's own figures are in cluster/supervisor.ts).
 
 /** Gauges every worker reads alike, or only the background worker knows: the first answer (the background worker's) stands. */
 const PER_PROCESS_METRIC = /^(?:process_|nodejs_)/;

@@ -1,7 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../../errors.js';
 import { checkLogin, issueOauthToken, openSession, refreshOauthToken, type SignInFailure } from '../../services/users/sign-in.js';
-import { TOKEN_SCOPES } from '../../services/users/personal-access-tokens.js';
+import { TOKEN_SCOPES } from '../../entities/tokens.js';
 import type { SiteContext } from '../../site-context.js';
 import { SESSION_COOKIE } from '../middleware/authenticate.js';
 import { readParams, required, str, type Input } from '../params.js';

@@ -17,9 +17,8 @@ import { isAdmin } from '../permissions.js';
 import type { Actor } from './authentication.js';
 import { digestSecret, newSecret } from './secrets.js';
 import { getUser } from './users.js';
+import { TOKEN_SCOPES, type TokenScope } from '../../entities/tokens.js';
 
-export const TOKEN_SCOPES = ['api', 'read_user', 'sudo'] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
 /** Impersonation tokens may not carry sudo (SPEC: Impersonation token scopes). */
 export const IMPERSONATION_SCOPES: readonly TokenScope[] = ['api', 'read_user'];
 
