@@ -46,11 +46,13 @@ import { databasePath, tmpDir } from './storage/layout.js';
 import { readRevision } from './version.js';
 import { requireGitVersion } from './git/git-version.js';
 import { settleMergeRequestWork } from './services/merge-requests/background.js';
-import { settleHousekeeping } from './services/repository/housekeeping.js';
+import { housekeepingAnswerer, settleHousekeeping } from './services/repository/housekeeping.js';
 import { closeObjectReaders } from './git/object-reader.js';
 import { fillMd5Fingerprints } from './services/users/ssh-keys.js';
 import { applicationSettings, assertSettingsDefaults, forgetApplicationSettings } from './services/administration/application-settings.js';
 import { scheduleMergeabilityChecks } from './services/merge-requests/mergeability.js';
+import { mergeAfterPipelines } from './services/merge-requests/merge-when-pipeline-succeeds.js';
+import { runRebase } from './services/merge-requests/rebase.js';
 import { LocalBus, type SiteBus } from './cluster/bus.js';
 import { SiteThrottleCounters, type ThrottleHit } from './cluster/throttle-counters.js';
 import { workerMetricsPart } from './observability/metrics.js';
@@ -444,6 +446,9 @@ function listenOnBus(ctx: SiteContext, geo: GeoRuntime): Array<() => void> {
       bus.on('import', (message) => ctx.imports.schedule(message.projectId as number)),
       bus.on('mirrors', () => ctx.mirrors.wake()),
       bus.on('hooks', () => ctx.webhooks.wake()),
+      bus.on('rebase', (message) => runRebase(ctx, message.mergeRequestId as number, message.userId as number)),
+      bus.on('pipeline-merges', (message) => mergeAfterPipelines(ctx, message.ids as number[])),
+      bus.answer('housekeeping', housekeepingAnswerer(ctx)),
     );
   }
   if (geo.role === 'primary') {

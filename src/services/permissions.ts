@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.js';
 import { AUTHORIZED_PROJECT_IDS, MEMBER_GROUP_IDS, groupAccessLevel, hasAccessBelowGroup, projectAccessLevel, projectIdsWithAccessAtLeast } from '../db/tables/access.js';
 import { isDeployKeyInProjects } from '../db/tables/deploy-keys.js';
 import type { UserRow } from '../db/tables/users.js';
-import type { Actor } from './users/authentication.js';
+import { actingAs, type Actor } from './users/authentication.js';
 import { today } from '../storage/clock.js';
 import { ACCESS, VISIBILITY, type AccessLevel } from '../db/levels.js';
 
@@ -283,7 +283,7 @@ export function canUpdateMergeRequest(db: Db, actor: Actor | null, project: Proj
 /** Whether `user` (not the caller) may read the target project's merge requests: who may be assigned or listed as a participant. */
 export function userCanReadMergeRequest(db: Db, user: UserRow, project: ProjectRef): boolean {
   if (user.state !== 'active' || user.ghost) return false;
-  return canReadMergeRequest(db, { user, via: 'session', scopes: ['api'], sudoFrom: null }, project);
+  return canReadMergeRequest(db, actingAs(user), project);
 }
 
 /** Whether `user` is a member of the project's team (directly or through its groups), at any level: who may be named in an approval rule (GitLab's members_among). */
@@ -386,7 +386,7 @@ export function canLinkIssue(db: Db, actor: Actor | null, project: ProjectRef, i
 /** Whether `user` (not the caller) may read the issue: who of its participants GitLab lists. */
 export function userCanReadIssue(db: Db, user: UserRow, project: ProjectRef, issue: IssueRef): boolean {
   if (user.state !== 'active' || user.ghost) return false;
-  return canReadIssue(db, { user, via: 'session', scopes: ['api'], sudoFrom: null }, project, issue);
+  return canReadIssue(db, actingAs(user), project, issue);
 }
 
 /** A WHERE condition and its named parameters. */

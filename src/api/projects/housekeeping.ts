@@ -13,8 +13,8 @@ export async function showLanguages(ctx: SiteContext, req: Request, res: Respons
 }
 
 /** POST /projects/:id/housekeeping: 201 once `git gc` is started; 409 while one runs. */
-export function runHousekeeping(ctx: SiteContext, req: Request, res: Response): void {
-  startHousekeeping(ctx, projectOf(req));
+export async function runHousekeeping(ctx: SiteContext, req: Request, res: Response): Promise<void> {
+  await startHousekeeping(ctx, projectOf(req));
   sendJson(res, 201, {});
 }
 

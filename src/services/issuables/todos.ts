@@ -23,7 +23,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
 import { canReadNamespace, userCanReadIssue } from '../permissions.js';
-import type { Actor } from '../users/authentication.js';
+import { actingAs, type Actor } from '../users/authentication.js';
 import type { IssueChange } from './changes.js';
 import type { NoteChange } from './note-changes.js';
 import { directlyAddressedUsernames, mentionedUsernames } from './mentions.js';
@@ -106,7 +106,7 @@ export function usersOfNames(db: Db, names: readonly string[], author: UserRow):
   const byId = new Map<number, UserRow>();
   for (const user of usersByUsernames(db, names)) byId.set(user.id, user);
   const found = new Set([...byId.values()].map((user) => user.username.toLowerCase()));
-  const authorActor: Actor = { user: author, via: 'session', scopes: ['api'], sudoFrom: null };
+  const authorActor = actingAs(author);
   const memberIds: number[] = [];
   for (const name of names) {
     if (found.has(name.toLowerCase())) continue;

@@ -1,6 +1,7 @@
 import { inTransaction } from '../../db/connection.js';
-import { findMergeRequestById, updateMergeRequestRow, type MergeRequestRow } from '../../db/tables/merge-requests.js';
+import { findMergeRequestById, updateMergeRequestRow, type MergeRequestColumns, type MergeRequestRow } from '../../db/tables/merge-requests.js';
 import { findProjectById, type ProjectRow } from '../../db/tables/projects.js';
+import { findUserById } from '../../db/tables/users.js';
 import { AppError, conflict, forbidden } from '../../errors.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
 import { fetchBranchInto, updateRefIfAt } from '../../git/merges.js';
@@ -10,7 +11,7 @@ import { rebaseCommits } from '../../git/replay.js';
 import type { SiteContext } from '../../site-context.js';
 import { canPushToBranch, refPolicyFor } from '../repository/ref-policy.js';
 import { notifyPush } from '../repository/commit-writer.js';
-import type { Actor } from '../users/authentication.js';
+import { actingAs, type Actor } from '../users/authentication.js';
 
 /** GitLab's RebaseService::REBASE_ERROR, stored in merge_error when the replay conflicts. */
 const REBASE_ERROR = 'Rebase failed. Please rebase locally';
@@ -18,7 +19,8 @@ const REBASE_ERROR = 'Rebase failed. Please rebase locally';
 /**
  * PUT (and POST) .../rebase (issue 15, item 5): 403 unless the source branch exists and the
  * caller may push to it (GitLab's authorize_push_to_merge_request!), 409 while a rebase of this
- * merge request runs; marks it in progress and rebases in the background (rebasesSettled waits).
+ * merge request runs; marks it in progress and hands the rebase to the background worker
+ * (runRebase; rebasesSettled waits for it there).
  */
 export async function startRebase(ctx: SiteContext, actor: Actor, mergeRequest: MergeRequestRow): Promise<void> {
   const source = mergeRequest.source_project_id === null ? undefined : findProjectById(ctx.db, mergeRequest.source_project_id);
@@ -29,10 +31,26 @@ export async function startRebase(ctx: SiteContext, actor: Actor, mergeRequest: 
     if (current.rebase_in_progress) throw conflict('Failed to enqueue the rebase operation, possibly due to a long-lived transaction. Try again later.');
     updateMergeRequestRow(ctx.db, mergeRequest.id, { rebase_in_progress: 1, merge_error: null });
   });
-  const work = rebaseMergeRequest(ctx, actor, source, mergeRequest).catch((error: unknown) => {
+  ctx.bus.toBackground({ kind: 'rebase', mergeRequestId: mergeRequest.id, userId: actor.user.id });
+}
+
+/**
+ * The background worker's part of a rebase startRebase marked: replays the branch as the user who
+ * asked. A merge request or source project gone meanwhile only ends the mark; a failure stores
+ * GitLab's error.
+ */
+export function runRebase(ctx: SiteContext, mergeRequestId: number, userId: number): void {
+  const mergeRequest = findMergeRequestById(ctx.db, mergeRequestId);
+  const source = mergeRequest?.source_project_id == null ? undefined : findProjectById(ctx.db, mergeRequest.source_project_id);
+  const user = findUserById(ctx.db, userId);
+  const done = (fields: MergeRequestColumns) => inTransaction(ctx.db, () => updateMergeRequestRow(ctx.db, mergeRequestId, fields));
+  if (!mergeRequest) return;
+  if (!source || !user) return done({ rebase_in_progress: 0 });
+  ctx.log.info({ merge_request_id: mergeRequestId }, 'rebasing a merge request');
+  const work = rebaseMergeRequest(ctx, actingAs(user), source, mergeRequest).catch((error: unknown) => {
     if (!ctx.db.open) return;
-    ctx.log.error({ err: error, merge_request_id: mergeRequest.id }, 'rebase failed');
-    inTransaction(ctx.db, () => updateMergeRequestRow(ctx.db, mergeRequest.id, { rebase_in_progress: 0, merge_error: REBASE_ERROR }));
+    ctx.log.error({ err: error, merge_request_id: mergeRequestId }, 'rebase failed');
+    done({ rebase_in_progress: 0, merge_error: REBASE_ERROR });
   });
   track(ctx, work);
 }

@@ -1,5 +1,5 @@
 import type { ProjectRow } from '../../db/tables/projects.js';
-import { conflict } from '../../errors.js';
+import { AppError, conflict } from '../../errors.js';
 import { git, repositoryOf } from '../../git/in-repository.js';
 import type { SiteContext } from '../../site-context.js';
 
@@ -9,20 +9,30 @@ const running = new Map<string, Promise<void>>();
 const GC_TIMEOUT_MS = 30 * 60_000;
 
 /**
- * POST /projects/:id/housekeeping (GitLab's Projects::HousekeepingService): starts `git gc` on the
- * project's repository in the background and returns; 409 while one is still running for the
- * project (GitLab's lease). gc rewrites packs, never refs, so no Geo event follows. Resolves once
- * gc is started; `done` settles when it ends (tests wait on it).
+ * POST /projects/:id/housekeeping (GitLab's Projects::HousekeepingService): the background worker
+ * starts `git gc` on the project's repository and this returns; 409 while one is still running for
+ * the project (GitLab's lease), whichever request worker is asked; 503 while the background worker
+ * is not up to take it. gc rewrites packs, never refs, so no Geo event follows.
  */
-export function startHousekeeping(ctx: SiteContext, project: ProjectRow): { done: Promise<void> } {
-  const key = `${ctx.config.dataDir}\0${project.id}`;
-  if (running.has(key)) throw conflict('Somebody already triggered housekeeping for this project and it is still running');
-  const done = git(repositoryOf(ctx, project), ['gc', '--quiet'], { timeoutMs: GC_TIMEOUT_MS })
-    .then(() => undefined)
-    .catch((error: unknown) => ctx.log.warn({ err: error, project_id: project.id }, 'housekeeping (git gc) failed'))
-    .finally(() => running.delete(key));
-  running.set(key, done);
-  return { done };
+export async function startHousekeeping(ctx: SiteContext, project: ProjectRow): Promise<void> {
+  // Only the background worker answers: the others have no answerer, and their refusals are left out.
+  const [started] = await ctx.bus.gather<boolean>('housekeeping', project.id);
+  if (started === undefined) throw new AppError('unavailable', 'Housekeeping could not be started: the background worker is restarting. Try again later.');
+  if (!started) throw conflict('Somebody already triggered housekeeping for this project and it is still running');
+}
+
+/** The background worker's side: starts gc unless one runs for the project; whether it started. */
+export function housekeepingAnswerer(ctx: SiteContext): (projectId: unknown) => boolean {
+  return (projectId) => {
+    const key = `${ctx.config.dataDir}\0${String(projectId)}`;
+    if (running.has(key)) return false;
+    const done = git(repositoryOf(ctx, { id: projectId as number }), ['gc', '--quiet'], { timeoutMs: GC_TIMEOUT_MS })
+      .then(() => undefined)
+      .catch((error: unknown) => ctx.log.warn({ err: error, project_id: projectId }, 'housekeeping (git gc) failed'))
+      .finally(() => running.delete(key));
+    running.set(key, done);
+    return true;
+  };
 }
 
 /** Resolves once every `git gc` this site started has ended: a stopping site waits, so its data dir can go. */

@@ -19,6 +19,9 @@ export interface Actor {
   readonly tokenId?: number;
 }
 
+/** A user acting without a request (work in the background, checks on their behalf): an api-scoped session's actor. */
+export const actingAs = (user: UserRow): Actor => ({ user, via: 'session', scopes: ['api'], sudoFrom: null });
+
 export type Credential = { kind: 'private_token' | 'bearer' | 'session'; secret: string };
 
 const userCanSignIn = (user: UserRow | undefined): user is UserRow => !!user && user.state === 'active' && !user.ghost;
@@ -61,7 +64,7 @@ function fromSession(db: Db, digest: string): Resolved {
   const user = findUserById(db, session.user_id);
   if (!userCanSignIn(user)) return null;
   // A signed-in browser session acts with full API rights, as GitLab's web session does.
-  return { actor: { user, via: 'session', scopes: ['api'], sudoFrom: null }, validUntil: Date.parse(session.expires_at) };
+  return { actor: actingAs(user), validUntil: Date.parse(session.expires_at) };
 }
 
 
