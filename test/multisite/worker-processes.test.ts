@@ -215,11 +215,11 @@ describe('a site as a supervisor with two request workers and a background worke
     const [one, two] = [await pinnedTo(site, 'request-1'), await pinnedTo(site, 'request-2')];
     const merged: string[] = [];
     try {
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < 2; round++) {
         // The same merge request accepted through both workers at once: one merge, the other answer refuses.
         const same = await mergeRequest(`same-${round}`);
         const both = await Promise.all([one, two].map((agent) => call(site, 'PUT', `${api}/merge_requests/${same.iid}/merge`, { agent, body: {} })));
-        expect(both.map((answer) => answer.status).sort(), both.map((answer) => answer.text).join('\n')).toEqual([200, 406]);
+        expect(both.map((answer) => answer.status).sort(), both.map((answer) => answer.text.slice(0, 300)).join('\n')).toEqual([200, 406]);
         merged.push(same.head);
         // Two merge requests accepted at once, one through each worker: both merge.
         const [first, second] = [await mergeRequest(`first-${round}`), await mergeRequest(`second-${round}`)];
