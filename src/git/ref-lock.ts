@@ -19,14 +19,20 @@ export function lockRefsAcrossProcesses(locking: SiteRefLocking): void {
 /**
  * Runs `work` once every earlier holder of the same key (a repository and one of its refs) is
  * done, so merges into one target branch run one at a time in the site and do not fail each
- * other's compare-and-swap. Callers in this process queue here; with workers, the one at the head
- * of the queue then takes the site's lock (one message to the supervisor). The update-ref CAS
- * stays the guarantee (a push takes no lock): this lock saves the losers a wasted merge, and
- * keeps a merge request merged twice by two workers from both reading it open. Resolves or
- * rejects with `work`'s outcome; a failure never blocks the queue.
+ * other's compare-and-swap. The update-ref CAS stays the guarantee (a push takes no lock): this
+ * lock saves the losers a wasted merge, and keeps two workers accepting one merge request from
+ * both reading it open. Resolves or rejects with `work`'s outcome; a failure never blocks the queue.
  */
-export async function withRefLock<T>(repository: string, ref: string, work: () => Promise<T>): Promise<T> {
-  const key = `${repository}\0${ref}`;
+export function withRefLock<T>(repository: string, ref: string, work: () => Promise<T>): Promise<T> {
+  return oneAtATimeInSite(`${repository}\0${ref}`, work);
+}
+
+/**
+ * Runs `work` after every earlier work of the same key settled, in the whole site: callers in this
+ * process queue here, and with workers the one at the head of the queue then takes the site's
+ * lock (one message to the supervisor). Resolves or rejects with `work`'s outcome.
+ */
+export async function oneAtATimeInSite<T>(key: string, work: () => Promise<T>): Promise<T> {
   const previous = tails.get(key) ?? Promise.resolve();
   let release!: () => void;
   const mine = new Promise<void>((resolve) => {
@@ -39,7 +45,7 @@ export async function withRefLock<T>(repository: string, ref: string, work: () =
     return await (site ? holdingSiteLock(site, key, work) : work());
   } finally {
     release();
-    // The last holder removes the key, so the map holds only refs with work queued.
+    // The last holder removes the key, so the map holds only keys with work queued.
     if (tails.get(key) === tail) tails.delete(key);
   }
 }

@@ -237,6 +237,25 @@ describe('a site as a supervisor with two request workers and a background worke
     }
   }, 60_000);
 
+  it('wiki pages written through both workers at once all land: wiki writes queue across processes', async () => {
+    const project = JSON.parse((await call(site, 'POST', '/api/v4/projects', { body: { name: 'wiki-writes' } })).text);
+    const wiki = `/api/v4/projects/${project.id}/wikis`;
+    expect((await call(site, 'POST', wiki, { body: { title: 'home', content: 'home' } })).status).toBe(201);
+    const [one, two] = [await pinnedTo(site, 'request-1'), await pinnedTo(site, 'request-2')];
+    try {
+      for (let round = 0; round < 3; round++) {
+        const pair = await Promise.all([one, two].map((agent, i) => call(site, 'POST', wiki, { agent, body: { title: `page-${round}-${i}`, content: `page ${round} ${i}` } })));
+        // Each write reads the wiki's branch, builds on it and moves it: without a queue across workers one would find it moved (400).
+        for (const answer of pair) expect(answer.status, answer.text).toBe(201);
+      }
+      const pages = JSON.parse((await call(site, 'GET', wiki)).text) as Array<{ slug: string }>;
+      expect(pages.map((page) => page.slug).sort()).toEqual(['home', ...[0, 1, 2].flatMap((round) => [`page-${round}-0`, `page-${round}-1`])].sort());
+    } finally {
+      one.destroy();
+      two.destroy();
+    }
+  });
+
   it('SIGTERM drains every worker and exits 0', async () => {
     const child = site.child!;
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
