@@ -1,4 +1,7 @@
-/** A worker taking or letting go of a ref lock (git/ref-lock.ts): `key` names a repository and one of its refs. */
+/**
+ * A worker taking or letting go of a lock of git/ref-lock.ts: `key` names a repository and one of
+ * its refs, or another queue that must hold across workers (a wiki's writes, a repository's checksums).
+ */
 export interface RefLockCall {
   readonly key: string;
   /** The worker's name: one holder per worker, whose own queue (git/ref-lock.ts) lets one of its callers ask at a time. */
@@ -14,7 +17,8 @@ interface Lock {
  * The ref locks of a site with workers, kept by the supervisor: one holder per ref across every
  * worker, the others granted it in arrival order. Without it two workers merging into one branch
  * would both build a merge, and the loser, seeing the target moved, would merge the same merge
- * request again before the winner recorded it as merged. A worker that dies lets go of its locks.
+ * request again before the winner recorded it as merged; two wiki writes would have the later one
+ * refused. A worker that dies lets go of its locks.
  */
 export class SiteRefLocks {
   private readonly locks = new Map<string, Lock>();

@@ -24,7 +24,7 @@ export async function runWorker(config: Config): Promise<void> {
     }
   }
   const bus = new WorkerBus();
-  // A merge in this worker and one in another must not both move a branch (cluster/ref-locks.ts).
+  // A merge in this worker and one in another must not both move a branch; wiki writes and checksums queue site-wide too (cluster/ref-locks.ts).
   lockRefsAcrossProcesses({
     acquire: (key) => bus.ask<void>('ref-lock', { key, holder: name }),
     // Not awaited: the supervisor reads this worker's messages in order, so a later acquire finds the lock let go.
