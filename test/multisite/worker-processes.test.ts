@@ -1,9 +1,9 @@
-import { createServer, type Agent, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geoAuthorization } from '../../src/geo/signing.js';
 import { destroyAll, GEO_SECRET, ROOT_TOKEN, SiteProcess, startCluster, waitFor, type Cluster } from '../helpers/multisite.js';
-import { call, pidsOf, pinnedTo, servedBy, untilEachServed } from '../helpers/workers.js';
+import { call, pidsOf, pinnedTo, servedBy, untilEachServed, type WorkerCall } from '../helpers/workers.js';
 
 /**
  * `geoforge serve` as a supervisor with two request workers and a background worker (src/cluster/).
@@ -148,6 +148,50 @@ describe('a site as a supervisor with two request workers and a background worke
     expect((await freeze(0)).status).toBe(201);
     const taken = await untilEachServed(site, REQUEST_WORKERS, (i) => call(site, 'POST', '/api/v4/groups', { body: { name: `thawed-${i}`, path: `thawed-${i}` } }));
     for (const answer of taken) expect(answer.status, `${answer.worker}: ${answer.text}`).toBe(201);
+  });
+
+  it('a freeze taken through one worker waits for a write in flight in the other before it names the last event', async () => {
+    const [one, two, probeOne, probeTwo] = [await pinnedTo(site, 'request-1'), await pinnedTo(site, 'request-2'), await pinnedTo(site, 'request-1'), await pinnedTo(site, 'request-2')];
+    try {
+      // A write in request-2 that passed the write gate (it counts writes from their headers) and waits for the rest of its body.
+      const body = JSON.stringify({ name: 'in-flight', path: 'in-flight' });
+      let finishWrite!: () => void;
+      const write = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest(`${site.url}/api/v4/groups`, { method: 'POST', agent: two, headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json', 'content-length': String(body.length) } }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, 10));
+        finishWrite = () => req.end(body.slice(10));
+      });
+      // Awaited below; a failure before that (the connection destroyed) must not go unhandled.
+      write.catch(() => undefined);
+      // request-2 read the write's headers: it answered a request sent after them.
+      expect((await call(site, 'GET', '/api/v4/version', { agent: probeTwo })).status).toBe(200);
+      let frozen: WorkerCall | null = null;
+      const freeze = call(site, 'POST', '/api/v4/geo/freeze', {
+        agent: one,
+        token: null,
+        body: { lease_ms: 30_000 },
+        headers: { authorization: geoAuthorization(GEO_SECRET, 'promoter', { method: 'POST', path: '/freeze' }) },
+      }).then((answer) => (frozen = answer));
+      // request-1 froze (its writes are refused): its freeze now waits for request-2's write.
+      await waitFor(async () => (await call(site, 'POST', '/api/v4/groups', { agent: probeOne, body: { name: 'refused', path: 'refused' } })).status === 503, { message: 'request-1 frozen' });
+      expect(frozen).toBeNull();
+      finishWrite();
+      const written = await write;
+      // Admitted before the freeze, it completes; the freeze then names an event at or after it.
+      expect(written.status, written.text).toBe(201);
+      const lastEventId = site.lastEventId();
+      const answer = await freeze;
+      expect(answer.status, answer.text).toBe(201);
+      expect(JSON.parse(answer.text)).toEqual({ drained: true, last_event_id: lastEventId });
+    } finally {
+      await call(site, 'POST', '/api/v4/geo/freeze', { token: null, body: { lease_ms: 0 }, headers: { authorization: geoAuthorization(GEO_SECRET, 'promoter', { method: 'POST', path: '/freeze' }) } });
+      for (const agent of [one, two, probeOne, probeTwo]) agent.destroy();
+    }
   });
 
   it('reads through one worker follow a branch the other moved: nothing keyed by a ref goes stale', async () => {
