@@ -24,7 +24,7 @@ export interface SiteBus {
   answer(kind: string, answerer: (payload: unknown) => unknown): () => void;
   /** Asks every process of the site, this one included, and resolves to their answers. */
   gather<T>(kind: string, payload?: unknown): Promise<T[]>;
-  /** Asks the supervisor, which keeps what must be one figure for the whole site (rate-limit counters). */
+  /** Asks the supervisor, which keeps what must be one for the whole site (rate-limit counters, ref locks). */
   ask<T>(kind: string, payload: unknown): Promise<T>;
 }
 

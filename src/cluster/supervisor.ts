@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry, Counter, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Config } from '../config.js';
 import { isEnvelope, type BusMessage, type Envelope } from './bus.js';
+import { SiteRefLocks, type RefLockCall } from './ref-locks.js';
 import { SiteThrottleCounters, type ThrottleHit } from './throttle-counters.js';
 
 export type WorkerKind = 'request' | 'background';
@@ -45,12 +46,13 @@ interface Slot {
  * The cluster primary of `geoforge serve`: it opens no database and no HTTP port. It forks
  * `config.workers` request workers (they share the listening socket) and one background worker
  * (every schedule and queue, the Geo agent on a secondary), relays the site bus between them,
- * keeps the site-wide rate-limit counters, aggregates /-/metrics and readiness, restarts a worker
+ * keeps the site-wide rate-limit counters and ref locks, aggregates /-/metrics and readiness, restarts a worker
  * that dies (with backoff, counted), and on SIGTERM drains every worker before exiting 0.
  */
 export function runSupervisor(config: Config, log: Logger): void {
   const metrics = createSupervisorMetrics();
   const throttles = new SiteThrottleCounters();
+  const refLocks = new SiteRefLocks();
   const slots: Slot[] = [];
   for (let i = 1; i <= config.workers; i++) slots.push({ kind: 'request', name: `request-${i}`, worker: null, up: false, crashes: 0, startedAt: 0 });
   const background: Slot = { kind: 'background', name: 'background', worker: null, up: false, crashes: 0, startedAt: 0 };
@@ -100,6 +102,10 @@ export function runSupervisor(config: Config, log: Logger): void {
     switch (kind) {
       case 'throttle':
         return throttles.hit(payload as ThrottleHit);
+      case 'ref-lock':
+        return refLocks.acquire(payload as RefLockCall);
+      case 'ref-unlock':
+        return refLocks.release(payload as RefLockCall);
       case 'boot':
         // A worker may build its site once the first one did (answered at once after a restart).
         if (!firstUp) await new Promise<void>((resolve) => waitingToBoot.push(resolve));
@@ -171,6 +177,7 @@ export function runSupervisor(config: Config, log: Logger): void {
     if (!slot) return;
     slot.worker = null;
     slot.up = false;
+    refLocks.releaseAll(slot.name);
     for (const [, entry] of gathers) if (entry.expect.delete(slot.name) && !entry.expect.size) entry.done();
     if (stopping) {
       if (slots.every((candidate) => !candidate.worker)) {

@@ -2,6 +2,7 @@ import { setPriority } from 'node:os';
 import type { Config } from '../config.js';
 import { createLogger } from '../observability/logger.js';
 import { createSite } from '../server.js';
+import { lockRefsAcrossProcesses } from '../git/ref-lock.js';
 import { WorkerBus } from './bus.js';
 import { WORKER_FIRST_ENV, WORKER_KIND_ENV, WORKER_NAME_ENV } from './supervisor.js';
 
@@ -23,6 +24,12 @@ export async function runWorker(config: Config): Promise<void> {
     }
   }
   const bus = new WorkerBus();
+  // A merge in this worker and one in another must not both move a branch; wiki writes and checksums queue site-wide too (cluster/ref-locks.ts).
+  lockRefsAcrossProcesses({
+    acquire: (key) => bus.ask<void>('ref-lock', { key, holder: name }),
+    // Not awaited: the supervisor reads this worker's messages in order, so a later acquire finds the lock let go.
+    release: (key) => void bus.ask('ref-unlock', { key, holder: name }).catch(() => undefined),
+  });
   // The first request worker migrates and ensures root alone; the others build theirs after it, on
   // the port it listens on (port 0 picks one). The code is loaded meanwhile: that is most of a boot.
   const port = process.env[WORKER_FIRST_ENV] === '1' ? undefined : ((await bus.ask<number | null>('boot', null)) ?? undefined);

@@ -5,6 +5,7 @@ import { repositoryPath, wikiRepositoryPath } from '../storage/layout.js';
 import { nowIso } from '../storage/clock.js';
 import { appendBlobEvent } from './blobs.js';
 import { refsChecksum } from './repository-checksum.js';
+import { oneAtATimeInSite } from '../git/ref-lock.js';
 
 /** The two git repositories a project may have on disk. */
 export type RepositoryType = 'repository' | 'wiki';
@@ -25,21 +26,14 @@ const STATE_COLUMNS = {
 } as const;
 
 /**
- * Checksums run one at a time per repository, each followed by its commit: two pushes close
- * together can never commit their checksums out of order, so the last row written (and the last
- * event) always describes the repository as it was after the last change.
+ * Runs `work` after every earlier work of the same key settled, in every worker of the site. Checksums
+ * run one at a time per repository, each followed by its commit: two pushes close together (through
+ * two workers too) can never commit their checksums out of order, so the last row written (and the
+ * last event) always describes the repository as it was after the last change. Also serializes wiki
+ * and snippet writes, under their own keys.
  */
-const inFlight = new Map<string, Promise<unknown>>();
-
-/** Runs `work` after every earlier work of the same key settled (also used to serialize wiki writes, under their own keys). */
 export function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const run = (inFlight.get(key) ?? Promise.resolve()).then(work, work);
-  const settled = run.catch(() => undefined);
-  inFlight.set(key, settled);
-  void settled.then(() => {
-    if (inFlight.get(key) === settled) inFlight.delete(key);
-  });
-  return run;
+  return oneAtATimeInSite(key, work);
 }
 
 /**
