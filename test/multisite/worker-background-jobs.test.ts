@@ -1,6 +1,6 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { destroyAll, ROOT_TOKEN, SiteProcess, waitFor } from '../helpers/multisite.js';
+import { destroyAll, SiteProcess, waitFor } from '../helpers/multisite.js';
+import { call } from '../helpers/workers.js';
 
 /**
  * Work a request starts but does not wait for runs in the background worker, never in the request
@@ -8,22 +8,11 @@ import { destroyAll, ROOT_TOKEN, SiteProcess, waitFor } from '../helpers/multisi
  * housekeeping, whose one-at-a-time lease must hold whichever request worker is asked. Each request
  * goes on its own connection, so the supervisor hands them to both request workers in turn.
  */
-function call(site: SiteProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      `${site.url}/api/v4${path}`,
-      { method, agent: false, headers: { 'private-token': ROOT_TOKEN, ...(text ? { 'content-type': 'application/json' } : {}) } },
-      (res) => {
-        let answer = '';
-        res.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: answer ? JSON.parse(answer) : null }));
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
-}
+/** One API request on its own connection, its body parsed. */
+const api = async (site: SiteProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+  const answer = await call(site, method, `/api/v4${path}`, { body });
+  return { status: answer.status, body: answer.text ? JSON.parse(answer.text) : null };
+};
 
 /** The log lines a message was written with, by worker. */
 const workersThatLogged = (site: SiteProcess, message: string): string[] =>
@@ -33,7 +22,7 @@ describe('background work handed from the request workers to the background work
   let site: SiteProcess;
   let projectId: number;
   const commit = async (branch: string, file: string, start?: string) => {
-    const answer = await call(site, 'POST', `/projects/${projectId}/repository/commits`, {
+    const answer = await api(site, 'POST', `/projects/${projectId}/repository/commits`, {
       branch,
       ...(start ? { start_branch: start } : {}),
       commit_message: `add ${file}`,
@@ -43,7 +32,7 @@ describe('background work handed from the request workers to the background work
     return answer.body.id as string;
   };
   const openMergeRequest = async (source: string) => {
-    const answer = await call(site, 'POST', `/projects/${projectId}/merge_requests`, { source_branch: source, target_branch: 'main', title: source });
+    const answer = await api(site, 'POST', `/projects/${projectId}/merge_requests`, { source_branch: source, target_branch: 'main', title: source });
     expect(answer.status).toBe(201);
     return answer.body.iid as number;
   };
@@ -51,7 +40,7 @@ describe('background work handed from the request workers to the background work
   beforeAll(async () => {
     site = await SiteProcess.create({ name: 'jobs', role: 'primary', env: { GEOFORGE_WORKERS: '2' } });
     await site.start({ timeoutMs: 40_000 });
-    const project = await call(site, 'POST', '/projects', { name: 'jobs', initialize_with_readme: true, default_branch: 'main' });
+    const project = await api(site, 'POST', '/projects', { name: 'jobs', initialize_with_readme: true, default_branch: 'main' });
     expect(project.status).toBe(201);
     projectId = project.body.id;
   }, 60_000);
@@ -61,11 +50,11 @@ describe('background work handed from the request workers to the background work
     await commit('topic', 'topic.txt', 'main');
     const target = await commit('main', 'moved-on.txt');
     const iid = await openMergeRequest('topic');
-    expect((await call(site, 'PUT', `/projects/${projectId}/merge_requests/${iid}/rebase`, {})).status).toBe(202);
-    await waitFor(async () => (await call(site, 'GET', `/projects/${projectId}/merge_requests/${iid}?include_rebase_in_progress=true`)).body.rebase_in_progress === false, {
+    expect((await api(site, 'PUT', `/projects/${projectId}/merge_requests/${iid}/rebase`, {})).status).toBe(202);
+    await waitFor(async () => (await api(site, 'GET', `/projects/${projectId}/merge_requests/${iid}?include_rebase_in_progress=true`)).body.rebase_in_progress === false, {
       timeoutMs: 20_000,
     });
-    const rebased = await call(site, 'GET', `/projects/${projectId}/repository/commits/topic`);
+    const rebased = await api(site, 'GET', `/projects/${projectId}/repository/commits/topic`);
     expect(rebased.body.parent_ids).toEqual([target]);
     expect(workersThatLogged(site, 'rebasing a merge request')).toEqual(['background']);
   });
@@ -73,20 +62,20 @@ describe('background work handed from the request workers to the background work
   it('merges when the pipeline succeeds in the background worker', async () => {
     const head = await commit('ready', 'ready.txt', 'main');
     const iid = await openMergeRequest('ready');
-    expect((await call(site, 'POST', `/projects/${projectId}/statuses/${head}`, { state: 'running', ref: 'ready', name: 'ci' })).status).toBe(201);
-    await waitFor(async () => (await call(site, 'GET', `/projects/${projectId}/merge_requests/${iid}`)).body.merge_status === 'can_be_merged', { timeoutMs: 20_000 });
-    const flagged = await call(site, 'PUT', `/projects/${projectId}/merge_requests/${iid}/merge`, { merge_when_pipeline_succeeds: true });
+    expect((await api(site, 'POST', `/projects/${projectId}/statuses/${head}`, { state: 'running', ref: 'ready', name: 'ci' })).status).toBe(201);
+    await waitFor(async () => (await api(site, 'GET', `/projects/${projectId}/merge_requests/${iid}`)).body.merge_status === 'can_be_merged', { timeoutMs: 20_000 });
+    const flagged = await api(site, 'PUT', `/projects/${projectId}/merge_requests/${iid}/merge`, { merge_when_pipeline_succeeds: true });
     expect(flagged.body).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
-    expect((await call(site, 'POST', `/projects/${projectId}/statuses/${head}`, { state: 'success', ref: 'ready', name: 'ci' })).status).toBe(201);
-    await waitFor(async () => (await call(site, 'GET', `/projects/${projectId}/merge_requests/${iid}`)).body.state === 'merged', { timeoutMs: 20_000 });
+    expect((await api(site, 'POST', `/projects/${projectId}/statuses/${head}`, { state: 'success', ref: 'ready', name: 'ci' })).status).toBe(201);
+    await waitFor(async () => (await api(site, 'GET', `/projects/${projectId}/merge_requests/${iid}`)).body.state === 'merged', { timeoutMs: 20_000 });
     expect(workersThatLogged(site, 'merge when pipeline succeeds: merging')).toEqual(['background']);
   });
 
   it('keeps one housekeeping lease for the site: of two at once on two request workers, one starts and one is refused', async () => {
-    const answers = await Promise.all([call(site, 'POST', `/projects/${projectId}/housekeeping`), call(site, 'POST', `/projects/${projectId}/housekeeping`)]);
+    const answers = await Promise.all([api(site, 'POST', `/projects/${projectId}/housekeeping`), api(site, 'POST', `/projects/${projectId}/housekeeping`)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
     expect(answers.find((answer) => answer.status === 409)!.body.message).toMatch(/already triggered housekeeping/);
     // Once gc is over, the lease is free again.
-    await waitFor(async () => (await call(site, 'POST', `/projects/${projectId}/housekeeping`)).status === 201, { timeoutMs: 20_000 });
+    await waitFor(async () => (await api(site, 'POST', `/projects/${projectId}/housekeeping`)).status === 201, { timeoutMs: 20_000 });
   });
 });
