@@ -14,9 +14,12 @@ const api = async (site: SiteProcess, method: string, path: string, body?: unkno
   return { status: answer.status, body: answer.text ? JSON.parse(answer.text) : null };
 };
 
-/** The log lines a message was written with, by worker. */
-const workersThatLogged = (site: SiteProcess, message: string): string[] =>
-  [...site.output.matchAll(new RegExp(`"worker":"([a-z0-9-]+)"[^\\n]*"msg":"${message}"`, 'g'))].map((match) => match[1]!);
+/** The workers that logged a message, once one did (the log reaches the test through a pipe, maybe after the answer). */
+const workersThatLogged = async (site: SiteProcess, message: string): Promise<string[]> => {
+  const lines = () => [...site.output.matchAll(new RegExp(`"worker":"([a-z0-9-]+)"[^\\n]*"msg":"${message}"`, 'g'))].map((match) => match[1]!);
+  await waitFor(() => lines().length > 0, { timeoutMs: 5_000, message: `a log line "${message}"` });
+  return lines();
+};
 
 describe('background work handed from the request workers to the background worker', () => {
   let site: SiteProcess;
@@ -56,7 +59,7 @@ describe('background work handed from the request workers to the background work
     });
     const rebased = await api(site, 'GET', `/projects/${projectId}/repository/commits/topic`);
     expect(rebased.body.parent_ids).toEqual([target]);
-    expect(workersThatLogged(site, 'rebasing a merge request')).toEqual(['background']);
+    expect(await workersThatLogged(site, 'rebasing a merge request')).toEqual(['background']);
   });
 
   it('merges when the pipeline succeeds in the background worker', async () => {
@@ -68,7 +71,7 @@ describe('background work handed from the request workers to the background work
     expect(flagged.body).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true });
     expect((await api(site, 'POST', `/projects/${projectId}/statuses/${head}`, { state: 'success', ref: 'ready', name: 'ci' })).status).toBe(201);
     await waitFor(async () => (await api(site, 'GET', `/projects/${projectId}/merge_requests/${iid}`)).body.state === 'merged', { timeoutMs: 20_000 });
-    expect(workersThatLogged(site, 'merge when pipeline succeeds: merging')).toEqual(['background']);
+    expect(await workersThatLogged(site, 'merge when pipeline succeeds: merging')).toEqual(['background']);
   });
 
   it('keeps one housekeeping lease for the site: of two at once on two request workers, one starts and one is refused', async () => {

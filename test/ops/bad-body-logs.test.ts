@@ -47,14 +47,17 @@ describe('malformed request bodies', () => {
     await site?.destroy();
   });
 
+  /** A request the site did not answer: which one, and what the site logged meanwhile. */
+  const unanswered = (what: string) => (error: Error) => {
+    throw new Error(`${what}: ${error.message}\n${site.output.slice(-4000)}`, { cause: error });
+  };
+
   it('answers each with a 4xx in GitLab shape and logs none of them at error level', async () => {
     for (const bad of BAD_BODIES) {
       const gzip: Record<string, string> = bad.what.includes('gzip') ? { 'content-encoding': 'gzip' } : {};
-      const response = await site.api(bad.path.replace(':id', String(projectId)), {
-        method: 'POST',
-        body: bad.body.toString(),
-        headers: { 'content-type': bad.type, ...gzip },
-      });
+      const response = await site
+        .api(bad.path.replace(':id', String(projectId)), { method: 'POST', body: bad.body.toString(), headers: { 'content-type': bad.type, ...gzip } })
+        .catch(unanswered(bad.what));
       expect([400, 413, 415], `${bad.what}: ${response.status} ${response.text}`).toContain(response.status);
       expect(response.body, bad.what).toHaveProperty('message');
       expect(site.running, `${bad.what} leaves the site running`).toBe(true);
@@ -71,7 +74,7 @@ describe('malformed request bodies', () => {
         method: 'POST',
         headers: { authorization: auth, 'content-type': `application/x-${service}-request`, ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
         body,
-      });
+      }).catch(unanswered(`${service} with ${String(body)}`));
       expect(response.statusCode, `${service} with ${String(body)}`).toBe(400);
       expect(await response.body.text()).toMatch(/not a git request/);
     }
