@@ -6,7 +6,7 @@ import { nowIso } from '../storage/clock.js';
 import { groupWikiRepositoryPath } from '../storage/layout.js';
 import { appendBlobEvent } from './blobs.js';
 import { refsChecksum } from './repository-checksum.js';
-import { oneAtATime } from './repository-events.js';
+import { oneAtATimeInSite } from '../git/ref-lock.js';
 
 /** The path a group wiki's blob event carries: relative to the data dir, with `/` (the same on every site). */
 export const groupWikiBlobPath = (groupId: number): string => groupWikiRepositoryPath('', groupId).split(path.sep).join('/');
@@ -21,7 +21,7 @@ export const groupWikiBlobPath = (groupId: number): string => groupWikiRepositor
  */
 export function recordGroupWikiChange(db: Db, dataDir: string, groupId: number, action: 'created' | 'updated'): Promise<void> {
   const repository = groupWikiRepositoryPath(dataDir, groupId);
-  return oneAtATime(repository, async () => {
+  return oneAtATimeInSite(repository, async () => {
     const checksum = await refsChecksum(repository).then(
       (value) => value,
       () => null,

@@ -26,17 +26,6 @@ const STATE_COLUMNS = {
 } as const;
 
 /**
- * Runs `work` after every earlier work of the same key settled, in every worker of the site. Checksums
- * run one at a time per repository, each followed by its commit: two pushes close together (through
- * two workers too) can never commit their checksums out of order, so the last row written (and the
- * last event) always describes the repository as it was after the last change. Also serializes wiki
- * and snippet writes, under their own keys.
- */
-export function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
-  return oneAtATimeInSite(key, work);
-}
-
-/**
  * Records, on the primary, that a project's repository or wiki changed on disk (created by a
  * create, an import, a fork or a wiki's first use; updated by a push, a commit through the API
  * or a new HEAD): the refs checksum is computed first (outside any transaction), then
@@ -55,7 +44,9 @@ export function recordRepositoryChange(
   action: 'created' | 'updated',
 ): Promise<void> {
   const repository = repositoryOnDisk(dataDir, projectId, type);
-  return oneAtATime(repository, async () => {
+  // One checksum at a time per repository, site-wide, each followed by its commit: two pushes close
+  // together (through two workers too) never commit their checksums out of order.
+  return oneAtATimeInSite(repository, async () => {
     const checksum = await refsChecksum(repository).then(
       (value) => ({ value }),
       () => null,

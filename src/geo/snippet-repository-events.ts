@@ -6,7 +6,7 @@ import { nowIso } from '../storage/clock.js';
 import { snippetRepositoryPath } from '../storage/layout.js';
 import { appendBlobEvent } from './blobs.js';
 import { refsChecksum } from './repository-checksum.js';
-import { oneAtATime } from './repository-events.js';
+import { oneAtATimeInSite } from '../git/ref-lock.js';
 
 /** The path a snippet repository's blob event carries: relative to the data dir, with `/` (the same on every site). */
 export const snippetBlobPath = (snippetId: number): string => snippetRepositoryPath('', snippetId).split(path.sep).join('/');
@@ -20,7 +20,7 @@ export const snippetBlobPath = (snippetId: number): string => snippetRepositoryP
  */
 export function recordSnippetRepositoryChange(db: Db, dataDir: string, snippetId: number, action: 'created' | 'updated'): Promise<void> {
   const repository = snippetRepositoryPath(dataDir, snippetId);
-  return oneAtATime(repository, async () => {
+  return oneAtATimeInSite(repository, async () => {
     const checksum = await refsChecksum(repository).then(
       (value) => value,
       () => null,

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { badRequest } from '../../errors.js';
-import { oneAtATime } from '../../geo/repository-events.js';
+import { oneAtATimeInSite } from '../../git/ref-lock.js';
 import { hasRepository } from '../../git/in-repository.js';
 import { branchCommit, resolveCommit } from '../../git/refs.js';
 import { createSnippetRepository, SNIPPET_DEFAULT_BRANCH } from '../../git/repositories.js';
@@ -48,7 +48,7 @@ export async function firstSnippetFile(repository: string): Promise<Buffer> {
 
 /** Runs one write of a snippet's repository after the earlier ones in this process (the branch is read, built on, then moved). */
 export function writingSnippet<T>(ctx: SiteContext, snippetId: number, work: () => Promise<T>): Promise<T> {
-  return oneAtATime(`snippet-write:${snippetRepositoryOf(ctx, snippetId)}`, work);
+  return oneAtATimeInSite(`snippet-write:${snippetRepositoryOf(ctx, snippetId)}`, work);
 }
 
 /**

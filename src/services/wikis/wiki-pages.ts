@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest, invalid, notFound } from '../../errors.js';
-import { oneAtATime } from '../../geo/repository-events.js';
+import { oneAtATimeInSite } from '../../git/ref-lock.js';
 import { hasRepository } from '../../git/in-repository.js';
 import { branchCommit, resolveCommit } from '../../git/refs.js';
 import { commitTreeChanges, headBranch, readBlobs, treeFiles, type FileChange } from '../../git/wiki-pages.js';
@@ -153,7 +153,7 @@ export function deleteWikiPage(ctx: SiteContext, wiki: WikiContainer, actor: Act
  * refused by the compare-and-swap. A push through git meanwhile still gets that 400.
  */
 export function writingWiki<T>(wiki: WikiContainer, work: () => Promise<T>): Promise<T> {
-  return oneAtATime(`wiki-write:${wiki.repository}`, work);
+  return oneAtATimeInSite(`wiki-write:${wiki.repository}`, work);
 }
 
 /** The wiki repository, made on first write as a first push through git makes it (with its Geo `created` event). */
