@@ -12,6 +12,7 @@ import { CHANGES_COUNT_CAP } from '../../entities/merge-requests.js';
 import { commitsAndMergeBase, commitsExcluding, mergeBase, type CommitRecord } from '../../git/commit-log.js';
 import { diffFiles, type FileDiff } from '../../git/diff.js';
 import { repositoryOf } from '../../git/in-repository.js';
+import { oneAtATimeInSite } from '../../git/ref-lock.js';
 import { branchCommit } from '../../git/refs.js';
 import type { SiteContext } from '../../site-context.js';
 import { nowIso } from '../../storage/clock.js';
@@ -132,9 +133,6 @@ function storeVersion(ctx: SiteContext, mergeRequestId: number, read: VersionRea
   });
 }
 
-/** Recording runs one at a time per merge request, so two pushes close together store their versions in push order. */
-const inFlight = new Map<number, Promise<unknown>>();
-
 /**
  * Records a diff version of the merge request for the source head `headSha` (on create and after
  * each push to the source branch): git reads first, outside any transaction, then the rows in one.
@@ -152,11 +150,6 @@ export function recordDiffVersion(ctx: SiteContext, mergeRequestId: number, head
     if (latest && latest.head_commit_sha === headSha && !newTarget) return null;
     return storeVersion(ctx, mergeRequestId, await readVersion(ctx, mergeRequest, headSha, startSha));
   };
-  const run = (inFlight.get(mergeRequestId) ?? Promise.resolve()).then(work, work);
-  const settled = run.catch(() => undefined);
-  inFlight.set(mergeRequestId, settled);
-  void settled.then(() => {
-    if (inFlight.get(mergeRequestId) === settled) inFlight.delete(mergeRequestId);
-  });
-  return run;
+  // One recording at a time per merge request, site-wide: two pushes close together (through two workers too) store their versions in push order.
+  return oneAtATimeInSite(`diff-version:${ctx.config.dataDir}:${mergeRequestId}`, work);
 }
