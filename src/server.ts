@@ -455,6 +455,7 @@ function listenOnBus(ctx: SiteContext, geo: GeoRuntime): Array<() => void> {
     unsubscribe.push(
       bus.on('geo-events', () => geo.events.notify()),
       bus.on('replica-applied', (message) => geo.replicas.applied(message.node as string, message.eventId as number, message.blobsPendingSince as number | null | undefined)),
+      bus.on('replica-timeout', (message) => geo.replicas.recordTimeout({ at: message.at as number, resumeAt: message.resumeAt as number })),
     );
   }
   return unsubscribe;

@@ -95,7 +95,9 @@ function primaryRuntime(ctx: SiteContext, revision: string): PrimaryGeo {
   // Until its first epoch exchange has ended, a primary with peers does not know whether it was
   // replaced while it was down: it is not ready, and writes wait for that (api/geo/write-gate.ts).
   let epochChecked = false;
-  const replicas = new ReplicaPositions(ctx.config.geo.syncReplicas, ctx.config.geo.syncTimeoutMs, () => lastEventId(ctx.db), ctx.metrics.geoFailover);
+  const replicas = new ReplicaPositions(ctx.config.geo.syncReplicas, ctx.config.geo.syncTimeoutMs, () => lastEventId(ctx.db), ctx.metrics.geoFailover, (timeout) =>
+    ctx.bus.broadcast({ kind: 'replica-timeout', ...timeout }),
+  );
   /** Whether this start reconciled the recorded repository states with the disk yet (a crash may have left changes unrecorded). */
   let reconciled = false;
   return {

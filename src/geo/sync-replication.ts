@@ -16,6 +16,12 @@ export interface SyncReplicationState {
   readonly degraded_since: string | null;
 }
 
+/** A write that timed out: when, and the newest event then (synchronous again once enough secondaries applied it). */
+export interface ReplicaTimeout {
+  readonly at: number;
+  readonly resumeAt: number;
+}
+
 /**
  * The primary's view of what each secondary applied (issue 18, item 4). A secondary's long poll
  * asks for the events after the last one it applied, so every poll is an acknowledgement. With
@@ -38,6 +44,8 @@ export class ReplicaPositions {
     private readonly timeoutMs: number,
     private readonly newestEvent: () => number,
     private readonly metrics: GeoFailoverMetrics,
+    /** Tells the site's other workers of a timeout (their recordTimeout): the whole site degrades at once and counts every timeout. */
+    private readonly tellOthers: (timeout: ReplicaTimeout) => void = () => undefined,
   ) {
     metrics.synchronous.set(required > 0 ? 1 : 0);
   }
@@ -90,12 +98,9 @@ export class ReplicaPositions {
           clearTimeout(timer);
           this.waiters.delete(waiter);
           if (outcome === 'timeout') {
-            this.timedOut++;
-            if (this.degradedSince === null) {
-              this.degradedSince = Date.now();
-              this.resumeAt = this.newestEvent();
-            }
-            this.metrics.synchronous.set(0);
+            const timeout = { at: Date.now(), resumeAt: this.newestEvent() };
+            this.recordTimeout(timeout);
+            this.tellOthers(timeout);
           }
           resolve(this.count(outcome, Date.now() - started));
         },
@@ -103,6 +108,16 @@ export class ReplicaPositions {
       const timer = setTimeout(() => waiter.done('timeout'), this.timeoutMs);
       this.waiters.add(waiter);
     });
+  }
+
+  /** A write timed out here or in another worker of the site: counted, and the site degrades unless it already is. */
+  recordTimeout({ at, resumeAt }: ReplicaTimeout): void {
+    this.timedOut++;
+    if (this.degradedSince === null) {
+      this.degradedSince = at;
+      this.resumeAt = resumeAt;
+    }
+    this.metrics.synchronous.set(0);
   }
 
   private count(outcome: SyncOutcome, waitedMs: number): Promise<SyncOutcome> {

@@ -333,4 +333,20 @@ describe('synchronous replication with two request workers', () => {
     expect(metric(text, /^geo_sync_replication_writes_total\{outcome="timeout"\} (\d+)$/m)).toBe(0);
     expect(metric(text, /^geo_sync_replication_writes_total\{outcome="applied"\} (\d+)$/m)).toBeGreaterThanOrEqual(8);
   }, 60_000);
+
+  it('a write that timed out in one worker degrades the whole site: the other worker answers its next write at once', async () => {
+    const { primary, secondaries } = cluster;
+    await secondaries[0]!.kill('SIGKILL');
+    const first = await call(primary, 'POST', '/api/v4/groups', { body: { name: 'alone', path: 'alone' } });
+    expect(first.status, first.text).toBe(201);
+    expect(first.headers['x-geoforge-sync-replication']).toBe('timeout');
+    const writer = await servedBy(primary, first.requestId);
+    // Each worker, the one that timed out and the other, answers without the 8 s wait.
+    const next = await untilEachServed(primary, REQUEST_WORKERS, (i) => call(primary, 'POST', '/api/v4/groups', { body: { name: `degraded-${i}`, path: `degraded-${i}` } }));
+    for (const answer of next) {
+      expect(answer.status, `${answer.worker}: ${answer.text}`).toBe(201);
+      expect(answer.headers['x-geoforge-sync-replication'], answer.worker).toBe('unconfirmed');
+      expect(answer.ms, `${answer.worker} (the timeout was in ${writer})`).toBeLessThan(4_000);
+    }
+  }, 60_000);
 });
