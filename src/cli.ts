@@ -28,6 +28,7 @@ import { runSupervisor } from './cluster/supervisor.js';
 import { runWorker } from './cluster/worker.js';
 import { createLogger } from './observability/logger.js';
 import { databasePath } from './storage/layout.js';
+import { startCoordinator } from './cluster/etcd/site-handle.js';
 import { readRevision, versionString } from './version.js';
 
 function configFrom(argv: { config?: string }): Config {
@@ -44,8 +45,11 @@ async function serve(argv: { config?: string }): Promise<void> {
   if (config.workers > 0) return runSupervisor(config, createLogger(config.logLevel));
   const site = await createSite(config);
   await site.start();
+  // The failover loop runs in the one process (issue 28); the fence outlives role switches.
+  const coordinator = startCoordinator(config, site.ctx.log, (until) => site.ctx.fence.holdLease(until));
   const shutdown = (signal: string) => {
     site.ctx.log.info({ signal }, 'shutting down');
+    void coordinator?.stop();
     site.stop().then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGINT', shutdown);

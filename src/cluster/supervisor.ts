@@ -4,6 +4,7 @@ import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } fro
 import type { Config } from '../config.js';
 import { createSupervisorMetrics } from '../observability/metrics.js';
 import { isEnvelope, type BusMessage, type Envelope } from './bus.js';
+import { startCoordinator } from './etcd/site-handle.js';
 import { SiteThrottleCounters, type ThrottleHit } from './throttle-counters.js';
 
 export type WorkerKind = 'request' | 'background';
@@ -47,6 +48,8 @@ export function runSupervisor(config: Config, log: Logger): void {
   slots.push(background);
   let port: number | null = config.port === 0 ? null : config.port;
   let stopping = false;
+  /** Until when the site may take writes under its etcd leader lease (geoCoordinator). */
+  let leaseUntil = 0;
   /** Whether a request worker has booted since the start: the others wait for it (see markUp). */
   let firstUp = false;
   const waitingToBoot: Array<() => void> = [];
@@ -146,6 +149,8 @@ export function runSupervisor(config: Config, log: Logger): void {
 
   const markUp = (slot: Slot, message: BusMessage) => {
     slot.up = true;
+    // A worker (re)started takes no write until told the leader lease it may write under.
+    if (config.geoCoordinator) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until: leaseUntil } });
     log.info({ worker: slot.name, pid: slot.worker?.process.pid }, 'worker up');
     // The first request worker to listen tells the port the others and the background worker use.
     if (port === null && typeof message.port === 'number') port = message.port;
@@ -189,6 +194,7 @@ export function runSupervisor(config: Config, log: Logger): void {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    void coordinator?.stop();
     log.info({ signal, draining: 'every worker' }, 'shutting down');
     const running = slots.filter((slot) => slot.worker);
     if (!running.length) process.exit(0);
@@ -201,4 +207,9 @@ export function runSupervisor(config: Config, log: Logger): void {
   log.info({ request_workers: config.workers, pid: process.pid }, 'geoforge supervisor starting its workers');
   // All at once: the first request worker boots, the others load the code and wait for it (see markUp).
   for (const slot of slots) fork(slot);
+  // The failover loop (issue 28): the supervisor outlives its workers' restarts, so its lease does too.
+  const coordinator = startCoordinator(config, log, (until) => {
+    leaseUntil = until;
+    for (const slot of slots) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until } });
+  });
 }

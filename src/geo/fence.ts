@@ -13,7 +13,7 @@ export interface FenceOthers {
 }
 
 /** Why a primary refuses writes now; null when it takes them. */
-export type WriteRefusal = { kind: 'fenced'; epoch: number; primaryUrl: string | null } | { kind: 'frozen'; by: string } | null;
+export type WriteRefusal = { kind: 'fenced'; epoch: number; primaryUrl: string | null } | { kind: 'frozen'; by: string } | { kind: 'no-lease' } | null;
 
 /**
  * What a site knows of the fencing epoch (issue 18, item 2), shared by the site's role instances
@@ -31,6 +31,12 @@ export class Fence {
   private drainWaiters: Array<() => void> = [];
   /** The site's other workers (src/cluster/): told of each change, and drained with this one on a freeze. */
   private others: FenceOthers = { changed: () => undefined, drained: async () => true };
+  /**
+   * With geoCoordinator, a primary takes writes only until this time (ms since the epoch): the end
+   * of its etcd leader lease less the safety margin, told by the coordinator at each renewal
+   * (src/cluster/etcd/). 0 until the first: a primary that never won the leader key takes none.
+   */
+  private leaseUntil = 0;
 
   constructor(private readonly config: Config, persisted: RoleState | null, private readonly log: Logger) {
     // A primary killed while frozen comes back frozen for the rest of the lease: writes it took
@@ -126,7 +132,13 @@ export class Fence {
   writeRefusal(now = Date.now()): WriteRefusal {
     if (this.fenced()) return { kind: 'fenced', epoch: this.state.epoch, primaryUrl: this.state.epochPrimaryUrl };
     if (now < this.frozenUntil) return { kind: 'frozen', by: this.frozenBy };
+    if (this.config.geoCoordinator && now >= this.leaseUntil) return { kind: 'no-lease' };
     return null;
+  }
+
+  /** The coordinator renewed (or lost, 0) this primary's leader lease: writes are taken until `untilMs`. */
+  holdLease(untilMs: number): void {
+    this.leaseUntil = untilMs;
   }
 
   /** Refuses writes for `ms` (a planned promotion's lease, renewed while it runs); resolves once the writes in flight have ended. */

@@ -26,6 +26,9 @@ export function primaryWriteGate(fence: Fence, epochChecked: () => boolean): Req
     if (refusal?.kind === 'frozen') {
       return sendJson(res, 503, { message: `503 Service Unavailable - writes are paused: ${refusal.by} is being promoted to primary` });
     }
+    if (refusal?.kind === 'no-lease') {
+      return sendJson(res, 503, { message: '503 Service Unavailable - this primary does not hold the leader lease in etcd (geoCoordinator): writes are refused until it wins it again, or another site is promoted' });
+    }
     if (!epochChecked()) {
       return sendJson(res, 503, { message: '503 Service Unavailable - this primary is checking with the other sites that it was not replaced while it was down' });
     }

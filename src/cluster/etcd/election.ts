@@ -1,0 +1,123 @@
+import type { SyncReplicationState } from '../../geo/sync-replication.js';
+
+/** What a site says of itself to its coordinator (GET /api/v4/geo/local/coordinator-state), published in etcd. */
+export interface SiteView {
+  readonly role: 'primary' | 'secondary';
+  readonly node: string;
+  readonly url: string;
+  readonly epoch: number;
+  readonly own_epoch: number | null;
+  readonly fenced: boolean;
+  /** A secondary's primary. */
+  readonly primary_url: string | null;
+  /** A secondary has its database (it can be promoted); a primary always. */
+  readonly ready: boolean;
+  /** A primary's newest event, a secondary's cursor. */
+  readonly last_event_id: number | null;
+  readonly bootstrap_required: boolean;
+  readonly sync_replication: SyncReplicationState | null;
+}
+
+/** The leader key's value: the primary that holds it under its session lease, and its epoch. */
+export interface LeaderRecord {
+  readonly node: string;
+  readonly url: string;
+  readonly epoch: number;
+  readonly since: string;
+}
+
+/** What the leader last published of itself (a key without a lease: it outlives the primary). */
+export interface LastPrimary {
+  readonly node: string;
+  readonly url: string;
+  readonly epoch: number;
+  readonly last_event_id: number;
+  readonly sync_required: number;
+  readonly sync_mode: 'off' | 'synchronous' | 'degraded';
+  /** The secondaries that acknowledged its events lately (the synchronous replicas). */
+  readonly sync_replicas: readonly string[];
+  readonly at: number;
+}
+
+export interface FailoverRecord {
+  readonly at: number;
+  readonly epoch: number;
+  readonly from: string | null;
+  readonly to: string;
+  readonly reason: 'primary lost' | 'switchover';
+}
+
+/** One member key: a site's view, published under its session lease, with its coordinator's decision. */
+export interface MemberRecord extends SiteView {
+  readonly decision: string;
+  readonly at: number;
+}
+
+/** Everything under the key prefix, read in one range. */
+export interface ClusterView {
+  readonly leader: { record: LeaderRecord; lease: string } | null;
+  /** The epoch counter and its text as stored (compared in the winning txn); null before the first leader. */
+  readonly epoch: { value: number; text: string } | null;
+  readonly members: readonly MemberRecord[];
+  readonly lastPrimary: LastPrimary | null;
+  readonly lastFailover: FailoverRecord | null;
+  readonly paused: boolean;
+  readonly switchoverTo: string | null;
+}
+
+export interface ElectionRules {
+  readonly syncReplicas: number;
+  readonly maximumLagOnFailover: number;
+  readonly minSecondsBetweenFailovers: number;
+}
+
+/** Whether a secondary may be promoted now, and why not. */
+export type Candidacy = { readonly eligible: true; readonly epoch: number; readonly reason: string } | { readonly eligible: false; readonly reason: string };
+
+/**
+ * Whether `me` should take the vacant leader key (issue 28, item 3), from the cluster as etcd shows
+ * it: a pure function, so every rule has its unit test. With synchronous replication only a
+ * replica the last primary named synchronous, and only while it was not degraded (it then holds
+ * every acknowledged write); otherwise only within `maximumLagOnFailover` events of the last
+ * primary's last published event. Of the candidates, the one with the most events goes first (ties
+ * by node name): the others wait for it, so two never race for the key with different histories.
+ */
+export function candidacy(view: ClusterView, me: SiteView, rules: ElectionRules, now: number): Candidacy {
+  if (view.leader) return { eligible: false, reason: `${view.leader.record.node} holds the leader key` };
+  if (me.role !== 'secondary') return { eligible: false, reason: 'not a secondary' };
+  if (view.paused) return { eligible: false, reason: 'automatic failover is paused' };
+  const last = view.lastPrimary;
+  if (!last) return { eligible: false, reason: 'no primary ever held the leader key: nothing to fail over from' };
+  const targeted = view.switchoverTo;
+  if (targeted !== null && targeted !== me.node) return { eligible: false, reason: `a switchover to ${targeted} is under way` };
+  const since = view.lastFailover ? (now - view.lastFailover.at) / 1000 : Infinity;
+  if (targeted === null && since < rules.minSecondsBetweenFailovers) {
+    return { eligible: false, reason: `flap protection: the last failover was ${Math.floor(since)} s ago (minSecondsBetweenFailovers ${rules.minSecondsBetweenFailovers})` };
+  }
+  if (!me.ready || me.last_event_id === null || me.bootstrap_required) return { eligible: false, reason: 'this secondary has no database of its own yet' };
+  if (me.primary_url !== last.url) return { eligible: false, reason: `this secondary follows ${me.primary_url}, not the last primary ${last.url}` };
+  if (me.epoch > (view.epoch?.value ?? 0)) return { eligible: false, reason: `this site knows epoch ${me.epoch}, above etcd's ${view.epoch?.value ?? 0}` };
+  if (targeted === null) {
+    if (rules.syncReplicas > 0) {
+      if (last.sync_mode !== 'synchronous') return { eligible: false, reason: `the last primary was ${last.sync_mode}, not synchronous: acknowledged writes may be on no secondary` };
+      if (!last.sync_replicas.includes(me.node)) return { eligible: false, reason: `not a synchronous replica of the last primary (${last.sync_replicas.join(', ') || 'none'})` };
+    } else {
+      const lag = last.last_event_id - me.last_event_id;
+      if (lag > rules.maximumLagOnFailover) return { eligible: false, reason: `lag ${lag} events above maximumLagOnFailover ${rules.maximumLagOnFailover}` };
+    }
+    const applied = me.last_event_id;
+    const ahead = view.members.find(
+      (other) =>
+        other.node !== me.node &&
+        other.role === 'secondary' &&
+        other.ready &&
+        other.primary_url === last.url &&
+        other.last_event_id !== null &&
+        (other.last_event_id > applied || (other.last_event_id === applied && other.node < me.node)),
+    );
+    if (ahead) return { eligible: false, reason: `${ahead.node} is further (event ${ahead.last_event_id}, here ${applied}): it goes first` };
+  }
+  const applied = me.last_event_id;
+  const epoch = Math.max(view.epoch?.value ?? 0, me.epoch, last.epoch) + 1;
+  return { eligible: true, epoch, reason: targeted ? `switchover target, at event ${applied}` : `most caught-up eligible secondary, at event ${applied} of ${last.last_event_id}` };
+}

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EtcdCluster } from '../helpers/etcd.js';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { SiteProcess, waitFor } from '../helpers/multisite.js';
+
+const TTL_SECONDS = 2;
+
+/** The coordinator settings of a test: its own key prefix in the shared etcd, a short ttl, no flap protection. */
+function coordinatorEnv(endpoints: readonly string[], prefix: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    GEOFORGE_GEO_COORDINATOR: JSON.stringify({ endpoints, keyPrefix: `/${prefix}/`, ttlSeconds: TTL_SECONDS, minSecondsBetweenFailovers: 0 }),
+    GEOFORGE_GEO_SYNC_REPLICAS: '1',
+    GEOFORGE_GEO_SYNC_TIMEOUT_MS: '10000',
+    ...extra,
+  };
+}
+
+/** The role a site recorded in its data directory (null: it never changed role). */
+function recordedRole(site: SiteProcess): { role: string; primaryUrl: string | null; epoch: number } | null {
+  try {
+    return JSON.parse(readFileSync(path.join(site.dataDir, 'geo-role.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+const userBody = () => {
+  const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
+  return { username: `auto${suffix}`, email: `auto${suffix}@example.com`, name: `Auto ${suffix}`, reset_password: true };
+};
+
+/** One user write: its status (0: no answer). */
+async function writeUser(site: SiteProcess): Promise<{ status: number; id?: number; username: string }> {
+  const body = userBody();
+  const response = await site.api('/users', { method: 'POST', body }).catch(() => null);
+  return { status: response?.status ?? 0, id: response?.body?.id, username: body.username };
+}
+
+/** Three coordinated sites; the primary takes writes once it holds the leader key. */
+async function startSites(endpointsOf: (name: string) => readonly string[], prefix: string, extra: Record<string, string> = {}): Promise<SiteProcess[]> {
+  const primary = await SiteProcess.create({ name: 'site-a', role: 'primary', env: coordinatorEnv(endpointsOf('site-a'), prefix, extra) });
+  const sites = [primary];
+  await primary.start();
+  for (const name of ['site-b', 'site-c']) sites.push(await SiteProcess.create({ name, role: 'secondary', primary, env: coordinatorEnv(endpointsOf(name), prefix, extra) }));
+  await Promise.all(sites.slice(1).map((site) => site.start()));
+  await waitFor(async () => (await writeUser(primary)).status === 201, { timeoutMs: 20_000, message: 'the primary takes writes under its lease' });
+  return sites;
+}
+
+describe('automatic failover through etcd (issue 28)', () => {
+  let etcd: EtcdCluster;
+  let sites: SiteProcess[] = [];
+  const proxies: FaultProxy[] = [];
+  beforeAll(async () => {
+    etcd = await EtcdCluster.start(3);
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(sites.map((site) => site.destroy()));
+    sites = [];
+    await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+    for (let i = 0; i < etcd.members.length; i++) if (!etcd.members[i].child) etcd.startMember(i);
+    await etcd.waitHealthy();
+  });
+  afterAll(async () => {
+    await etcd?.destroy();
+  });
+
+  it('SIGKILL of the primary: a secondary takes writes within the ttl and a few seconds, the other follows it, no acknowledged write is lost, the old primary returns as a secondary', async () => {
+    sites = await startSites(() => etcd.endpoints, 'kill');
+    const [a, b, c] = sites;
+    const acknowledged: Array<{ id: number; username: string }> = [];
+    let killedAt = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (!killedAt) {
+          const write = await writeUser(a);
+          if (write.status === 201 && !killedAt) acknowledged.push({ id: write.id!, username: write.username });
+          if (acknowledged.length >= 40 && !killedAt) {
+            killedAt = Date.now();
+            a.signal('SIGKILL');
+          }
+        }
+      }),
+    );
+    // Writes through both secondaries (a secondary forwards them to its primary): the first one answered 201 is on the new primary.
+    await waitFor(
+      async () => (await Promise.all([b, c].map((site) => writeUser(site)))).some((write) => write.status === 201),
+      { timeoutMs: TTL_SECONDS * 1000 + 8_000, intervalMs: 50, message: 'a secondary takes writes after the kill' },
+    );
+    const failoverMs = Date.now() - killedAt;
+    console.log(`auto-failover: kill -> first accepted write in ${failoverMs} ms (ttl ${TTL_SECONDS} s), ${acknowledged.length} acknowledged writes before the kill`);
+    const promoted = [b, c].find((site) => recordedRole(site)?.role === 'primary')!;
+    expect(promoted).toBeDefined();
+    const follower = promoted === b ? c : b;
+    expect(recordedRole(promoted)).toMatchObject({ role: 'primary', epoch: 1 });
+    if (process.env.AUTO_FAILOVER_DEBUG) for (const site of [b, c]) console.log(site.output.split('\n').filter((line) => /coordinator|promot|switched role|follow/.test(line)).join('\n'));
+    for (const user of acknowledged) expect((await promoted.api(`/users/${user.id}`)).body.username).toBe(user.username);
+    // The other secondary follows the new primary: a write there lands on it and reads back on the follower.
+    await waitFor(() => recordedRole(follower)?.primaryUrl === promoted.url, { timeoutMs: 15_000, message: 'the other secondary follows the new primary' });
+    const through = await waitFor(async () => {
+      const write = await writeUser(follower);
+      return write.status === 201 ? write : null;
+    }, { timeoutMs: 15_000 });
+    await waitFor(async () => (await follower.api(`/users/${through.id}`)).status === 200, { timeoutMs: 15_000, message: 'the follower has the write' });
+    // The old primary starts again: it learns it was replaced, demotes itself and follows.
+    await a.start({ ready: false });
+    await waitFor(() => recordedRole(a)?.role === 'secondary' && recordedRole(a)?.primaryUrl === promoted.url, { timeoutMs: 30_000, message: 'the old primary demoted to a secondary of the new one' });
+    // Once it copied the new primary's database, a write through it lands there.
+    const forwarded = await waitFor(async () => {
+      const write = await writeUser(a);
+      return write.status === 201 ? write : null;
+    }, { timeoutMs: 30_000, message: 'a write through the old primary lands on the new one' });
+    expect((await promoted.api(`/users/${forwarded.id}`)).status).toBe(200);
+  }, 120_000);
+
+  it('a primary cut off from etcd stops taking writes within its ttl; a secondary is promoted; healed, the old primary demotes and follows', async () => {
+    // Site A reaches etcd through one fault proxy per member.
+    for (const member of etcd.members) {
+      const url = new URL(member.clientUrl);
+      proxies.push(await startFaultProxy({ host: url.hostname, port: Number(url.port) }));
+    }
+    sites = await startSites((name) => (name === 'site-a' ? proxies.map((proxy) => proxy.url) : etcd.endpoints), 'partition');
+    const [a, b, c] = sites;
+    for (const proxy of proxies) proxy.set('drop');
+    const cutAt = Date.now();
+    await waitFor(async () => (await writeUser(a)).status === 503, { timeoutMs: TTL_SECONDS * 1000 + 1_000, intervalMs: 50, message: 'the cut-off primary refuses writes' });
+    const fencedMs = Date.now() - cutAt;
+    console.log(`auto-failover: primary cut off from etcd refused writes after ${fencedMs} ms (ttl ${TTL_SECONDS} s)`);
+    expect(fencedMs).toBeLessThan(TTL_SECONDS * 1000);
+    const promoted = await waitFor(async () => {
+      for (const site of [b, c]) if (recordedRole(site)?.role === 'primary') return site;
+      return null;
+    }, { timeoutMs: 15_000, message: 'a secondary is promoted' });
+    expect(recordedRole(promoted)?.epoch).toBe(1);
+    expect((await writeUser(a)).status).toBe(503);
+    for (const proxy of proxies) proxy.set('pass');
+    await waitFor(() => recordedRole(a)?.role === 'secondary' && recordedRole(a)?.primaryUrl === promoted.url, { timeoutMs: 20_000, message: 'the old primary demoted' });
+  }, 120_000);
+
+  it('etcd without quorum: the primary stops taking writes within its ttl and no secondary is promoted; quorum back, the same primary takes writes again', async () => {
+    sites = await startSites(() => etcd.endpoints, 'quorum');
+    const [a, b, c] = sites;
+    await Promise.all([etcd.stop(1), etcd.stop(2)]);
+    const lostAt = Date.now();
+    await waitFor(async () => (await writeUser(a)).status === 503, { timeoutMs: TTL_SECONDS * 1000 + 1_000, intervalMs: 50, message: 'the primary refuses writes' });
+    console.log(`auto-failover: etcd without quorum, primary refused writes after ${Date.now() - lostAt} ms`);
+    // Observed for three ttls: nobody is promoted (no one can win a key without quorum).
+    const until = Date.now() + 3 * TTL_SECONDS * 1000;
+    while (Date.now() < until) {
+      for (const site of [b, c]) expect(recordedRole(site)?.role ?? 'secondary').toBe('secondary');
+      expect((await writeUser(a)).status).toBe(503);
+    }
+    etcd.startMember(1);
+    etcd.startMember(2);
+    await waitFor(async () => (await writeUser(a)).status === 201, { timeoutMs: 20_000, message: 'the primary takes writes again' });
+    for (const site of [b, c]) expect(recordedRole(site)?.role ?? 'secondary').toBe('secondary');
+  }, 120_000);
+});
