@@ -29,6 +29,8 @@ import { runWorker } from './cluster/worker.js';
 import { createLogger } from './observability/logger.js';
 import { databasePath } from './storage/layout.js';
 import { startCoordinator } from './cluster/etcd/site-handle.js';
+import { registerCoordinatorMetrics } from './cluster/etcd/metrics.js';
+import { geoCoordinatorCommands } from './cli/geo-coordinator.js';
 import { readRevision, versionString } from './version.js';
 
 function configFrom(argv: { config?: string }): Config {
@@ -46,7 +48,8 @@ async function serve(argv: { config?: string }): Promise<void> {
   const site = await createSite(config);
   await site.start();
   // The failover loop runs in the one process (issue 28); the fence outlives role switches.
-  const coordinator = startCoordinator(config, site.ctx.log, (until) => site.ctx.fence.holdLease(until));
+  const coordinator = startCoordinator(config, site.ctx.log, (until, status) => site.ctx.fence.holdLease(until, status), (reason) => failovers?.inc({ reason }));
+  const failovers = coordinator ? registerCoordinatorMetrics(site.ctx.metrics.registry, coordinator) : null;
   const shutdown = (signal: string) => {
     site.ctx.log.info({ signal }, 'shutting down');
     void coordinator?.stop();
@@ -239,6 +242,7 @@ async function main(): Promise<void> {
           (argv) => geoStatus({ json: argv.json, url: argv.url, config: argv.config as string | undefined }),
         )
         .command(geoOpsCommands((argv) => configFrom(argv), readSiteDatabase))
+        .command(geoCoordinatorCommands((argv) => configFrom(argv)))
         .command('nodes', 'list the Geo nodes', (c) => c, (argv) => geoNodes({ config: argv.config as string | undefined }))
         .command(
           'promote',

@@ -4,6 +4,7 @@ import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } fro
 import type { Config } from '../config.js';
 import { createSupervisorMetrics } from '../observability/metrics.js';
 import { isEnvelope, type BusMessage, type Envelope } from './bus.js';
+import { registerCoordinatorMetrics } from './etcd/metrics.js';
 import { startCoordinator } from './etcd/site-handle.js';
 import { SiteThrottleCounters, type ThrottleHit } from './throttle-counters.js';
 
@@ -150,7 +151,7 @@ export function runSupervisor(config: Config, log: Logger): void {
   const markUp = (slot: Slot, message: BusMessage) => {
     slot.up = true;
     // A worker (re)started takes no write until told the leader lease it may write under.
-    if (config.geoCoordinator) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until: leaseUntil } });
+    if (config.geoCoordinator) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until: leaseUntil, status: coordinator?.status() ?? null } });
     log.info({ worker: slot.name, pid: slot.worker?.process.pid }, 'worker up');
     // The first request worker to listen tells the port the others and the background worker use.
     if (port === null && typeof message.port === 'number') port = message.port;
@@ -208,8 +209,14 @@ export function runSupervisor(config: Config, log: Logger): void {
   // All at once: the first request worker boots, the others load the code and wait for it (see markUp).
   for (const slot of slots) fork(slot);
   // The failover loop (issue 28): the supervisor outlives its workers' restarts, so its lease does too.
-  const coordinator = startCoordinator(config, log, (until) => {
-    leaseUntil = until;
-    for (const slot of slots) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until } });
-  });
+  const coordinator = startCoordinator(
+    config,
+    log,
+    (until, status) => {
+      leaseUntil = until;
+      for (const slot of slots) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until, status } });
+    },
+    (reason) => failovers?.inc({ reason }),
+  );
+  const failovers = coordinator ? registerCoordinatorMetrics(metrics.registry, coordinator) : null;
 }

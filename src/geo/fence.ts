@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { nowIso } from '../storage/clock.js';
+import type { CoordinatorStatus } from '../cluster/etcd/coordinator.js';
 import type { FencingClaims } from './signing.js';
 import { readFreeze, readRoleState, writeFreeze, writeRoleState, type RoleState } from './role-state.js';
 
@@ -37,6 +38,8 @@ export class Fence {
    * (src/cluster/etcd/). 0 until the first: a primary that never won the leader key takes none.
    */
   private leaseUntil = 0;
+  /** What the coordinator last told of itself, for the status pages (null without geoCoordinator). */
+  private coordinatorStatus: CoordinatorStatus | null = null;
 
   constructor(private readonly config: Config, persisted: RoleState | null, private readonly log: Logger) {
     // A primary killed while frozen comes back frozen for the rest of the lease: writes it took
@@ -137,8 +140,13 @@ export class Fence {
   }
 
   /** The coordinator renewed (or lost, 0) this primary's leader lease: writes are taken until `untilMs`. */
-  holdLease(untilMs: number): void {
+  holdLease(untilMs: number, status: CoordinatorStatus | null): void {
     this.leaseUntil = untilMs;
+    this.coordinatorStatus = status;
+  }
+
+  get coordinator(): CoordinatorStatus | null {
+    return this.coordinatorStatus;
   }
 
   /** Refuses writes for `ms` (a planned promotion's lease, renewed while it runs); resolves once the writes in flight have ended. */

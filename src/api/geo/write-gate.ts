@@ -32,6 +32,8 @@ export function primaryWriteGate(fence: Fence, epochChecked: () => boolean): Req
     if (!epochChecked()) {
       return sendJson(res, 503, { message: '503 Service Unavailable - this primary is checking with the other sites that it was not replaced while it was down' });
     }
+    // Which epoch took the write (with X-Geoforge-Node): a history checker tells two writers of one epoch apart.
+    res.setHeader('X-Geoforge-Epoch', String(fence.ownEpoch));
     fence.writeStarted();
     res.once('close', () => fence.writeEnded());
     next();

@@ -10,8 +10,8 @@ export interface CoordinatedSite {
   promote(epoch: number): Promise<void>;
   follow(url: string): Promise<void>;
   demote(url: string): Promise<void>;
-  /** Every process of the site takes writes until `untilMs` (ms since the epoch); 0: none. */
-  holdLease(untilMs: number): void;
+  /** Every process of the site takes writes until `untilMs` (ms since the epoch; 0: none); `status` is what its status pages show. */
+  holdLease(untilMs: number, status: CoordinatorStatus): void;
 }
 
 /** What status, metrics and tests read of the coordinator. */
@@ -20,8 +20,8 @@ export interface CoordinatorStatus {
   readonly holds_leader_key: boolean;
   /** Writes are taken until then (ISO); null when this site takes none under a lease. */
   readonly writes_until: string | null;
-  /** Seconds since the session lease was last renewed (null: no lease). */
-  readonly lease_age_seconds: number | null;
+  /** When the session lease was last renewed (null: no lease). */
+  readonly lease_renewed_at: string | null;
   readonly eligible: boolean;
   readonly decision: string;
   readonly paused: boolean;
@@ -155,12 +155,17 @@ export class Coordinator {
       leader: leader?.record ?? null,
       holds_leader_key: this.holdsKey(),
       writes_until: this.writesUntil > Date.now() ? new Date(this.writesUntil).toISOString() : null,
-      lease_age_seconds: this.lease ? (Date.now() - this.lease.renewedAt) / 1000 : null,
+      lease_renewed_at: this.lease ? new Date(this.lease.renewedAt).toISOString() : null,
       eligible: this.eligible,
       decision: this.decision,
       paused: this.view?.paused ?? false,
       failovers: { ...this.failovers },
     };
+  }
+
+  /** Seconds since the session lease was last renewed; null without one (a metric). */
+  leaseAgeSeconds(): number | null {
+    return this.lease ? (Date.now() - this.lease.renewedAt) / 1000 : null;
   }
 
   private holdsKey(): boolean {
@@ -173,6 +178,7 @@ export class Coordinator {
     if (decision === this.decision) return;
     this.decision = decision;
     this.log[level]({ coordinator: decision }, `geo coordinator: ${decision}`);
+    this.site.holdLease(this.writesUntil, this.status());
   }
 
   /** Tells the site how long it may take writes; only ever from what a renewal proved. */
@@ -180,7 +186,7 @@ export class Coordinator {
     if (untilMs === this.writesUntil) return;
     const was = this.writesUntil > Date.now();
     this.writesUntil = untilMs;
-    this.site.holdLease(untilMs);
+    this.site.holdLease(untilMs, this.status());
     const now = untilMs > Date.now();
     if (was !== now) this.log.warn({ writes_until: now ? new Date(untilMs).toISOString() : null }, now ? 'geo coordinator: this primary takes writes under its leader lease' : 'geo coordinator: this primary stopped taking writes (no leader lease)');
   }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { callLocalSite, runLocalCommand } from '../../geo/local-command.js';
-import { Coordinator, type CoordinatedSite } from './coordinator.js';
+import { Coordinator, type CoordinatedSite, type CoordinatorStatus } from './coordinator.js';
 import type { SiteView } from './election.js';
 
 /** The site's own port on loopback (never its external URL: that may lead to a load balancer, and another site). */
@@ -15,7 +15,7 @@ function loopbackUrl(config: Config): string {
  * `geoforge geo promote | follow | demote`, so an automatic failover runs the fenced, tested paths.
  * `holdLease` reaches every process of the site (the supervisor's bus, or the one process's fence).
  */
-export function siteHandle(config: Config, holdLease: (untilMs: number) => void): CoordinatedSite {
+export function siteHandle(config: Config, holdLease: (untilMs: number, status: CoordinatorStatus) => void): CoordinatedSite {
   const url = loopbackUrl(config);
   const command = async (name: 'promote' | 'follow' | 'demote', body: object) => {
     for await (const line of runLocalCommand(config, name, body, url)) {
@@ -36,7 +36,7 @@ export function siteHandle(config: Config, holdLease: (untilMs: number) => void)
 }
 
 /** Starts the coordinator of a site when geoCoordinator is set; null otherwise (failover stays manual). */
-export function startCoordinator(config: Config, log: Logger, holdLease: (untilMs: number) => void, onFailover?: (reason: string) => void): Coordinator | null {
+export function startCoordinator(config: Config, log: Logger, holdLease: (untilMs: number, status: CoordinatorStatus) => void, onFailover?: (reason: string) => void): Coordinator | null {
   if (!config.geoCoordinator) return null;
   const coordinator = new Coordinator(config.geoCoordinator, { syncReplicas: config.geo.syncReplicas }, siteHandle(config, holdLease), log.child({ component: 'geo-coordinator' }), onFailover);
   coordinator.start();
