@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster } from '../helpers/etcd.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
+import { jsonOut } from '../helpers/failover.js';
 import { SiteProcess, waitFor } from '../helpers/multisite.js';
 
 const TTL_SECONDS = 2;
@@ -157,5 +158,38 @@ describe('automatic failover through etcd (issue 28)', () => {
     etcd.startMember(2);
     await waitFor(async () => (await writeUser(a)).status === 201, { timeoutMs: 20_000, message: 'the primary takes writes again' });
     for (const site of [b, c]) expect(recordedRole(site)?.role ?? 'secondary').toBe('secondary');
+  }, 120_000);
+
+  it('operations: a paused failover promotes nobody, resumed it does; geo switchover --to moves the primary; decisions in status and metrics', async () => {
+    sites = await startSites(() => etcd.endpoints, 'operations');
+    const [a, b, c] = sites;
+    // A planned switchover to site-c: the primary stops writes, site-c catches up, takes the key; site-a follows it.
+    const switched = jsonOut(await a.cli(['geo', 'switchover', '--to', 'site-c', '--json']));
+    expect(switched).toMatchObject({ switched_over: true, primary: 'site-c', epoch: 1, from: 'site-a' });
+    await waitFor(async () => (await writeUser(c)).status === 201, { timeoutMs: 10_000, message: 'site-c takes writes' });
+    await waitFor(() => recordedRole(a)?.role === 'secondary' && recordedRole(a)?.primaryUrl === c.url, { timeoutMs: 20_000, message: 'site-a follows site-c' });
+    expect((await c.api('/-/metrics', { as: null })).text).toMatch(/^geo_failovers_total\{reason="switchover"\} 1$/m);
+    const own = (await c.api('/geo_nodes')).body.find((node: { name: string }) => node.name === 'site-c');
+    const status = (await c.api(`/geo_nodes/${own.id}/status`)).body;
+    expect(status.coordinator).toMatchObject({ holds_leader_key: true, leader: { node: 'site-c', epoch: 1 }, paused: false });
+    expect(status.coordinator.decision).toMatch(/primary/);
+
+    // Paused: the primary killed, nobody is promoted (observed for three ttls); resumed, a secondary is.
+    expect(jsonOut(await b.cli(['geo', 'failover', 'pause', '--json']))).toMatchObject({ paused: true, leader: { node: 'site-c' } });
+    c.signal('SIGKILL');
+    const until = Date.now() + 3 * TTL_SECONDS * 1000 + 1000;
+    while (Date.now() < until) {
+      for (const site of [a, b]) expect(recordedRole(site)?.role ?? 'secondary').toBe('secondary');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const paused = jsonOut(await b.cli(['geo', 'failover', 'status', '--json']));
+    expect(paused).toMatchObject({ paused: true, leader: null });
+    expect(paused.members.map((member: { decision: string }) => member.decision).join(' ')).toMatch(/paused/);
+    jsonOut(await b.cli(['geo', 'failover', 'resume', '--json']));
+    const promoted = await waitFor(() => [a, b].find((site) => recordedRole(site)?.role === 'primary'), { timeoutMs: 15_000, message: 'a secondary promoted after resume' });
+    expect(recordedRole(promoted)?.epoch).toBe(2);
+    expect((await promoted.api('/-/metrics', { as: null })).text).toMatch(/^geo_failovers_total\{reason="primary lost"\} 1$/m);
+    const screen = await promoted.cli(['geo', 'status']);
+    expect(screen.stdout).toMatch(/Automatic failover: active; leader .* \(epoch 2\), held by this site/);
   }, 120_000);
 });
