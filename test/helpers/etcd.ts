@@ -2,10 +2,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import { request } from 'undici';
-import { freePort, waitFor } from './multisite.js';
 
 const ETCD = process.env.ETCD_BIN ?? '/usr/bin/etcd';
+
+/** A free loopback port (no vitest import here: the bench starts etcd with this helper too). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 const OUTPUT_KEEP = 64 * 1024;
 
 /** One member of the test etcd cluster: its client URL, and its process while it runs. */
@@ -79,19 +92,21 @@ export class EtcdCluster {
 
   /** Resolves once every running member answers a linearizable read (the cluster has a leader and quorum). */
   async waitHealthy(timeoutMs = 20_000): Promise<void> {
-    await waitFor(
-      async () => {
-        for (const member of this.members) {
-          if (!member.child) continue;
-          if (member.child.exitCode !== null) throw new Error(`${member.name} exited:\n${member.output.slice(-2000)}`);
-          const response = await request(`${member.clientUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('health').toString('base64') }), headersTimeout: 1000, bodyTimeout: 1000 });
-          const body = (await response.body.json()) as { header?: unknown };
-          if (response.statusCode !== 200 || !body.header) return false;
-        }
-        return true;
-      },
-      { timeoutMs, intervalMs: 100, message: 'etcd cluster healthy' },
-    );
+    const deadline = Date.now() + timeoutMs;
+    const healthy = async (member: EtcdMember) => {
+      if (member.child?.exitCode !== null) throw new Error(`${member.name} exited:\n${member.output.slice(-2000)}`);
+      const response = await request(`${member.clientUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('health').toString('base64') }), headersTimeout: 1000, bodyTimeout: 1000 });
+      const body = (await response.body.json()) as { header?: unknown };
+      return response.statusCode === 200 && !!body.header;
+    };
+    let last = '';
+    for (;;) {
+      const running = this.members.filter((member) => member.child);
+      const answers = await Promise.all(running.map((member) => healthy(member).catch((error: Error) => ((last = `${member.name}: ${error.message}`), false))));
+      if (answers.every(Boolean)) return;
+      if (Date.now() >= deadline) throw new Error(`etcd cluster not healthy within ${timeoutMs} ms (${last})`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** Stops a member (SIGKILL by default: a crash). */

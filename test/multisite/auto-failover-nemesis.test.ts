@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EtcdClient } from '../../src/cluster/etcd/client.js';
@@ -49,7 +51,8 @@ async function clientLoop(name: string, node: Node, operations: Operation[], run
     } else {
       const definite = answer !== null && (answer.status === 503 || (answer.status >= 400 && answer.status < 500));
       operations.push({ type: 'write', client: name, site: node.site.name, key, invoke, complete, outcome: definite ? 'fail' : 'unknown' });
-      if (!answer) await new Promise((resolve) => setTimeout(resolve, 100));
+      // Refused or unanswered: a pause, so a client of a site that is down does not spin.
+      await new Promise((resolve) => setTimeout(resolve, answer ? 20 : 100));
     }
     if (!mine.length) continue;
     const target = mine[Math.floor(Math.random() * mine.length)];
@@ -86,6 +89,7 @@ describe('nemesis: kills, etcd partitions and etcd member restarts under writes 
         GEOFORGE_GEO_COORDINATOR: JSON.stringify({ endpoints: proxies.map((proxy) => proxy.url), keyPrefix: PREFIX, ttlSeconds: TTL_SECONDS, minSecondsBetweenFailovers: 0 }),
         GEOFORGE_GEO_SYNC_REPLICAS: '1',
         GEOFORGE_GEO_SYNC_TIMEOUT_MS: '10000',
+        GEOFORGE_WORKERS: process.env.NEMESIS_WORKERS ?? '0',
       };
       const site = await SiteProcess.create({ name, role: name === 'site-a' ? 'primary' : 'secondary', primary: nodes[0]?.site, env });
       nodes.push({ site, proxies });
@@ -128,12 +132,13 @@ describe('nemesis: kills, etcd partitions and etcd member restarts under writes 
     const describeView = () => {
       const v = view;
       const members = v?.members.map((m) => `${m.node}: ${m.role} of ${m.primary_url}, ready ${m.ready}, bootstrap ${m.bootstrap_required}, event ${m.last_event_id}, ${m.decision}`) ?? [];
-      const logs = nodes.map((node) => `--- ${node.site.name}\n${node.site.output.split('\n').filter((line) => /coordinator|promot|demot|follow|switched role|exited|started|bootstrap/.test(line)).slice(-15).join('\n')}`);
+      const logs = nodes.map((node) => `--- ${node.site.name}\n${node.site.output.split('\n').filter((line) => !/"route":"\/api\/v4\/(geo|users)/.test(line) || (/coordinator-state|local\/(demote|follow|promote)/.test(line) && !/"status":200/.test(line))).slice(-25).join('\n')}`);
       return `leader ${JSON.stringify(v?.leader)}, last primary ${JSON.stringify(v?.lastPrimary)}\n${members.join('\n')}\n${logs.join('\n')}`;
     };
     const waitHealthy = (what: string) =>
       waitFor(healthy, { timeoutMs: 45_000, intervalMs: 50, message: `cluster healthy after ${what}` }).catch((error: Error) => {
         error.message += `\n${describeView()}`;
+        if (process.env.NEMESIS_DUMP) for (const node of nodes) writeFileSync(path.join(process.env.NEMESIS_DUMP, `${node.site.name}.log`), node.site.output);
         throw error;
       });
     const newLeader = (old: string) => waitFor(() => (view?.leader && view.leader.record.node !== old ? view.leader.record : null), { timeoutMs: 20_000, intervalMs: 25, message: `a leader other than ${old}` });

@@ -192,11 +192,12 @@ export class Coordinator {
   }
 
   private async tick(): Promise<void> {
-    const state = await this.site.state().catch(() => null);
+    let unanswered = '';
+    const state = await this.site.state().catch((error: Error) => ((unanswered = error.message), null));
     if (state) this.lastState = state;
     if (!this.lease || !state) {
       this.fenceUnlessRenewed();
-      if (!state) this.decide('the site does not answer its coordinator');
+      if (!state) this.decide(`the site does not answer its coordinator: ${unanswered}`);
       return;
     }
     const { kvs } = await this.etcd.rangePrefix(this.config.keyPrefix, this.callMs);
