@@ -150,6 +150,9 @@ export function runSupervisor(config: Config, log: Logger): void {
 
   const markUp = (slot: Slot, message: BusMessage) => {
     slot.up = true;
+    // A role switch broadcast while this worker was booting did not reach it (broadcasts go to the
+    // workers up): it compares its role with the one on disk now, and switches if they differ.
+    send(slot, { geoforge: 'deliver', message: { kind: 'role-switch' } });
     // A worker (re)started takes no write until told the leader lease it may write under.
     if (config.geoCoordinator) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until: leaseUntil, status: coordinator?.status() ?? null } });
     log.info({ worker: slot.name, pid: slot.worker?.process.pid }, 'worker up');

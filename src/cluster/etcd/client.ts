@@ -128,7 +128,9 @@ export class EtcdClient {
     throw lastError;
   }
 
-  private async once(endpoint: string, path: string, body: object, timeoutMs: number, retried = false): Promise<Record<string, unknown>> {
+  private async once(endpoint: string, path: string, body: object, budgetMs: number, retried = false): Promise<Record<string, unknown>> {
+    // Whole milliseconds: AbortSignal.timeout refuses a fraction.
+    const timeoutMs = Math.max(1, Math.ceil(budgetMs));
     if (this.config.username && !this.token) await this.authenticate(endpoint, timeoutMs);
     let response;
     try {
@@ -137,9 +139,9 @@ export class EtcdClient {
         dispatcher: this.dispatcher,
         headers: { 'content-type': 'application/json', ...(this.token ? { authorization: this.token } : {}) },
         body: JSON.stringify(body),
-        headersTimeout: Math.max(1, timeoutMs),
-        bodyTimeout: Math.max(1, timeoutMs),
-        signal: AbortSignal.timeout(Math.max(1, timeoutMs)),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       throw new EtcdUnavailable(`${endpoint}: ${(error as Error).message}`);
@@ -176,7 +178,7 @@ export class EtcdClient {
         dispatcher: this.dispatcher,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name: this.config.username, password: this.config.password }),
-        signal: AbortSignal.timeout(Math.max(1, timeoutMs)),
+        signal: AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))),
       });
     } catch (error) {
       throw new EtcdUnavailable(`${endpoint}: ${(error as Error).message}`);
