@@ -17,6 +17,8 @@ export interface WriteOp {
   readonly outcome: 'ok' | 'fail' | 'unknown';
   /** The primary that accepted it and the epoch it served (from the answer's headers). */
   readonly acceptedBy?: { readonly node: string; readonly epoch: number };
+  /** The answer's status and message, for the record (0: none). */
+  readonly answer?: string;
 }
 
 /** A read of one key: found or not ('fail': no usable answer). */

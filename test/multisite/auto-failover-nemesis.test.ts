@@ -50,7 +50,7 @@ async function clientLoop(name: string, node: Node, operations: Operation[], run
       operations.push({ type: 'write', client: name, site: node.site.name, key, invoke, complete, outcome: 'ok', acceptedBy: { node: String(answer.headers['x-geoforge-node']), epoch: Number(answer.headers['x-geoforge-epoch']) } });
     } else {
       const definite = answer !== null && (answer.status === 503 || (answer.status >= 400 && answer.status < 500));
-      operations.push({ type: 'write', client: name, site: node.site.name, key, invoke, complete, outcome: definite ? 'fail' : 'unknown' });
+      operations.push({ type: 'write', client: name, site: node.site.name, key, invoke, complete, outcome: definite ? 'fail' : 'unknown', answer: `${answer?.status ?? 0} ${answer?.text.slice(0, 160) ?? ''}` });
       // Refused or unanswered: a pause, so a client of a site that is down does not spin.
       await new Promise((resolve) => setTimeout(resolve, answer ? 20 : 100));
     }
@@ -192,6 +192,7 @@ describe('nemesis: kills, etcd partitions and etcd member restarts under writes 
     const db = finalPrimary.openReadOnly();
     const final = new Set(db.prepare('SELECT username FROM users').pluck().all() as string[]);
     db.close();
+    if (process.env.NEMESIS_DUMP) writeFileSync(path.join(process.env.NEMESIS_DUMP, 'history.json'), JSON.stringify({ operations, tenures, final: [...final] }));
     const result = checkHistory({ operations, tenures, final }, { syncReplicas: 1, observationSlackMs: OBSERVE_MS * 2 });
     const sorted = [...failovers].sort((a, b) => a - b);
     const writers = new Map<string, number>();
