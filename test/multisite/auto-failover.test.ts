@@ -28,6 +28,13 @@ function recordedRole(site: SiteProcess): { role: string; primaryUrl: string | n
   }
 }
 
+/** The coordinators' latest decisions, for a failure message. */
+function decisions(sites: readonly SiteProcess[]): string {
+  return sites
+    .map((site) => `${site.name}:\n${site.output.split('\n').filter((line) => line.includes('geo coordinator:')).slice(-6).join('\n')}`)
+    .join('\n');
+}
+
 const userBody = () => {
   const suffix = randomUUID().replace(/-/g, '').slice(0, 12);
   return { username: `auto${suffix}`, email: `auto${suffix}@example.com`, name: `Auto ${suffix}`, reset_password: true };
@@ -134,7 +141,10 @@ describe('automatic failover through etcd (issue 28)', () => {
     const promoted = await waitFor(async () => {
       for (const site of [b, c]) if (recordedRole(site)?.role === 'primary') return site;
       return null;
-    }, { timeoutMs: 15_000, message: 'a secondary is promoted' });
+    }, { timeoutMs: 15_000, message: 'a secondary is promoted' }).catch((error: Error) => {
+      error.message += `\n${decisions(sites)}`;
+      throw error;
+    });
     expect(recordedRole(promoted)?.epoch).toBe(1);
     expect((await writeUser(a)).status).toBe(503);
     for (const proxy of proxies) proxy.set('pass');

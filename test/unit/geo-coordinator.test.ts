@@ -67,6 +67,17 @@ describe('geo coordinator election rules (issue 28)', () => {
     expect(candidacy(view([b], { lastPrimary: lastPrimary({ sync_mode: 'degraded' }) }), b, sync, 0)).toMatchObject({ eligible: false, reason: expect.stringContaining('degraded') });
   });
 
+  it('a follower the last primary did not name yet is eligible while every named replica is alive, and goes first when further', () => {
+    const b = secondary('b', 42);
+    const c = secondary('c', 42);
+    const named = view([b, c], { lastPrimary: lastPrimary({ sync_replicas: ['c'] }) });
+    // The lower name goes first even though the primary's last report named only c: both hold the same events.
+    expect(candidacy(named, b, sync, 0)).toMatchObject({ eligible: true });
+    expect(candidacy(named, c, sync, 0)).toMatchObject({ eligible: false, reason: expect.stringContaining('b is further') });
+    // The named replica dead: the unnamed one may lack what only it acknowledged.
+    expect(candidacy(view([b], { lastPrimary: lastPrimary({ sync_replicas: ['c'] }) }), b, sync, 0)).toMatchObject({ eligible: false, reason: expect.stringContaining('c not alive') });
+  });
+
   it('without synchronous replication, refuses a secondary lagging more than maximumLagOnFailover events', () => {
     expect(candidacy(view([secondary('b', 89)]), secondary('b', 89), async, 0)).toMatchObject({ eligible: false, reason: expect.stringContaining('lag 11') });
     expect(candidacy(view([secondary('b', 90)]), secondary('b', 90), async, 0).eligible).toBe(true);

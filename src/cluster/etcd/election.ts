@@ -77,10 +77,11 @@ export type Candidacy = { readonly eligible: true; readonly epoch: number; reado
 /**
  * Whether `me` should take the vacant leader key (issue 28, item 3), from the cluster as etcd shows
  * it: a pure function, so every rule has its unit test. With synchronous replication only a
- * replica the last primary named synchronous, and only while it was not degraded (it then holds
- * every acknowledged write); otherwise only within `maximumLagOnFailover` events of the last
- * primary's last published event. Of the candidates, the one with the most events goes first (ties
- * by node name): the others wait for it, so two never race for the key with different histories.
+ * replica the last primary named synchronous (or any live follower while every named one is
+ * alive), and only while it was not degraded; otherwise only within `maximumLagOnFailover` events
+ * of the last primary's last published event. Of the eligible, the one with the most events goes
+ * first (ties by node name): it holds every event a live secondary holds, so every acknowledged
+ * one, and the others wait for it, so two never race for the key with different histories.
  */
 export function candidacy(view: ClusterView, me: SiteView, rules: ElectionRules, now: number): Candidacy {
   if (view.leader) return { eligible: false, reason: `${view.leader.record.node} holds the leader key` };
@@ -94,26 +95,37 @@ export function candidacy(view: ClusterView, me: SiteView, rules: ElectionRules,
   if (targeted === null && since < rules.minSecondsBetweenFailovers) {
     return { eligible: false, reason: `flap protection: the last failover was ${Math.floor(since)} s ago (minSecondsBetweenFailovers ${rules.minSecondsBetweenFailovers})` };
   }
-  if (!me.ready || me.last_event_id === null || me.bootstrap_required) return { eligible: false, reason: 'this secondary has no database of its own yet' };
-  if (me.primary_url !== last.url) return { eligible: false, reason: `this secondary follows ${me.primary_url}, not the last primary ${last.url}` };
+  const follows = (site: SiteView) => site.role === 'secondary' && site.ready && !site.bootstrap_required && site.last_event_id !== null && site.primary_url === last.url;
+  /** Why a secondary may not be promoted on its own terms; null when it may. */
+  const barred = (site: SiteView): string | null => {
+    if (!site.ready || site.last_event_id === null || site.bootstrap_required) return 'this secondary has no database of its own yet';
+    if (site.primary_url !== last.url) return `this secondary follows ${site.primary_url}, not the last primary ${last.url}`;
+    if (targeted !== null) return null;
+    if (rules.syncReplicas > 0) {
+      if (last.sync_mode !== 'synchronous') return `the last primary was ${last.sync_mode}, not synchronous: acknowledged writes may be on no secondary`;
+      // Not named a synchronous replica (it began to acknowledge after the last primary's last report):
+      // still eligible while every named one is alive, since the furthest live secondary then holds all they held.
+      const gone = last.sync_replicas.filter((node) => node !== site.node && !view.members.some((member) => member.node === node && follows(member)));
+      if (!last.sync_replicas.includes(site.node) && (gone.length || !last.sync_replicas.length)) {
+        return `not a synchronous replica of the last primary (${last.sync_replicas.join(', ') || 'none'}${gone.length ? `; ${gone.join(', ')} not alive` : ''})`;
+      }
+      return null;
+    }
+    const lag = last.last_event_id - (site.last_event_id ?? 0);
+    return lag > rules.maximumLagOnFailover ? `lag ${lag} events above maximumLagOnFailover ${rules.maximumLagOnFailover}` : null;
+  };
+  const mine = barred(me);
+  if (mine) return { eligible: false, reason: mine };
   if (me.epoch > (view.epoch?.value ?? 0)) return { eligible: false, reason: `this site knows epoch ${me.epoch}, above etcd's ${view.epoch?.value ?? 0}` };
   if (targeted === null) {
-    if (rules.syncReplicas > 0) {
-      if (last.sync_mode !== 'synchronous') return { eligible: false, reason: `the last primary was ${last.sync_mode}, not synchronous: acknowledged writes may be on no secondary` };
-      if (!last.sync_replicas.includes(me.node)) return { eligible: false, reason: `not a synchronous replica of the last primary (${last.sync_replicas.join(', ') || 'none'})` };
-    } else {
-      const lag = last.last_event_id - me.last_event_id;
-      if (lag > rules.maximumLagOnFailover) return { eligible: false, reason: `lag ${lag} events above maximumLagOnFailover ${rules.maximumLagOnFailover}` };
-    }
-    const applied = me.last_event_id;
+    const applied = me.last_event_id ?? 0;
+    // Of the eligible, the furthest goes first (ties: the lower node name), so exactly one tries.
     const ahead = view.members.find(
       (other) =>
         other.node !== me.node &&
-        other.role === 'secondary' &&
-        other.ready &&
-        other.primary_url === last.url &&
-        other.last_event_id !== null &&
-        (other.last_event_id > applied || (other.last_event_id === applied && other.node < me.node)),
+        follows(other) &&
+        barred(other) === null &&
+        (other.last_event_id! > applied || (other.last_event_id === applied && other.node < me.node)),
     );
     if (ahead) return { eligible: false, reason: `${ahead.node} is further (event ${ahead.last_event_id}, here ${applied}): it goes first` };
   }
