@@ -17,7 +17,7 @@ import { freePort } from '../lib/server.js';
 import { sized } from '../lib/settings.js';
 import { median } from '../lib/stats.js';
 
-const FAILOVERS = sized(20, 1);
+const FAILOVERS = Number(process.env.BENCH_FAILOVERS ?? sized(20, 1));
 const TTL_SECONDS = Number(process.env.BENCH_ETCD_TTL ?? 3);
 const GOAL_MS = 10_000;
 const PREFIX = '/bench/';

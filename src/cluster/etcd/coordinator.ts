@@ -134,7 +134,10 @@ export class Coordinator {
       if (this.stopped) return;
       this.running = this.tick().catch((error: unknown) => this.decide(`error: ${(error as Error).message}`, 'warn'));
       void this.running.finally(() => {
-        if (!this.stopped) this.timer = setTimeout(loop, this.tickMs);
+        // No leader: every write waits for the election, so look again soon; but a candidate's second
+        // look waits a whole tick, so that the others' states published meanwhile are seen.
+        const fast = this.view !== null && !this.view.leader && this.settled === null;
+        if (!this.stopped) this.timer = setTimeout(loop, fast ? Math.min(this.tickMs, 100) : this.tickMs);
       });
     };
     loop();
