@@ -79,12 +79,6 @@ export class EtcdClient {
     return Number((answer.result as Record<string, unknown> | undefined)?.TTL ?? 0);
   }
 
-  async revoke(id: string, timeoutMs: number): Promise<void> {
-    await this.call('/v3/lease/revoke', { ID: id }, timeoutMs).catch((error: Error) => {
-      if (!/not found/i.test(error.message)) throw error;
-    });
-  }
-
   /** Every key under `prefix`, linearizable (an etcd without quorum fails it). */
   async rangePrefix(prefix: string, timeoutMs: number): Promise<{ kvs: EtcdKv[]; revision: number }> {
     const answer = await this.call('/v3/kv/range', { key: b64(prefix), range_end: prefixEnd(prefix) }, timeoutMs);
