@@ -65,7 +65,7 @@ async function failoverSwitch(config: Config, action: 'pause' | 'resume' | 'stat
     if (action === 'pause') await etcd.put(keys.paused, JSON.stringify({ at: new Date().toISOString() }), CALL_MS);
     if (action === 'resume') await etcd.delete(keys.paused, CALL_MS);
     const view = await readCluster(etcd, prefix);
-    const members = view.members.map((member) => ({ node: member.node, role: member.role, last_event_id: member.last_event_id, decision: member.decision }));
+    const members = view.members.map((member) => ({ node: member.node, role: member.role, last_event_id: member.last_event_id, unsynced_blobs: member.unsynced_blobs, decision: member.decision }));
     print(
       json,
       { paused: view.paused, leader: view.leader?.record ?? null, epoch: view.epoch?.value ?? null, last_failover: view.lastFailover, members },

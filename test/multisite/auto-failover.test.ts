@@ -178,7 +178,7 @@ describe('automatic failover through etcd (issue 28)', () => {
     expect(switched).toMatchObject({ switched_over: true, primary: 'site-c', epoch: 1, from: 'site-a' });
     await waitFor(async () => (await writeUser(c)).status === 201, { timeoutMs: 10_000, message: 'site-c takes writes' });
     await waitFor(() => recordedRole(a)?.role === 'secondary' && recordedRole(a)?.primaryUrl === c.url, { timeoutMs: 20_000, message: 'site-a follows site-c' });
-    expect((await c.api('/-/metrics', { as: null })).text).toMatch(/^geo_failovers_total\{reason="switchover"\} 1$/m);
+    await waitFor(async () => /^geo_failovers_total\{reason="switchover"\} 1$/m.test((await c.api('/-/metrics', { as: null })).text), { timeoutMs: 10_000, message: 'the switchover counted' });
     const own = (await c.api('/geo_nodes')).body.find((node: { name: string }) => node.name === 'site-c');
     const status = (await c.api(`/geo_nodes/${own.id}/status`)).body;
     expect(status.coordinator).toMatchObject({ holds_leader_key: true, leader: { node: 'site-c', epoch: 1 }, paused: false });
@@ -195,10 +195,12 @@ describe('automatic failover through etcd (issue 28)', () => {
     const paused = jsonOut(await b.cli(['geo', 'failover', 'status', '--json']));
     expect(paused).toMatchObject({ paused: true, leader: null });
     expect(paused.members.map((member: { decision: string }) => member.decision).join(' ')).toMatch(/paused/);
+    expect(paused.members.find((member: { role: string }) => member.role === 'secondary')).toMatchObject({ unsynced_blobs: 0 });
     jsonOut(await b.cli(['geo', 'failover', 'resume', '--json']));
     const promoted = await waitFor(() => [a, b].find((site) => recordedRole(site)?.role === 'primary'), { timeoutMs: 15_000, message: 'a secondary promoted after resume' });
     expect(recordedRole(promoted)?.epoch).toBe(2);
-    expect((await promoted.api('/-/metrics', { as: null })).text).toMatch(/^geo_failovers_total\{reason="primary lost"\} 1$/m);
+    // Counted once the promotion answered its coordinator (the role file is written before).
+    await waitFor(async () => /^geo_failovers_total\{reason="primary lost"\} 1$/m.test((await promoted.api('/-/metrics', { as: null })).text), { timeoutMs: 10_000, message: 'the failover counted' });
     const screen = await promoted.cli(['geo', 'status']);
     expect(screen.stdout).toMatch(/Automatic failover: active; leader .* \(epoch 2\), held by this site/);
   }, 120_000);

@@ -16,6 +16,7 @@ const secondary = (node: string, lastEventId: number, extra: Partial<SiteView> =
   primary_url: PRIMARY,
   ready: true,
   last_event_id: lastEventId,
+  unsynced_blobs: 0,
   bootstrap_required: false,
   sync_replication: null,
   decision: '',

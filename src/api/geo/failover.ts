@@ -71,6 +71,7 @@ export function geoFailoverRouter(ctx: SiteContext, geo: GeoRuntime): Router {
       ready: geo.ready() || geo.role === 'primary',
       primary_ready: geo.role === 'primary' && geo.ready(),
       primary_url: geo.role === 'secondary' ? geo.primaryUrl : null,
+      unsynced_blobs: geo.role === 'secondary' && geo.ready() ? geo.unsyncedBlobs() : null,
       bootstrap_required: ctx.fence.current.bootstrapRequired === true,
       sync_replication: geo.role === 'primary' ? geo.replicas.state() : null,
     });

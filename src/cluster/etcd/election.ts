@@ -14,6 +14,8 @@ export interface SiteView {
   readonly ready: boolean;
   /** A primary's newest event, a secondary's cursor. */
   readonly last_event_id: number | null;
+  /** A secondary's blobs not synced yet (null: a primary, or no database yet). */
+  readonly unsynced_blobs: number | null;
   readonly bootstrap_required: boolean;
   readonly sync_replication: SyncReplicationState | null;
 }
