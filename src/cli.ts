@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { backupCommands } from './backup-cli.js';
+import { geoCoordinatorCommands } from './cli/geo-coordinator.js';
 import { geoOpsCommands } from './cli/geo-commands.js';
 import { ConfigError, loadConfig } from './config.js';
 import { TOKEN_SCOPES } from './entities/tokens.js';
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
           async (argv) => (await commands()).geoStatus({ json: argv.json, url: argv.url, config: argv.config as string | undefined }),
         )
         .command(geoOpsCommands())
+        .command(geoCoordinatorCommands((argv) => loadConfig({ file: argv.config, env: process.env })))
         .command('nodes', 'list the Geo nodes', (c) => c, async (argv) => (await commands()).geoNodes({ config: argv.config as string | undefined }))
         .command(
           'promote',

@@ -58,6 +58,8 @@ export interface Config {
    * whole site in one process (the embedded/debug mode tests use). Default: the machine's cores.
    */
   readonly workers: number;
+  /** Automatic failover through etcd (src/cluster/etcd/); null: failover stays manual. */
+  readonly geoCoordinator: GeoCoordinatorConfig | null;
 }
 
 /** Replication timings; the defaults suit production, tests shorten them. */
@@ -161,6 +163,7 @@ export const defaults: Config = {
   applicationSettings: {},
   objectStores: {},
   workers: availableParallelism(),
+  geoCoordinator: null,
   geo: {
     heartbeatSeconds: 5,
     statusIntervalSeconds: 10,
@@ -185,6 +188,24 @@ export const defaults: Config = {
 };
 
 export class ConfigError extends Error {}
+
+/** `geoCoordinator`: the etcd cluster a site's supervisor holds its session lease and the leader key in. */
+export interface GeoCoordinatorConfig {
+  readonly endpoints: readonly string[];
+  /** Every key of this set of sites starts with it (several sets may share one etcd). */
+  readonly keyPrefix: string;
+  /** The session lease's time to live: a primary that cannot renew it stops taking writes within it. */
+  readonly ttlSeconds: number;
+  readonly caFile: string | null;
+  readonly certFile: string | null;
+  readonly keyFile: string | null;
+  readonly username: string | null;
+  readonly password: string | null;
+  /** Without geoSyncReplicas, the most events a secondary may lack of the lost primary and still be promoted. */
+  readonly maximumLagOnFailover: number;
+  /** No automatic failover this soon after the previous one (flap protection). */
+  readonly minSecondsBetweenFailovers: number;
+}
 
 type Raw = Record<string, unknown>;
 
@@ -249,6 +270,9 @@ const settings = {
   objectStoreAccessKeyId: 'GEOFORGE_OBJECT_STORE_ACCESS_KEY_ID',
   objectStoreSecretAccessKey: 'GEOFORGE_OBJECT_STORE_SECRET_ACCESS_KEY',
   workers: 'GEOFORGE_WORKERS',
+  geoCoordinator: 'GEOFORGE_GEO_COORDINATOR',
+  geoCoordinatorUsername: 'GEOFORGE_GEO_COORDINATOR_USERNAME',
+  geoCoordinatorPassword: 'GEOFORGE_GEO_COORDINATOR_PASSWORD',
 } as const;
 
 type Key = keyof typeof settings;
@@ -385,6 +409,10 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
       secretAccessKey: str('objectStoreSecretAccessKey'),
     }),
     workers: count('workers', defaults.workers, 0, 256),
+    geoCoordinator: readGeoCoordinator(object('geoCoordinator'), pick('geoCoordinator')?.name ?? 'geoCoordinator', {
+      username: str('geoCoordinatorUsername'),
+      password: str('geoCoordinatorPassword'),
+    }),
     geo: {
       heartbeatSeconds: count('geoHeartbeatSeconds', defaults.geo.heartbeatSeconds, 1, 59),
       statusIntervalSeconds: count('geoStatusIntervalSeconds', defaults.geo.statusIntervalSeconds, 1, 59),
@@ -408,7 +436,74 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; ov
     },
     ...options.overrides,
   };
+  if (config.geoCoordinator && !config.geoSecret) throw new ConfigError('GEOFORGE_GEO_SECRET: required when GEOFORGE_GEO_COORDINATOR is set (the coordinator signs its calls to the site with it)');
+  if (config.geoCoordinator && !config.externalUrl) throw new ConfigError('GEOFORGE_EXTERNAL_URL: required when GEOFORGE_GEO_COORDINATOR is set (the other sites follow this one at that URL)');
+  if (config.geoCoordinator && config.port === 0) throw new ConfigError('GEOFORGE_PORT: a fixed port is required when GEOFORGE_GEO_COORDINATOR is set (the coordinator calls its site on it)');
   return Object.freeze(config);
+}
+
+const COORDINATOR_FIELDS = ['endpoints', 'keyPrefix', 'ttlSeconds', 'caFile', 'certFile', 'keyFile', 'username', 'password', 'maximumLagOnFailover', 'minSecondsBetweenFailovers'];
+
+/**
+ * `geoCoordinator`: `{ "endpoints": ["http://etcd1:2379", ...], "keyPrefix": "/geoforge/", "ttlSeconds": 10, ... }`;
+ * absent or empty, failover stays manual. The password may come from GEOFORGE_GEO_COORDINATOR_PASSWORD
+ * (and the username from GEOFORGE_GEO_COORDINATOR_USERNAME) rather than the block.
+ */
+function readGeoCoordinator(raw: Readonly<Record<string, unknown>>, name: string, envCredentials: { username: string | null; password: string | null }): GeoCoordinatorConfig | null {
+  if (!Object.keys(raw).length) return null;
+  const unknown = Object.keys(raw).filter((key) => !COORDINATOR_FIELDS.includes(key));
+  if (unknown.length) throw new ConfigError(`${name}: unknown setting ${unknown.join(', ')}`);
+  const text = (key: string): string | null => {
+    const field = raw[key];
+    if (field === undefined || field === null) return null;
+    if (typeof field !== 'string' || field === '') throw new ConfigError(`${name}.${key}: expected a non-empty string, got ${JSON.stringify(field)}`);
+    return field;
+  };
+  const whole = (key: string, fallback: number, min: number, max: number): number => {
+    const field = raw[key] ?? fallback;
+    if (typeof field !== 'number' || !Number.isSafeInteger(field) || field < min || field > max) throw new ConfigError(`${name}.${key}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(field)}`);
+    return field;
+  };
+  const file = (key: string): string | null => {
+    const at = text(key);
+    if (at === null) return null;
+    try {
+      readFileSync(at);
+    } catch (error) {
+      throw new ConfigError(`${name}.${key}: ${(error as Error).message}`);
+    }
+    return at;
+  };
+  const endpoints = raw.endpoints;
+  if (!Array.isArray(endpoints) || !endpoints.length) throw new ConfigError(`${name}.endpoints: expected a non-empty array of etcd client URLs`);
+  for (const endpoint of endpoints) {
+    let parsed: URL | null = null;
+    try {
+      parsed = typeof endpoint === 'string' ? new URL(endpoint) : null;
+    } catch {
+      // reported below
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) throw new ConfigError(`${name}.endpoints: expected http or https URLs, got ${JSON.stringify(endpoint)}`);
+  }
+  const keyPrefix = text('keyPrefix') ?? '/geoforge/';
+  if (!keyPrefix.endsWith('/')) throw new ConfigError(`${name}.keyPrefix: expected to end with /, got "${keyPrefix}"`);
+  const [certFile, keyFile] = [file('certFile'), file('keyFile')];
+  if ((certFile === null) !== (keyFile === null)) throw new ConfigError(`${name}: certFile and keyFile go together (a client certificate and its key)`);
+  const username = text('username') ?? envCredentials.username;
+  const password = text('password') ?? envCredentials.password;
+  if ((username === null) !== (password === null)) throw new ConfigError(`${name}: username and password go together`);
+  return Object.freeze({
+    endpoints: Object.freeze(endpoints.map((endpoint: string) => endpoint.replace(/\/+$/, ''))),
+    keyPrefix,
+    ttlSeconds: whole('ttlSeconds', 10, 2, 300),
+    caFile: file('caFile'),
+    certFile,
+    keyFile,
+    username,
+    password,
+    maximumLagOnFailover: whole('maximumLagOnFailover', 100, 0, 1_000_000_000),
+    minSecondsBetweenFailovers: whole('minSecondsBetweenFailovers', 60, 0, 86_400),
+  });
 }
 
 const STORE_FIELDS = ['endpoint', 'region', 'bucket', 'prefix', 'accessKeyId', 'secretAccessKey', 'credentialsFile', 'forcePathStyle', 'caFile', 'proxyDownload', 'presignSeconds', 'timeoutMs'];

@@ -38,6 +38,7 @@ import { ProjectImportWorker } from './services/projects/import.js';
 import { HookQueue } from './services/hooks/queue.js';
 import { RemoteMirrorWorker } from './services/remote-mirrors/worker.js';
 import { Fence } from './geo/fence.js';
+import type { CoordinatorStatus } from './cluster/etcd/coordinator.js';
 import { readRoleState, resolveRole } from './geo/role-state.js';
 import { createGeoRuntime, type GeoRuntime } from './geo/runtime.js';
 import { startSchedule } from './jobs/schedule.js';
@@ -152,6 +153,8 @@ export async function createSite(config: Config, options: { log?: Logger; proces
       drained: async (timeoutMs) => (await bus.gather<boolean>('fence-drained', timeoutMs)).every(Boolean),
     });
     bus.on('fence-changed', () => fence.reload());
+    // The supervisor's etcd coordinator renewed or lost this site's leader lease (src/cluster/etcd/).
+    bus.on('coordinator-lease', (message) => fence.holdLease(message.until as number, message.status as CoordinatorStatus | null));
     bus.answer('fence-drained', (timeoutMs) => fence.drainedHere(timeoutMs as number));
     bus.on('role-switch', () => void switchRoleHere('elsewhere').catch((error: unknown) => log.error({ err: error }, 'geo: the role switch another worker asked for failed')));
     // A request worker idles on a secondary (the background worker serves it): it holds nothing back.

@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario.js';
 import { backgroundIsolation } from './background-isolation.js';
+import { autoFailover } from './auto-failover.js';
 import { failover } from './failover.js';
 import { geoBlobSync } from './geo-blob-sync.js';
 import { geoInitialSync } from './geo-initial-sync.js';
@@ -19,5 +20,5 @@ import { usersRead } from './users-read.js';
 
 /** Every scenario, in the order `npm run bench` runs them. */
 export const scenarios: readonly Scenario[] = [
-  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, lfsObjectStore, geoInitialSync, geoBlobSync, failover, gptMix, search, backgroundIsolation,
+  usersRead, listsDeepPage, issuesList, issuesWrite, mrList, mrMerge, replicationCatchup, replicationLag, gitClone, lfsTransfer, lfsObjectStore, geoInitialSync, geoBlobSync, failover, autoFailover, gptMix, search, backgroundIsolation,
 ];

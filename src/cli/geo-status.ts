@@ -1,3 +1,4 @@
+import type { CoordinatorStatus } from '../cluster/etcd/coordinator.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { readCursor } from '../geo/agent/applier.js';
@@ -43,6 +44,8 @@ export interface GeoStatusScreen {
     /** This secondary's last status report as the primary stored it (null on a primary, which reports to no one). */
     last_status_report: { at: string | null; age_seconds: number | null } | null;
     sync_replication: { replicas: number; timeout_ms: number; state: unknown };
+    /** Automatic failover through etcd (geoCoordinator): the coordinator's last word; null without one. */
+    coordinator: CoordinatorStatus | null;
   };
   nodes: Array<{ node: { id: number; name: string; url: string; primary: boolean; enabled: boolean }; status: GeoNodeStatus | null }>;
   failover: SiteFailover;
@@ -138,6 +141,7 @@ export async function buildGeoStatus(inputs: StatusInputs, read: <T>(fn: (db: Db
       last_status_report:
         config.role === 'secondary' ? { at: iso(fromDb.stored?.reportedAt ?? null), age_seconds: fromDb.stored ? Math.max(0, Math.floor((now - fromDb.stored.reportedAt) / 1000)) : null } : null,
       sync_replication: { replicas: config.geo.syncReplicas, timeout_ms: config.geo.syncTimeoutMs, state: status?.sync_replication ?? null },
+      coordinator: config.geoCoordinator ? ((status as { coordinator?: CoordinatorStatus } | null)?.coordinator ?? null) : null,
     },
     nodes: fromDb.lines.map(({ node, status: nodeStatus }) => ({
       node: { id: node.id, name: node.name, url: node.url, primary: node.primary === 1, enabled: node.enabled === 1 },
@@ -170,6 +174,11 @@ export function formatGeoStatus(screen: GeoStatusScreen, paint = colours()): str
       ? 'off (geoSyncReplicas 0)'
       : `${s.sync_replication.replicas} secondar${s.sync_replication.replicas === 1 ? 'y' : 'ies'}, timeout ${s.sync_replication.timeout_ms} ms${s.sync_replication.state ? `, ${JSON.stringify(s.sync_replication.state)}` : ''}`,
   ]);
+  if (s.coordinator) {
+    const c = s.coordinator;
+    const leader = c.leader ? `${c.leader.node} (epoch ${c.leader.epoch})` : paint.red('none');
+    rows.push(['Automatic failover', `${c.paused ? paint.yellow('PAUSED') : 'active'}; leader ${leader}${c.holds_leader_key ? ', held by this site' : ''}; ${c.eligible ? 'eligible; ' : ''}${c.decision}`]);
+  }
   const f = s.oldest_failure;
   rows.push(['Oldest failure', f ? paint.red(`${f.type} ${f.item_id} (${dash(f.failure_type)}, ${f.retry_count} retries, last tried ${dash(f.failed_at)}, next ${dash(f.retry_at)}): ${dash(f.reason)}`) : 'none']);
   const width = Math.max(...rows.map(([title]) => title.length)) + 1;

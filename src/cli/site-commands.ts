@@ -5,6 +5,8 @@ import { openDatabase, openDatabaseReadOnly, type Db } from '../db/connection.js
 import { migrate } from '../db/migrate.js';
 import { findNamespaceById } from '../db/tables/namespaces.js';
 import { findUserByUsername } from '../db/tables/users.js';
+import { registerCoordinatorMetrics } from '../cluster/etcd/metrics.js';
+import { startCoordinator } from '../cluster/etcd/site-handle.js';
 import { AppError } from '../errors.js';
 import { Fence } from '../geo/fence.js';
 import { runLocalCommand } from '../geo/local-command.js';
@@ -34,8 +36,12 @@ export function configFrom(argv: { config?: string }): Config {
 export async function serveEmbedded(config: Config): Promise<void> {
   const site = await createSite(config);
   await site.start();
+  // The failover loop runs in the one process (issue 28); the fence outlives role switches.
+  const coordinator = startCoordinator(config, site.ctx.log, (until, status) => site.ctx.fence.holdLease(until, status), (reason) => failovers?.inc({ reason }));
+  const failovers = coordinator ? registerCoordinatorMetrics(site.ctx.metrics.registry, coordinator) : null;
   const shutdown = (signal: string) => {
     site.ctx.log.info({ signal }, 'shutting down');
+    void coordinator?.stop();
     site.stop().then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGINT', shutdown);

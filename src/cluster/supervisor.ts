@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { AggregatorRegistry, Counter, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Config } from '../config.js';
 import { isEnvelope, type BusMessage, type Envelope } from './bus.js';
+import { registerCoordinatorMetrics } from './etcd/metrics.js';
+import { startCoordinator } from './etcd/site-handle.js';
 import { SiteRefLocks, type RefLockCall } from './ref-locks.js';
 import { SiteThrottleCounters, type ThrottleHit } from './throttle-counters.js';
 
@@ -59,6 +61,8 @@ export function runSupervisor(config: Config, log: Logger): void {
   slots.push(background);
   let port: number | null = config.port === 0 ? null : config.port;
   let stopping = false;
+  /** Until when the site may take writes under its etcd leader lease (geoCoordinator). */
+  let leaseUntil = 0;
   /** Whether a request worker has booted since the start: the others wait for it (see markUp). */
   let firstUp = false;
   const waitingToBoot: Array<() => void> = [];
@@ -162,6 +166,11 @@ export function runSupervisor(config: Config, log: Logger): void {
 
   const markUp = (slot: Slot, message: BusMessage) => {
     slot.up = true;
+    // A role switch broadcast while this worker was booting did not reach it (broadcasts go to the
+    // workers up): it compares its role with the one on disk now, and switches if they differ.
+    send(slot, { geoforge: 'deliver', message: { kind: 'role-switch' } });
+    // A worker (re)started takes no write until told the leader lease it may write under.
+    if (config.geoCoordinator) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until: leaseUntil, status: coordinator?.status() ?? null } });
     log.info({ worker: slot.name, pid: slot.worker?.process.pid }, 'worker up');
     // The first request worker to listen tells the port the others and the background worker use.
     if (port === null && typeof message.port === 'number') port = message.port;
@@ -206,6 +215,7 @@ export function runSupervisor(config: Config, log: Logger): void {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    void coordinator?.stop();
     log.info({ signal, draining: 'every worker' }, 'shutting down');
     const running = slots.filter((slot) => slot.worker);
     if (!running.length) process.exit(0);
@@ -218,4 +228,15 @@ export function runSupervisor(config: Config, log: Logger): void {
   log.info({ request_workers: config.workers, pid: process.pid }, 'geoforge supervisor starting its workers');
   // All at once: the first request worker boots, the others load the code and wait for it (see markUp).
   for (const slot of slots) fork(slot);
+  // The failover loop (issue 28): the supervisor outlives its workers' restarts, so its lease does too.
+  const coordinator = startCoordinator(
+    config,
+    log,
+    (until, status) => {
+      leaseUntil = until;
+      for (const slot of slots) send(slot, { geoforge: 'deliver', message: { kind: 'coordinator-lease', until, status } });
+    },
+    (reason) => failovers?.inc({ reason }),
+  );
+  const failovers = coordinator ? registerCoordinatorMetrics(metrics.registry, coordinator) : null;
 }

@@ -38,5 +38,7 @@ export function withFailover(status: GeoNodeStatus, db: Db | null, fence: Fence,
     fenced: fence.fenced(),
     role_history: history,
     sync_replication: sync?.state ?? null,
+    // Automatic failover (geoCoordinator): the leader, this site's eligibility and its coordinator's last decision.
+    ...(fence.coordinator && { coordinator: fence.coordinator }),
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { nowIso } from '../storage/clock.js';
+import type { CoordinatorStatus } from '../cluster/etcd/coordinator.js';
 import type { FencingClaims } from './signing.js';
 import { readFreeze, readRoleState, writeFreeze, writeRoleState, type RoleState } from './role-state.js';
 
@@ -13,7 +14,7 @@ export interface FenceOthers {
 }
 
 /** Why a primary refuses writes now; null when it takes them. */
-export type WriteRefusal = { kind: 'fenced'; epoch: number; primaryUrl: string | null } | { kind: 'frozen'; by: string } | null;
+export type WriteRefusal = { kind: 'fenced'; epoch: number; primaryUrl: string | null } | { kind: 'frozen'; by: string } | { kind: 'no-lease' } | null;
 
 /**
  * What a site knows of the fencing epoch (issue 18, item 2), shared by the site's role instances
@@ -31,6 +32,14 @@ export class Fence {
   private drainWaiters: Array<() => void> = [];
   /** The site's other workers (src/cluster/): told of each change, and drained with this one on a freeze. */
   private others: FenceOthers = { changed: () => undefined, drained: async () => true };
+  /**
+   * With geoCoordinator, a primary takes writes only until this time (ms since the epoch): the end
+   * of its etcd leader lease less the safety margin, told by the coordinator at each renewal
+   * (src/cluster/etcd/). 0 until the first: a primary that never won the leader key takes none.
+   */
+  private leaseUntil = 0;
+  /** What the coordinator last told of itself, for the status pages (null without geoCoordinator). */
+  private coordinatorStatus: CoordinatorStatus | null = null;
 
   constructor(private readonly config: Config, persisted: RoleState | null, private readonly log: Logger) {
     // A primary killed while frozen comes back frozen for the rest of the lease: writes it took
@@ -126,7 +135,18 @@ export class Fence {
   writeRefusal(now = Date.now()): WriteRefusal {
     if (this.fenced()) return { kind: 'fenced', epoch: this.state.epoch, primaryUrl: this.state.epochPrimaryUrl };
     if (now < this.frozenUntil) return { kind: 'frozen', by: this.frozenBy };
+    if (this.config.geoCoordinator && now >= this.leaseUntil) return { kind: 'no-lease' };
     return null;
+  }
+
+  /** The coordinator renewed (or lost, 0) this primary's leader lease: writes are taken until `untilMs`. */
+  holdLease(untilMs: number, status: CoordinatorStatus | null): void {
+    this.leaseUntil = untilMs;
+    this.coordinatorStatus = status;
+  }
+
+  get coordinator(): CoordinatorStatus | null {
+    return this.coordinatorStatus;
   }
 
   /** Refuses writes for `ms` (a planned promotion's lease, renewed while it runs); resolves once the writes in flight have ended. */

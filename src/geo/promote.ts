@@ -16,6 +16,8 @@ export interface PromoteOptions {
   readonly timeoutMs: number;
   /** Who asked: a username, or 'cli'. */
   readonly by: string;
+  /** The epoch to take (the etcd coordinator's, won in etcd); default: the highest known plus one. */
+  readonly epoch?: number;
 }
 
 /** One progress line of a planned promotion. */
@@ -157,10 +159,11 @@ export async function promoteSecondary(
   options: PromoteOptions,
   progress: (line: PromotionProgress) => void,
 ): Promise<PromotionReport> {
+  if (options.epoch !== undefined && options.epoch <= ctx.fence.epoch) throw new AppError('conflict', `Epoch ${options.epoch} is not above this site's known epoch ${ctx.fence.epoch}`);
   const waited = options.force ? { waitedMs: 0 } : await waitUntilComplete(deps.source, options, progress);
   await deps.stopReplication();
   const lacking = whatIsLacking(deps.source, readCursor(ctx.db));
-  const epoch = ctx.fence.epoch + 1;
+  const epoch = options.epoch ?? ctx.fence.epoch + 1;
   const report = {
     epoch,
     node: ctx.nodeName,

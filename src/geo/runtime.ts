@@ -75,6 +75,8 @@ export interface SecondaryGeo extends GeoRuntimeBase {
   promote(options: PromoteOptions, progress: (line: PromotionProgress) => void): Promise<PromotionReport>;
   /** The operator's commands on the sync registry (`geoforge geo resync | verify`, issue 19). */
   readonly registry: Pick<BlobReplication, 'resync' | 'resyncFailed' | 'verify'>;
+  /** Blobs the replicated database lists that are not synced here (what the etcd coordinator publishes). */
+  unsyncedBlobs(): number;
 }
 
 /** The Geo side of one site, by role; its HTTP side is built from it in api/geo/index.ts. */
@@ -270,6 +272,7 @@ function secondaryRuntime(ctx: SiteContext, revision: string): SecondaryGeo {
     role: 'secondary',
     primaryUrl,
     promote,
+    unsyncedBlobs: () => Object.values(blobs.counts()).reduce((sum, c) => sum + Math.max(0, c.count - c.synced), 0),
     registry: {
       resync: (type, itemId) => blobs.resync(type, itemId),
       resyncFailed: (type) => blobs.resyncFailed(type),

@@ -48,19 +48,33 @@ export function geoFailoverRouter(ctx: SiteContext, geo: GeoRuntime): Router {
   });
   router.post('/local/promote', async (req, res) => {
     requireLocalCaller(ctx, req);
-    const { force, timeout_ms: timeoutMs } = readParams(req.input, { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }) });
+    const { force, timeout_ms: timeoutMs, epoch } = readParams(req.input, { force: bool(), timeout_ms: int({ min: 0, max: 3_600_000 }), epoch: int({ min: 1 }) });
     if (geo.role !== 'secondary') throw new AppError('conflict', 'This site is already a primary');
     res.status(200).set({ 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' });
     res.flushHeaders();
     const line = (value: unknown) => res.write(`${JSON.stringify(value)}\n`);
     try {
-      const report = await geo.promote({ force: force ?? false, timeoutMs: timeoutMs ?? 120_000, by: 'cli' }, (progress) => line({ progress }));
+      // The etcd coordinator names the epoch it won in etcd (src/cluster/etcd/); the CLI lets the site count on.
+      const report = await geo.promote({ force: force ?? false, timeoutMs: timeoutMs ?? 120_000, by: epoch === undefined ? 'cli' : 'etcd coordinator', epoch }, (progress) => line({ progress }));
       line({ result: report });
     } catch (error) {
       line({ error: error instanceof AppError ? error.message : `promotion failed: ${(error as Error).message}` });
       if (!(error instanceof AppError)) ctx.log.error({ err: error }, 'geo: promotion failed');
     }
     res.end();
+  });
+  // What the etcd coordinator publishes of this site (src/cluster/etcd/coordinator.ts).
+  router.get('/local/coordinator-state', (req, res) => {
+    requireLocalCaller(ctx, req);
+    sendJson(res, 200, {
+      ...epochInfo(ctx, geo),
+      ready: geo.ready() || geo.role === 'primary',
+      primary_ready: geo.role === 'primary' && geo.ready(),
+      primary_url: geo.role === 'secondary' ? geo.primaryUrl : null,
+      unsynced_blobs: geo.role === 'secondary' && geo.ready() ? geo.unsyncedBlobs() : null,
+      bootstrap_required: ctx.fence.current.bootstrapRequired === true,
+      sync_replication: geo.role === 'primary' ? geo.replicas.state() : null,
+    });
   });
   router.post('/local/demote', async (req, res) => {
     requireLocalCaller(ctx, req);

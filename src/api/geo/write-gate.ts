@@ -26,9 +26,14 @@ export function primaryWriteGate(fence: Fence, epochChecked: () => boolean): Req
     if (refusal?.kind === 'frozen') {
       return sendJson(res, 503, { message: `503 Service Unavailable - writes are paused: ${refusal.by} is being promoted to primary` });
     }
+    if (refusal?.kind === 'no-lease') {
+      return sendJson(res, 503, { message: '503 Service Unavailable - this primary does not hold the leader lease in etcd (geoCoordinator): writes are refused until it wins it again, or another site is promoted' });
+    }
     if (!epochChecked()) {
       return sendJson(res, 503, { message: '503 Service Unavailable - this primary is checking with the other sites that it was not replaced while it was down' });
     }
+    // Which epoch took the write (with X-Geoforge-Node): a history checker tells two writers of one epoch apart.
+    res.setHeader('X-Geoforge-Epoch', String(fence.ownEpoch));
     fence.writeStarted();
     res.once('close', () => fence.writeEnded());
     next();
