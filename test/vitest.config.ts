@@ -5,7 +5,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * The longest files, started first on a fresh checkout too (vitest orders by the durations it
  * cached, which CI does not have): with two workers, one started last would run alone at the end.
  */
-const LONGEST_FIRST = ['test/ops/bench-smoke.test.ts', 'test/authz/matrix.test.ts', 'test/multisite/crash-soak.test.ts', 'test/fuzz/routes.test.ts'];
+const LONGEST_FIRST = [
+  'test/ops/bench-smoke.test.ts',
+  'test/authz/matrix.test.ts',
+  'test/multisite/crash-soak.test.ts',
+  'test/fuzz/routes.test.ts',
+  'test/multisite/auto-failover-nemesis.test.ts',
+  'test/multisite/auto-failover.test.ts',
+];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
