@@ -2,23 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createServer } from 'node:net';
 import { request } from 'undici';
+import { freePort } from './free-port.js';
 
 const ETCD = process.env.ETCD_BIN ?? '/usr/bin/etcd';
 
-/** A free loopback port (no vitest import here: the bench starts etcd with this helper too). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 const OUTPUT_KEEP = 64 * 1024;
 
 /** One member of the test etcd cluster: its client URL, and its process while it runs. */

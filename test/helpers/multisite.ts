@@ -1,13 +1,15 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { isReplicatedTable } from '../../src/db/local-tables.js';
 import { runGit } from '../../src/git/cli.js';
+import { freePort } from './free-port.js';
+
+export { freePort };
 import { repositoryPath } from '../../src/storage/layout.js';
 import { ROOT_TOKEN, type ApiResponse, type RequestOptions } from './site.js';
 
@@ -16,18 +18,6 @@ export const GEO_SECRET = 'multisite-geo-secret-0123456789';
 const CLI = path.resolve('dist/cli.js');
 const OUTPUT_KEEP = 256 * 1024;
 
-/** A free loopback port: listen on :0, read the port, close. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Polls `check` until it returns something other than false/undefined/null without throwing; the

@@ -1,25 +1,14 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+// The bench (bench/scenarios/lfs-object-store.ts) uses this helper outside vitest: free-port.ts imports no vitest.
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
-
-/** Also used by the bench (bench/scenarios/lfs-object-store.ts), which runs outside vitest: no test helper imports here. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls until the gateway answers its anonymous bucket listing. */
 async function untilAnswering(endpoint: string, timeoutMs: number): Promise<void> {
