@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EtcdClient } from '../../src/cluster/etcd/client.js';
 import { EtcdCluster } from '../helpers/etcd.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.js';
 import { jsonOut } from '../helpers/failover.js';
@@ -132,6 +133,17 @@ describe('automatic failover through etcd (issue 28)', () => {
     }
     sites = await startSites((name) => (name === 'site-a' ? proxies.map((proxy) => proxy.url) : etcd.endpoints), 'partition');
     const [a, b, c] = sites;
+    // Cut only once site-a's record in etcd names a synchronous replica: before that no secondary is
+    // known to hold every acknowledged write, and (rightly) none is promoted.
+    const etcdClient = new EtcdClient({ endpoints: [...etcd.endpoints], caFile: null, certFile: null, keyFile: null, username: null, password: null });
+    await waitFor(
+      async () => {
+        const { kvs } = await etcdClient.rangePrefix('/partition/last-primary', 2_000);
+        const last = kvs[0] ? (JSON.parse(kvs[0].value) as { sync_replicas: string[]; sync_mode: string }) : null;
+        return !!last && last.sync_mode === 'synchronous' && last.sync_replicas.length > 0;
+      },
+      { timeoutMs: 30_000, message: "site-a's record names a synchronous replica" },
+    ).finally(() => etcdClient.close());
     for (const proxy of proxies) proxy.set('drop');
     const cutAt = Date.now();
     // The property: no write sent after the ttl is accepted (the answers' own latency aside).
